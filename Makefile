@@ -1,0 +1,34 @@
+# The two commands of the README: `make run` and `make test`. Both set everything up themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint install demo clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Embedded mode: SQLite file, eager Celery, demo data, http://127.0.0.1:8000
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+## The whole suite: ruff, then pytest (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)
+test: lint
+	$(BIN)/python manage.py makemigrations --check --dry-run --settings=tests.settings
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) db.sqlite3 media staticfiles

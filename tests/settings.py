@@ -1,0 +1,20 @@
+"""Test settings: the real settings, plus knobs that only make sense under test."""
+
+import os
+import tempfile
+
+os.environ.setdefault("DEBUG", "1")
+
+from config.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
+MEDIA_ROOT = tempfile.mkdtemp(prefix="ioboard-test-media-")
+SECURE_SSL_REDIRECT = False
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {  # noqa: F405
+    "anon": "100000/min", "user": "100000/min", "uploads": "100000/min"}}
