@@ -1,0 +1,102 @@
+"""factory_boy factories for the results domain, shared by every test package."""
+
+import hashlib
+import itertools
+
+import factory
+from django.contrib.auth import get_user_model
+
+from apps.results import models
+from apps.results.models import identity_key
+
+_counter = itertools.count(1)
+
+IO500_PHASES = [
+    ("ior_easy_write", "GiB/s", "bw"), ("mdtest_easy_write", "kIOPS", "md"),
+    ("ior_hard_write", "GiB/s", "bw"), ("mdtest_hard_write", "kIOPS", "md"), ("find", "kIOPS", "md"),
+    ("ior_easy_read", "GiB/s", "bw"), ("mdtest_easy_stat", "kIOPS", "md"), ("ior_hard_read", "GiB/s", "bw"),
+    ("mdtest_hard_stat", "kIOPS", "md"), ("mdtest_easy_delete", "kIOPS", "md"),
+    ("mdtest_hard_read", "kIOPS", "md"), ("mdtest_hard_delete", "kIOPS", "md"),
+]
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.PostGenerationMethodCall("set_password", "pw")
+
+
+class InstitutionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.Institution
+        django_get_or_create = ("key",)
+
+    name = factory.Sequence(lambda n: f"Institution {n}")
+    key = factory.LazyAttribute(lambda o: identity_key(o.name))
+
+
+class StorageSystemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.StorageSystem
+        django_get_or_create = ("key",)
+
+    institution = factory.SubFactory(InstitutionFactory)
+    name = factory.Sequence(lambda n: f"System {n}")
+    filesystem = "Lustre"
+    storage_vendor = "DDN"
+    key = factory.LazyAttribute(lambda o: identity_key(o.institution.key, o.name, o.filesystem))
+
+
+class RunFactory(factory.django.DjangoModelFactory):
+    """A scored IO500 run; pass `phases=False` to skip the phase rows."""
+
+    class Meta:
+        model = models.Run
+        skip_postgeneration_save = True
+
+    system = factory.SubFactory(StorageSystemFactory)
+    content_hash = factory.LazyFunction(lambda: hashlib.sha256(str(next(_counter)).encode()).hexdigest())
+    source_path = factory.Sequence(lambda n: f"Inst/Sys/Lustre/2024/submission-{n}")
+    identity = factory.LazyAttribute(lambda o: models.Run.make_identity(o.content_hash, o.source_path))
+    kind = "io500"
+    era = "capp"
+    benchmark_version = "io500-isc24_v3"
+    client_nodes = 10
+    client_procs = 160
+    procs_per_node = 16
+    year = 2024
+    score_bw = 100.0
+    score_md = 400.0
+    score_total = factory.LazyAttribute(lambda o: (o.score_bw * o.score_md) ** 0.5 if o.score_bw else None)
+    reported_bw = factory.SelfAttribute("score_bw")
+    reported_md = factory.SelfAttribute("score_md")
+    reported_total = factory.SelfAttribute("score_total")
+    verification = "verified"
+
+    @factory.post_generation
+    def phases(self, create, extracted, **kwargs):
+        if not create or extracted is False:
+            return
+        rows = []
+        for position, (name, unit, group) in enumerate(IO500_PHASES):
+            base = self.score_bw if group == "bw" else self.score_md
+            rows.append(models.PhaseResult(
+                run=self, name=name, position=position, value=base or 0.0, unit=unit, seconds=320.0,
+                printed_value=f"{base or 0.0:f}", printed_unit=unit, score_group=group,
+                command=f"./{name.split('_')[0]} -N 1", source_file="result.txt", source_line=position + 1))
+        models.PhaseResult.objects.bulk_create(rows)
+
+
+class AnomalyFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.Anomaly
+
+    run = factory.SubFactory(RunFactory)
+    rule = "cache_effect_stat"
+    severity = "warn"
+    phase = "mdtest_easy_stat"
+    message = "stat phase 20x faster than its create phase"
+    evidence = factory.LazyFunction(lambda: {"ratio": 20.0})
