@@ -1,0 +1,112 @@
+"""The Lustre a run used: build, tunables and striping, gathered from every place they are written.
+
+Sources: the `ioboard.yaml` sidecar (`lustre`, `tunables`, `striping`), the system description
+(`io500_info_*`, system-information.txt), and the scripts and Ansible inventories shipped with the
+run (`io500.sh`, job scripts, `*.yml` inventories) in the result directory or the folders above it
+up to the ingested root. Plain Python: the parsers in apps.ingest.parsers.lustre do the reading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from apps.ingest.metadata import SIDECAR_NAMES
+from apps.ingest.parsers.lustre import (
+    LustreBuildInfo,
+    StripingInfo,
+    TunableInfo,
+    build_info_from_system_information,
+    parse_ansible_inventory,
+    parse_sidecar_lustre,
+    parse_striping,
+    parse_tunables,
+)
+from apps.ingest.parsers.records import IO500RunRecord
+
+SCRIPT_SUFFIXES = {".sh", ".bash", ".slurm", ".pbs", ".lsf", ".job", ".sbatch"}
+INVENTORY_SUFFIXES = {".yml", ".yaml"}
+INVENTORY_NAMES = {"inventory", "hosts", "inventory.ini"}
+MAX_SCRIPT_BYTES = 1024 * 1024
+
+
+@dataclass
+class Provenance:
+    lustre: LustreBuildInfo | None = None
+    tunables: list[TunableInfo] = field(default_factory=list)
+    stripings: list[StripingInfo] = field(default_factory=list)
+
+    @property
+    def lustre_fingerprint(self) -> str:
+        """Same versions, base and patches -> same fingerprint -> one shared LustreBuild row."""
+        build = self.lustre or LustreBuildInfo()
+        identity = {
+            "server": build.server_version, "client": build.client_version, "tag": build.base_tag,
+            "commit": build.base_commit,
+            "patches": [[p.commit, p.ticket, p.status] for p in build.patches],
+        }
+        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+def collect_provenance(record: IO500RunRecord, sidecar: dict, result_dir: Path, root: Path) -> Provenance:
+    from_sidecar = parse_sidecar_lustre(sidecar) if sidecar else None
+    tunables = list(from_sidecar.tunables) if from_sidecar else []
+    stripings = list(from_sidecar.striping) if from_sidecar else []
+    for path, text in _nearby_files(result_dir, root):
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        if path.suffix.lower() in INVENTORY_SUFFIXES or path.name.lower() in INVENTORY_NAMES:
+            tunables.extend(parse_ansible_inventory(text, name))
+        else:
+            tunables.extend(parse_tunables(text, name))
+            stripings.extend(parse_striping(text, name))
+    build = _merge_builds(
+        from_sidecar.build if from_sidecar else None,
+        build_info_from_system_information(record.info) if _describes_lustre(record, sidecar) else None,
+    )
+    return Provenance(lustre=build, tunables=_unique_tunables(tunables), stripings=stripings)
+
+
+def _describes_lustre(record: IO500RunRecord, sidecar: dict) -> bool:
+    values = [str(v) for k, v in record.info.items() if "filesystem" in k.lower() or "software" in k.lower()]
+    values += [str(record.metadata.get("filesystem", "")), str(sidecar.get("filesystem", ""))]
+    return any("lustre" in value.lower() for value in values)
+
+
+def _merge_builds(explicit: LustreBuildInfo | None, described: LustreBuildInfo | None) -> LustreBuildInfo | None:
+    """Sidecar values win field by field; a build that says nothing at all is no build."""
+    merged = explicit or LustreBuildInfo()
+    if described:
+        merged.server_version = merged.server_version or described.server_version
+        merged.client_version = merged.client_version or described.client_version
+    if not any([merged.server_version, merged.client_version, merged.base_commit, merged.base_tag, merged.patches]):
+        return None
+    return merged
+
+
+def _nearby_files(result_dir: Path, root: Path):
+    """Scripts and inventories in the result directory and each folder above it, up to root."""
+    folder, root = result_dir.resolve(), root.resolve()
+    while True:
+        for path in sorted(folder.iterdir()):
+            if not path.is_file() or path.name.startswith("._") or path.name in SIDECAR_NAMES:
+                continue
+            suffix = path.suffix.lower()
+            wanted = suffix in SCRIPT_SUFFIXES or suffix in INVENTORY_SUFFIXES or path.name.lower() in INVENTORY_NAMES
+            if wanted and path.stat().st_size <= MAX_SCRIPT_BYTES:
+                yield path, path.read_text(encoding="utf-8", errors="replace")
+        if folder == root or not folder.is_relative_to(root):
+            return
+        folder = folder.parent
+
+
+def _unique_tunables(tunables: list[TunableInfo]) -> list[TunableInfo]:
+    """The same setting written in two places (script and sidecar) is one tunable: keep the first."""
+    seen, unique = set(), []
+    for tunable in tunables:
+        key = (tunable.parameter, tunable.value, tunable.scope)
+        if key not in seen:
+            seen.add(key)
+            unique.append(tunable)
+    return unique

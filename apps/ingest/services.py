@@ -1,0 +1,294 @@
+"""Ingest: result directories and uploads in, runs out.
+
+Parsers turn files into plain records; this module turns records into rows. Each run is stored in
+one transaction (an upload: all its runs in one), so a failure leaves nothing half-written. A
+run's identity is the content hash of its result files plus its path inside the ingested tree,
+so ingesting the same data again finds the existing run and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from apps.ingest.anomaly_facts import facts_from_record
+from apps.ingest.archive import ArchiveError, open_input
+from apps.ingest.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
+from apps.ingest.parsers.io500 import find_result_sets, parse_result_set
+from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.provenance import Provenance, collect_provenance
+from apps.results.anomaly_checks import check_run_anomalies
+from apps.results.models import LustreBuild, LustrePatch, PhaseResult, Run, RunFile, StorageSystem, Striping, Tunable, Upload
+
+logger = logging.getLogger(__name__)
+
+
+class IngestError(Exception):
+    """Bad content: the message names the file and line. Retrying cannot help."""
+
+
+@dataclass
+class IngestSummary:
+    created: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def run_ids(self) -> list[int]:
+        return self.created + self.updated + self.unchanged
+
+    def merge(self, other: IngestSummary) -> None:
+        for name in ("created", "updated", "unchanged", "failed", "skipped"):
+            getattr(self, name).extend(getattr(other, name))
+
+
+@dataclass
+class ParsedRun:
+    """A record with what was found around it: sidecar, layout and provenance."""
+
+    record: IO500RunRecord
+    metadata: dict
+    provenance: Provenance
+
+
+def archive_caps() -> dict:
+    return {
+        "max_entries": settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
+        "max_expanded_bytes": settings.IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES,
+    }
+
+
+def parse_io500_tree(root: Path, overrides: dict | None = None) -> Iterable[ParsedRun | ParseError]:
+    """Every result set below root, parsed, with its metadata resolved; failures are yielded, not raised."""
+    for result_dir in find_result_sets(root):
+        try:
+            record = parse_result_set(root, result_dir)
+            sidecar = find_sidecar(result_dir, root)
+            metadata = resolve_metadata(
+                overrides=overrides, sidecar=sidecar, info=record.info,
+                record_metadata=record.metadata, layout=from_layout(result_dir, root),
+            )
+            provenance = collect_provenance(record, sidecar, result_dir, root)
+        except SidecarError as exc:
+            yield ParseError(str(exc), None, "sidecar could not be read")
+            continue
+        except ParseError as exc:
+            yield exc
+            continue
+        yield ParsedRun(record, metadata, provenance)
+
+
+def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+    """Ingest a folder, archive or tree of submissions; one transaction per run, failures collected."""
+    summary = IngestSummary()
+    try:
+        with open_input(Path(path), **archive_caps()) as root:
+            result_dirs = find_result_sets(root)
+            if not result_dirs:
+                summary.skipped.append(f"{path}: no IO500 result directory found")
+                return summary
+            for done, item in enumerate(parse_io500_tree(root, overrides), start=1):
+                if isinstance(item, ParseError):
+                    summary.failed.append(str(item))
+                else:
+                    with transaction.atomic():
+                        run, outcome = store_parsed_run(item, reprocess=reprocess)
+                    getattr(summary, outcome).append(run.pk)
+                if progress:
+                    progress(done, len(result_dirs))
+    except ArchiveError as exc:
+        summary.failed.append(f"{path}: {exc}")
+    return summary
+
+
+def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
+    """Ingest a stored upload, all or nothing. Re-running it finds the runs it already made."""
+    if upload.kind == Upload.Kind.MDTEST:
+        from apps.ingest.mdtest_services import ingest_mdtest_upload
+
+        return ingest_mdtest_upload(upload)
+    overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
+    try:
+        with open_input(Path(upload.file.path), **archive_caps()) as root:
+            parsed = list(parse_io500_tree(root, overrides))
+    except ArchiveError as exc:
+        raise IngestError(f"{upload.original_name}: {exc}") from exc
+    failures = [item for item in parsed if isinstance(item, ParseError)]
+    if failures:
+        raise IngestError("; ".join(str(failure) for failure in failures))
+    if not parsed:
+        raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
+    runs = []
+    with transaction.atomic():
+        for item in parsed:
+            run, _ = store_parsed_run(item, upload=upload, reprocess=reprocess)
+            runs.append(run)
+    return runs
+
+
+def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
+    """Create the run (or find it, or rewrite it when reprocessing). Must run inside a transaction."""
+    record = parsed.record
+    identity = Run.make_identity(record.content_hash, record.source_path)
+    existing = Run.objects.select_for_update().filter(identity=identity).first()
+    if existing and not reprocess:
+        if upload and existing.upload_id is None:
+            Run.objects.filter(pk=existing.pk).update(upload=upload)
+        return existing, "unchanged"
+    fields = run_fields(parsed)
+    if existing:
+        existing.phases.all().delete()
+        existing.files.all().delete()
+        existing.tunables.all().delete()
+        existing.stripings.all().delete()
+        existing.anomalies.all().delete()
+        for name, value in fields.items():
+            setattr(existing, name, value)
+        if upload:
+            existing.upload = upload
+        existing.save()
+        run, outcome = existing, "updated"
+    else:
+        run = Run.objects.create(identity=identity, upload=upload, **fields)
+        outcome = "created"
+    store_children(run, parsed)
+    check_run_anomalies(run)
+    return run, outcome
+
+
+def run_fields(parsed: ParsedRun) -> dict:
+    record, metadata = parsed.record, parsed.metadata
+    system = StorageSystem.resolve(
+        metadata.get("institution", ""), metadata.get("system", ""), metadata.get("filesystem", ""),
+        storage_vendor=metadata.get("storage_vendor", ""), server_count=_as_int(metadata.get("server_count")),
+    )
+    timestamp = record.run_timestamp
+    if timestamp and timestamp.tzinfo is None:
+        timestamp = timestamp.replace(tzinfo=UTC)
+    client_nodes = _as_int(metadata.get("client_nodes")) or record.client_nodes
+    year = _as_int(metadata.get("year")) or (timestamp.year if timestamp else None)
+    extended = {}
+    if record.computed_extended or record.reported_extended:
+        extended = {
+            "computed": vars(record.computed_extended) if record.computed_extended else None,
+            "reported": vars(record.reported_extended) if record.reported_extended else None,
+        }
+    return {
+        "system": system,
+        "content_hash": record.content_hash,
+        "source_path": record.source_path,
+        "submission_id": str(metadata.get("submission_id", "")),
+        "kind": Run.Kind.IO500,
+        "benchmark_version": record.benchmark_version[:255],
+        "era": record.era,
+        "generation": record.generation[:50],
+        "run_timestamp": timestamp,
+        "year": year,
+        "client_nodes": client_nodes,
+        "client_procs": record.client_procs,
+        "procs_per_node": record.procs_per_node,
+        "config": record.config,
+        "info": {**record.info, **({"notes": metadata["notes"]} if metadata.get("notes") else {})},
+        "facts": facts_from_record(record).to_dict(),
+        "lustre_build": store_lustre_build(parsed.provenance),
+        "score_bw": record.computed_score.bw,
+        "score_md": record.computed_score.md,
+        "score_total": record.computed_score.total,
+        "reported_bw": record.reported_score.bw,
+        "reported_md": record.reported_score.md,
+        "reported_total": record.reported_score.total,
+        "score_formula": record.score_formula,
+        "extended_scores": extended,
+        "valid": record.valid,
+        "invalid_reasons": record.invalid_reasons,
+        "verification": record.verification,
+        "config_hash_status": record.config_hash_status,
+    }
+
+
+def store_children(run: Run, parsed: ParsedRun) -> None:
+    record, provenance = parsed.record, parsed.provenance
+    seen, phases = set(), []
+    for position, phase in enumerate(record.phases):
+        if phase.name in seen:
+            continue
+        seen.add(phase.name)
+        phases.append(PhaseResult(
+            run=run, name=phase.name, position=position, value=phase.value, unit=phase.unit,
+            seconds=phase.seconds, printed_value=phase.printed_value[:50], printed_unit=phase.printed_unit[:20],
+            score_group=phase.score_group, command=phase.command, invalid=phase.invalid,
+            source_file=phase.source_file[:1000], source_line=phase.source_line, details=phase.details,
+        ))
+    PhaseResult.objects.bulk_create(phases)
+    RunFile.objects.bulk_create(
+        RunFile(run=run, name=name[:500], content=content.replace("\x00", ""))
+        for name, content in record.raw_files.items()
+    )
+    Tunable.objects.bulk_create(
+        Tunable(run=run, parameter=t.parameter[:255], value=str(t.value)[:500], scope=t.scope,
+                source_file=(t.source_file or "")[:1000], source_line=t.source_line)
+        for t in provenance.tunables
+    )
+    Striping.objects.bulk_create(
+        Striping(run=run, path_role=(s.path_role or s.path or "")[:255], stripe_count=s.stripe_count,
+                 stripe_size=str(s.stripe_size or "")[:50], overstriping=s.overstriping,
+                 dir_stripe_count=s.dir_stripe_count, inherited=s.inherited, command=s.command or "",
+                 source_file=(s.source_file or "")[:1000], source_line=s.source_line)
+        for s in provenance.stripings
+    )
+
+
+def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
+    """The shared LustreBuild row for this exact build (same versions, base and patches), or None."""
+    build = provenance.lustre
+    if build is None:
+        return None
+    row, created = LustreBuild.objects.get_or_create(
+        fingerprint=provenance.lustre_fingerprint,
+        defaults={
+            "server_version": (build.server_version or "")[:100],
+            "client_version": (build.client_version or "")[:100],
+            "base_tag": (build.base_tag or "")[:255],
+            "base_commit": (build.base_commit or "")[:64],
+            "notes": build.notes or "",
+        },
+    )
+    if created:
+        LustrePatch.objects.bulk_create(
+            LustrePatch(build=row, position=position, commit=(p.commit or "")[:64], ticket=(p.ticket or "")[:32],
+                        component=(p.component or "")[:100], summary=p.summary or "",
+                        review_url=(p.review_url or "")[:500], status=p.status)
+            for position, p in enumerate(build.patches)
+        )
+    return row
+
+
+def reprocess_uploads(uploads: Iterable[Upload]) -> IngestSummary:
+    """Re-parse stored uploads after a parser change, rewriting the runs they made."""
+    summary = IngestSummary()
+    for upload in uploads:
+        try:
+            runs = ingest_upload(upload, reprocess=True)
+        except IngestError as exc:
+            summary.failed.append(f"{upload.original_name}: {exc}")
+        else:
+            summary.updated.extend(run.pk for run in runs)
+    return summary
+
+
+def _as_int(value) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None

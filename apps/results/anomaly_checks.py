@@ -1,0 +1,50 @@
+"""Running the anomaly rules against stored runs and keeping their findings as Anomaly rows.
+
+The rules themselves are plain Python (apps.results.anomalies); this module supplies what only
+the database knows (other runs with the same content) and the thresholds from settings.
+"""
+
+from django.conf import settings
+
+from apps.results.anomalies import RuleContext, RunFacts, evaluate_all
+from apps.results.models import Anomaly, Run
+
+
+def duplicate_context(run: Run) -> RuleContext:
+    others = (
+        Run.objects.filter(content_hash=run.content_hash)
+        .exclude(pk=run.pk)
+        .select_related("system__institution")
+        .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
+    )
+    return RuleContext(
+        run_id=run.pk,
+        system=str(run.system_id),
+        runs_with_same_content_hash=[
+            {"run_id": other.pk, "submission": other.submission_id, "path": other.source_path,
+             "system": f"{other.system.institution.name} / {other.system.name}", "system_id": other.system_id}
+            for other in others
+        ],
+    )
+
+
+def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[Anomaly]:
+    """Replace the run's anomalies with what the rules find now, and refresh its list verdicts.
+
+    A new run that duplicates stored ones also changes their verdict, so they are re-checked too.
+    """
+    if run.kind != Run.Kind.IO500 or not run.facts:
+        return []
+    context = duplicate_context(run)
+    findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
+    run.anomalies.all().delete()
+    rows = Anomaly.objects.bulk_create(
+        Anomaly(run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message,
+                evidence=f.evidence)
+        for f in findings
+    )
+    run.refresh_verdicts()
+    if include_duplicates:
+        for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
+            check_run_anomalies(other, include_duplicates=False)
+    return rows

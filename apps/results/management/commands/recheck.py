@@ -1,0 +1,27 @@
+"""recheck: run the anomaly rules again over stored runs, after a rule or threshold change."""
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from apps.results.anomaly_checks import check_run_anomalies
+from apps.results.models import Anomaly, Run
+
+
+class Command(BaseCommand):
+    help = "Re-run every anomaly rule over stored IO500 runs and refresh their list verdicts."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--run", type=int, action="append", dest="run_ids", help="only this run (repeatable)")
+
+    def handle(self, *args, **options):
+        runs = Run.objects.io500().select_related("system").order_by("pk")
+        if options["run_ids"]:
+            runs = runs.filter(pk__in=options["run_ids"])
+        checked = 0
+        for run in runs.iterator(chunk_size=500):
+            with transaction.atomic():
+                check_run_anomalies(run, include_duplicates=False)
+            checked += 1
+        counts = {severity: Anomaly.objects.filter(run__in=runs, severity=severity).count()
+                  for severity in Anomaly.Severity.values}
+        self.stdout.write(f"rechecked {checked} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items()))

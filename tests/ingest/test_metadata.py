@@ -1,0 +1,65 @@
+"""Metadata priority: explicit options > ioboard.yaml > io500_info_* values > archive layout."""
+
+from pathlib import Path
+
+import pytest
+
+from apps.ingest.metadata import SidecarError, find_sidecar, from_info, from_layout, resolve_metadata
+
+
+def test_it_reads_the_public_archive_layout_from_the_relative_path(tmp_path):
+    run_dir = tmp_path / "DKRZ" / "Mistral" / "lustre02" / "2019" / "submission-109" / "results"
+    run_dir.mkdir(parents=True)
+    assert from_layout(run_dir, tmp_path) == {
+        "institution": "DKRZ", "system": "Mistral", "filesystem": "lustre02", "year": 2019, "submission_id": "109"}
+
+
+def test_a_file_system_name_with_a_slash_keeps_every_component(tmp_path):
+    run_dir = tmp_path / "EPCC" / "Archer" / "work " / " fs2" / "2019" / "submission-7"
+    run_dir.mkdir(parents=True)
+    assert from_layout(run_dir, tmp_path)["filesystem"] == "work  /  fs2"
+
+
+def test_without_a_submission_folder_the_layout_says_nothing(tmp_path):
+    assert from_layout(tmp_path / "results", tmp_path) == {}
+
+
+def test_info_placeholders_count_as_absent():
+    found = from_info({"io500_info_system_name": "xxx", "io500_info_institution": "'NASA'",
+                       "io500_info_ds_nodes": "132 servers"})
+    assert found == {"institution": "NASA", "server_count": 132}
+
+
+def test_explicit_options_beat_the_sidecar_which_beats_the_files_which_beat_the_layout():
+    merged = resolve_metadata(
+        overrides={"institution": "From option"},
+        sidecar={"institution": "From sidecar", "system": "Sidecar system"},
+        info={"io500_info_institution": "From info", "io500_info_system": "Info system",
+              "io500_info_filesystem_name": "Info fs"},
+        record_metadata={},
+        layout={"institution": "Layout", "system": "Layout sys", "filesystem": "Layout fs", "year": 2019},
+    )
+    assert merged["institution"] == "From option"
+    assert merged["system"] == "Sidecar system"
+    assert merged["filesystem"] == "Info fs"
+    assert merged["year"] == 2019
+
+
+def test_nearer_sidecars_override_farther_ones(tmp_path):
+    run_dir = tmp_path / "campaign" / "run1"
+    run_dir.mkdir(parents=True)
+    (tmp_path / "ioboard.yaml").write_text("institution: Cambridge\nsystem: Data Accelerator\n")
+    (run_dir / "ioboard.yaml").write_text("system: DAC phase 2\n")
+    assert find_sidecar(run_dir, tmp_path) == {"institution": "Cambridge", "system": "DAC phase 2"}
+
+
+def test_a_broken_sidecar_names_its_file_and_line(tmp_path):
+    (tmp_path / "ioboard.yaml").write_text("institution: ok\nsystem: [unclosed\n")
+    with pytest.raises(SidecarError, match=r"ioboard\.yaml:\d+"):
+        find_sidecar(tmp_path, tmp_path)
+
+
+def test_a_sidecar_that_is_not_a_mapping_is_refused(tmp_path):
+    (tmp_path / "ioboard.yaml").write_text("- just\n- a list\n")
+    with pytest.raises(SidecarError, match="expected a mapping"):
+        find_sidecar(Path(tmp_path), tmp_path)
