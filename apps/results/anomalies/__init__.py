@@ -1,0 +1,36 @@
+"""Anomaly rules: named, threshold-driven checks over a run's facts, each returning findings with evidence.
+
+Pure Python (no Django): ingest builds ``RunFacts`` from a parsed record, the database layer
+supplies a ``RuleContext`` (duplicates) and stores the ``Finding`` list. Importing the package
+registers every rule of ``rules.py``.
+"""
+
+from apps.results.anomalies import rules
+from apps.results.anomalies.facts import PhaseFacts, RunFacts, ScoreFacts
+from apps.results.anomalies.registry import (
+    RULES,
+    SEVERITIES,
+    AnomalyRule,
+    Finding,
+    RuleContext,
+    evaluate_all,
+    register,
+    resolve_thresholds,
+)
+from apps.results.anomalies.thresholds import DEFAULT_THRESHOLDS
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "RULES",
+    "SEVERITIES",
+    "AnomalyRule",
+    "Finding",
+    "PhaseFacts",
+    "RuleContext",
+    "RunFacts",
+    "ScoreFacts",
+    "evaluate_all",
+    "register",
+    "resolve_thresholds",
+    "rules",
+]

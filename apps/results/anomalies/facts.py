@@ -1,0 +1,94 @@
+"""What the anomaly rules read about one run, as plain JSON-friendly data.
+
+Rules never see parser records or database rows: ingest distils a ``RunFacts`` from each parsed
+run (``apps.ingest.anomaly_facts``) and stores ``to_dict()`` next to the run, so the rules can be
+re-run later (new thresholds, new rules) without re-reading the submission files.
+``from_dict`` ignores keys it does not know, so facts stored by a newer version still load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+def _known_keys(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {item.name for item in fields(cls)}
+    return {key: value for key, value in data.items() if key in names}
+
+
+@dataclass
+class PhaseFacts:
+    """One benchmark phase: the measured value, its wall time and where it was read."""
+
+    value: float | None = None  # GiB/s for IOR phases, kIOPS otherwise
+    unit: str = ""
+    seconds: float | None = None
+    printed_value: str = ""  # exactly as printed: its number of decimals is its precision
+    command: str = ""  # the IOR/mdtest command line, when a raw output or result.txt holds it
+    invalid: bool = False  # marked invalid by the benchmark itself
+    source_file: str = ""
+    source_line: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)  # tool-reported tasks, nodes, rank shift...
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PhaseFacts:
+        return cls(**_known_keys(cls, data))
+
+
+@dataclass
+class ScoreFacts:
+    """A bandwidth / metadata / total triple, with the strings printed for it when it was printed."""
+
+    bw: float | None = None
+    md: float | None = None
+    total: float | None = None
+    printed_bw: str = ""
+    printed_md: str = ""
+    printed_total: str = ""
+    source_file: str = ""
+    source_line: int | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScoreFacts:
+        return cls(**_known_keys(cls, data))
+
+
+@dataclass
+class RunFacts:
+    """Everything the anomaly rules need to judge one run, and nothing they would have to parse."""
+
+    source_path: str = ""
+    era: str = ""  # "script" (io500.sh) or "capp" (C application)
+    generation: str = ""  # e.g. "bash-sqrt", "bash-product", "sc17", "capp-g3"
+    benchmark_version: str = ""
+    run_date: str = ""  # ISO date of the run, when known
+    rules_mode: str = "regular"  # "regular" or "scc" (student cluster competition: 30 s writes)
+    phases: dict[str, PhaseFacts] = field(default_factory=dict)
+    reported_score: ScoreFacts = field(default_factory=ScoreFacts)
+    computed_score: ScoreFacts = field(default_factory=ScoreFacts)  # sqrt rule, from the phase values
+    score_formula: str = "sqrt"  # what the tool printed as TOTAL: "sqrt" or "product" (2017-18 scripts)
+    verification: str = "not_verifiable"  # score hash: "verified", "hash_mismatch", "not_verifiable"
+    valid: bool = True
+    invalid_reasons: list[str] = field(default_factory=list)
+    client_nodes_declared: int | None = None
+    client_nodes_declared_source: str = ""  # "system-information.txt:12", "ioboard.yaml" ...
+    tool_node_counts: list[dict[str, Any]] = field(default_factory=list)  # {phase, tool, nodes, tasks, file, line}
+    summary_conflicts: list[dict[str, Any]] = field(default_factory=list)  # a second summary that differs
+    stonewall_inflation: list[dict[str, Any]] = field(default_factory=list)  # SC18 mdtest planned-item rates
+    content_hash: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunFacts:
+        known = _known_keys(cls, data)
+        known["phases"] = {name: PhaseFacts.from_dict(phase) for name, phase in (data.get("phases") or {}).items()}
+        known["reported_score"] = ScoreFacts.from_dict(data.get("reported_score") or {})
+        known["computed_score"] = ScoreFacts.from_dict(data.get("computed_score") or {})
+        return cls(**known)
+
+    def phase_value(self, name: str) -> float | None:
+        phase = self.phases.get(name)
+        return phase.value if phase else None

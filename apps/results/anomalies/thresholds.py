@@ -1,0 +1,30 @@
+"""Default thresholds of the anomaly rules; ``settings.IOBOARD_ANOMALY_THRESHOLDS`` overrides them.
+
+The ratio thresholds are calibrated on the public IO500 corpus by ``bench/anomaly_calibration.py``
+(see ``docs/anomalies.md``): each is five times the 90th percentile of that ratio over all runs,
+rounded to two significant digits. The 90th percentile describes the spread of legitimate
+architectures (flash, DoM, replicated storage) and is not moved by the handful of cached runs in
+the top few percent; a cache that answers without a server round trip is an order of magnitude
+beyond it. The other values are rules of the benchmark itself.
+"""
+
+DEFAULT_THRESHOLDS: dict[str, float | str] = {
+    # cache_effect_stat: stat rate / create rate of the same files
+    "stat_over_create_easy": 48.0,
+    "stat_over_create_hard": 220.0,
+    # cache_effect_read: read rate / write rate of the same data
+    "read_over_write_ior_easy": 9.6,
+    "read_over_write_ior_hard": 44.0,
+    "read_over_write_mdtest_hard": 88.0,
+    # random_read_faster_than_sequential: 4 KiB random reads of the ior-easy files / sequential reads
+    "random_over_sequential_read": 1.0,
+    # write_phase_under_minimum: IO500 rule (30 s under the student cluster competition rules)
+    "write_phase_minimum_seconds": 300.0,
+    "write_phase_minimum_seconds_scc": 30.0,
+    # reported_score_mismatch: multiple of the error that printing precision alone can explain
+    "score_tolerance_safety_factor": 2.0,
+    # stonewall_inflated_rate: rate x time / items really created (SC18 lists corrected above 1.5)
+    "stonewall_inflation_ratio": 1.5,
+    # stat_without_rank_shift: io500.sh passes "-N 1" to mdtest from this date (commit of 2019-07-26)
+    "rank_shift_required_from": "2019-07-26",
+}
