@@ -1,0 +1,61 @@
+"""Lustre provenance from the README's documented sidecar, through the real ingest."""
+
+import re
+import shutil
+
+import pytest
+import yaml
+
+from apps.ingest.services import ingest_path
+from apps.results.models import Run
+from tests.conftest import REPO_ROOT
+from tests.ingest.test_services import CAPP_SUBMISSION
+
+pytestmark = pytest.mark.django_db
+
+
+def readme_sidecar() -> str:
+    readme = (REPO_ROOT / "README.md").read_text()
+    block = re.search(r"```yaml\n(institution: University of Cambridge.*?)```", readme, re.S)
+    assert block, "the README's Cambridge sidecar example is missing"
+    return block.group(1)
+
+
+def test_the_readme_cambridge_sidecar_yields_the_build_patches_tunables_and_striping(tmp_path):
+    run_dir = tmp_path / "run"
+    shutil.copytree(CAPP_SUBMISSION, run_dir)
+    (run_dir / "ioboard.yaml").write_text(readme_sidecar())
+    ingest_path(run_dir)
+
+    run = Run.objects.select_related("lustre_build", "system").get()
+    build = run.lustre_build
+    assert build.base_commit == "85db9b258c"
+    assert "2_12_54" in build.base_tag or "2.12.54" in build.base_tag
+    applied = build.patches.filter(status="applied")
+    assert sorted(applied.values_list("ticket", flat=True)) == ["LU-11518", "LU-11623", "LU-12043", "LU-12043",
+                                                                "LU-12325"]
+    assert list(build.patches.filter(status="reverted").values_list("commit", flat=True)) == ["ce37c38691"]
+    assert build.patches.get(commit="1f4f496").review_url.endswith("33585")
+    scopes = dict(run.tunables.values_list("parameter", "scope"))
+    assert scopes["mdt.*.dom_lock"] == "server"
+    assert scopes["ldlm.namespaces.*.lru_size"] == "client"
+    overstriped = run.stripings.get(overstriping=True)
+    assert overstriped.stripe_count == 1440
+    assert run.stripings.filter(inherited=True, dir_stripe_count=-1).exists()
+    assert run.system.name == "Data Accelerator"
+
+
+def test_the_sidecar_example_is_valid_yaml():
+    assert yaml.safe_load(readme_sidecar())["lustre"]["notes"].startswith("Base commit")
+
+
+def test_two_runs_with_the_same_build_share_one_lustre_build_row(tmp_path):
+    for name, submission in (("a", CAPP_SUBMISSION), ("b", CAPP_SUBMISSION.parent / "submission-8")):
+        run_dir = tmp_path / name
+        shutil.copytree(submission, run_dir)
+        (run_dir / "ioboard.yaml").write_text(readme_sidecar() + f"\nnotes: run {name}\n")
+        (run_dir / "extra.txt").write_text(name)
+    ingest_path(tmp_path)
+    assert Run.objects.count() == 2
+    builds = {run.lustre_build_id for run in Run.objects.all()}
+    assert len(builds) == 1
