@@ -20,11 +20,21 @@ from django.db import transaction
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.archive import ArchiveError, open_input
 from apps.ingest.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
-from apps.ingest.parsers.io500 import find_result_sets, parse_result_set
+from apps.ingest.parsers.io500 import parse_result_set, survey_tree
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
 from apps.ingest.provenance import Provenance, collect_provenance
 from apps.results.anomaly_checks import check_run_anomalies
-from apps.results.models import LustreBuild, LustrePatch, PhaseResult, Run, RunFile, StorageSystem, Striping, Tunable, Upload
+from apps.results.models import (
+    LustreBuild,
+    LustrePatch,
+    PhaseResult,
+    Run,
+    RunFile,
+    StorageSystem,
+    Striping,
+    Tunable,
+    Upload,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +76,10 @@ def archive_caps() -> dict:
     }
 
 
-def parse_io500_tree(root: Path, overrides: dict | None = None) -> Iterable[ParsedRun | ParseError]:
-    """Every result set below root, parsed, with its metadata resolved; failures are yielded, not raised."""
-    for result_dir in find_result_sets(root):
+def parse_io500_tree(root: Path, result_dirs: list[Path], overrides: dict | None = None,
+                     ) -> Iterable[ParsedRun | ParseError]:
+    """Each result set, parsed, with its metadata resolved; failures are yielded, not raised."""
+    for result_dir in result_dirs:
         try:
             record = parse_result_set(root, result_dir)
             sidecar = find_sidecar(result_dir, root)
@@ -92,11 +103,11 @@ def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = 
     summary = IngestSummary()
     try:
         with open_input(Path(path), **archive_caps()) as root:
-            result_dirs = find_result_sets(root)
-            if not result_dirs:
+            result_dirs, unscoreable = survey_tree(root)
+            summary.skipped.extend(f"{folder.relative_to(root).as_posix()}: {reason}" for folder, reason in unscoreable)
+            if not result_dirs and not unscoreable:
                 summary.skipped.append(f"{path}: no IO500 result directory found")
-                return summary
-            for done, item in enumerate(parse_io500_tree(root, overrides), start=1):
+            for done, item in enumerate(parse_io500_tree(root, result_dirs, overrides), start=1):
                 if isinstance(item, ParseError):
                     summary.failed.append(str(item))
                 else:
@@ -119,7 +130,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
     try:
         with open_input(Path(upload.file.path), **archive_caps()) as root:
-            parsed = list(parse_io500_tree(root, overrides))
+            parsed = list(parse_io500_tree(root, survey_tree(root)[0], overrides))
     except ArchiveError as exc:
         raise IngestError(f"{upload.original_name}: {exc}") from exc
     failures = [item for item in parsed if isinstance(item, ParseError)]

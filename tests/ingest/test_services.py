@@ -148,3 +148,13 @@ def test_export_runs_csv_has_a_column_per_phase(tmp_path):
     assert len(rows) == 1
     assert float(rows[0]["ior_easy_write"]) > 0
     assert rows[0]["ior_easy_write_unit"] == "GiB/s"
+
+
+def test_a_submission_with_nothing_to_score_is_reported_as_skipped_not_failed(tmp_path):
+    submission = tmp_path / "Lab" / "Cluster" / "Lustre" / "2019" / "submission-1"
+    submission.mkdir(parents=True)
+    (submission / "io500.sh").write_text("#!/bin/bash\nio500_ior_easy_params='-t 2m'\n")
+    summary = ingest_path(tmp_path)
+    assert summary.failed == []
+    assert len(summary.skipped) == 1
+    assert summary.skipped[0].startswith("Lab/Cluster/Lustre/2019/submission-1")

@@ -1,0 +1,84 @@
+"""The C application's integrity hashes, re-implemented: score hash and config hash.
+
+``H(s, h)``: for every byte c of s, ``h = rotl32(h, 2) + c`` (mod 2^32, c a signed C char).
+``HKV(k, v) = H(v, H(k, 0))``. Both hashes are XORs of HKV terms, so order does not matter, and
+are printed with ``%X`` (no zero padding).
+
+* Score hash (``[SCORE] hash``): HKV("version", version) ^ HKV(phase, score string) for the 12
+  scored standard phases ^ HKV("MD", md) ^ HKV("BW", bw) ^ HKV("SCORE", score) [^ HKV("valid", "NO")
+  for an invalid run]. io500-isc21_v1 builds left MD and BW out. ``[SCOREX] hash``: the same over
+  the optional phases only, without the version.
+* Config hash (``config-hash``): XOR of HKV(option, value) over every option whose value is not
+  NULL, including options whose default is the empty string. ``config.ini`` prints unset and empty
+  options alike, so the empty-string defaults are taken from the option tables of the app
+  (``external-mpi-args`` and ``external-extra-args`` of the find phases). A mismatch is a
+  consistency flag (edited config, non-tag build), not a rejection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+MASK = 0xFFFFFFFF
+EMPTY_STRING_DEFAULTS = frozenset({"external-mpi-args", "external-extra-args"})
+
+
+def io500_hash(text: str, seed: int = 0) -> int:
+    value = seed
+    for byte in text.encode("utf-8", errors="surrogateescape"):
+        char = byte - 256 if byte > 127 else byte
+        value = ((((value << 2) | (value >> 30)) & MASK) + char) & MASK
+    return value
+
+
+def hash_key_value(key: str, value: str) -> int:
+    return io500_hash(value, io500_hash(key))
+
+
+def format_hash(value: int) -> str:
+    return f"{value:X}"
+
+
+def score_hash(
+    *,
+    version: str | None,
+    phase_scores: Iterable[tuple[str, str]],
+    md: str | None,
+    bw: str | None,
+    score: str,
+    valid: bool,
+) -> str:
+    """The printed hash of a ``[SCORE]``/``[SCOREX]`` section.
+
+    ``version`` None leaves the version out (``[SCOREX]``); ``md``/``bw`` None leave them out
+    (io500-isc21_v1 builds).
+    """
+    value = 0 if version is None else hash_key_value("version", version)
+    for name, printed in phase_scores:
+        value ^= hash_key_value(name, printed)
+    if md is not None:
+        value ^= hash_key_value("MD", md)
+    if bw is not None:
+        value ^= hash_key_value("BW", bw)
+    value ^= hash_key_value("SCORE", score)
+    if not valid:
+        value ^= hash_key_value("valid", "NO")
+    return format_hash(value)
+
+
+def config_hash(sections: Mapping[str, Mapping[str, str]]) -> str:
+    """The ``config-hash`` of an effective ``config.ini`` (see the module docstring for the caveat)."""
+    value = 0
+    for options in sections.values():
+        for key, option_value in options.items():
+            if option_value != "" or key.lower() in EMPTY_STRING_DEFAULTS:
+                value ^= hash_key_value(key, option_value)
+    return format_hash(value)
+
+
+def same_hash(printed: str, computed: str) -> bool:
+    """Compare hex hashes ignoring case and zero padding."""
+    try:
+        return int(printed.strip(), 16) == int(computed, 16)
+    except ValueError:
+        return False

@@ -1,0 +1,502 @@
+"""``parse_result_set`` and ``parse_tree``: one IO500 result directory in, one ``IO500RunRecord`` out.
+
+Contract: for any bytes in any file the result is a record or a ``ParseError`` naming the file (and
+the line, when one is to blame). Nothing else escapes.
+
+What the record holds beyond the numbers:
+
+``config``
+    C app: the sections of the effective ``config.ini`` as top-level keys (``global``, ``debug``,
+    ``ior-easy`` ...: {option: value}) and ``ini_original`` (the sections of ``config-orig.ini``);
+    bash: ``variables`` (the ``io500_*`` dump of the stdout copy, else the assignments of
+    ``io500.sh``) and ``variables_source``; SC17: ``variables`` (the job-script settings). Always
+    ``rules`` ("regular"/"scc"), ``scc`` (bool) and ``stonewall_time`` (seconds or None).
+``info``
+    ``io500_info_*`` values without the prefix, from ``io500.sh`` files, ``system-information.txt``
+    and the stdout variable dump (nearer folders and the run's own dump win; template placeholders
+    such as ``xxx`` dropped); ``system_information_json`` holds a parsed ``system-information.json``.
+``metadata``
+    From the archive layout ``Institution/System/Filesystem/Year/submission-N`` (``institution``,
+    ``system``, ``filesystem``, ``year``, ``submission_id``) and from ``info`` (``storage_vendor``,
+    ``filesystem_type``, ``filesystem_version``, ``lustre_version`` when the file system is Lustre or
+    EXAScaler; ``institution``/``system``/``filesystem`` only when the layout gave none).
+``raw_files``
+    Verbatim text of small configuration and job files (``*.ini``, ``*.sh``, ``system-information.*``,
+    job scripts, READMEs) of the result folder and of the folders above it up to the submission
+    folder; keys are paths relative to the result folder (``io500.sh``, ``../io500.sh``).
+``content_hash``
+    sha256 over the sorted (name, sha256 of bytes) of the files directly in the result folder, junk
+    (AppleDouble, swap files, archives) excluded: identical for the same files from a folder, a
+    .tar.gz or a .zip; duplicate submissions with identical files share it.
+
+``facts`` keys (evidence for the anomaly rules; a key is absent when there is nothing to say). File
+references are ``source_file`` (relative to the ingested root) and ``source_line``:
+
+``reported_score_printed``
+    {bw, md, total, source_file, source_line}: the reported score exactly as printed.
+``write_phases``
+    {phase: {seconds, printed_seconds, source_file, source_line}} for every write phase; the line is
+    the ``t_delta`` line of result.txt (C) or the summary's result line (bash, SC17).
+``rules``, ``scc``, ``min_write_seconds``, ``stonewall_seconds``
+    the rules mode of the run (scc: 30 s minimum write time) and the configured stonewall timer.
+``mdtest_rank_shift``
+    {phase: True/False/None} for the mdtest stat/read/delete phases: ran with ``-N`` (rank shift,
+    from the command line or mdtest's "Shifting ranks" line), without it, or unknown.
+``tool_client_nodes``, ``tool_client_procs``, ``client_nodes_source``
+    {phase: count} as the raw IOR/mdtest outputs report them, and where ``client_nodes`` came from.
+``declared_client_nodes``
+    {value, source}: the node count the submitter declared in ``io500_info_*`` (may differ).
+``mdtest_stonewall_inflation``
+    {phase: {rate_ops, phase_seconds, tasks, items_done_max_per_rank, items_planned, implied_items,
+    created_items_upper_bound, created_items, created_items_estimate, ratio, inflated, source}} for
+    mdtest write phases with stonewall figures: a rate computed from planned items (SC18 IOR-bundled
+    mdtest) shows as ``implied_items`` (rate x phase time) far above what the ranks can have created
+    (``ratio`` = implied / upper bound, ``inflated`` when > 1.5). ``created_items`` is exact when every
+    rank printed a "stonewall rank" line; the estimate is the "stonewall hit" average x tasks.
+``raw_value_check``
+    {phase: {reported, raw, relative_difference}}: the phase value against the tool's own number.
+``missing_raw_files``, ``missing_phases``
+    standard phases without a raw output file / without a result line.
+``summary_differs_from_run``
+    {source_file, run_file, toplevel_total, run_total, differences: [{phase or score, toplevel, run,
+    line}]}: a ``result_summary.txt`` in a folder above (the submission-root copy) that is not this run.
+``toplevel_summary``
+    {source_file, identical: True} when such a copy matches this run; {source_file, identical: False,
+    copy_of} when it repeats another result set of the same submission (a bundle of runs).
+``summary_cross_check``
+    C app: {source_file, identical, differences} between result.txt and the result_summary.txt beside it.
+``score_hash``, ``extended_score_hash``, ``config_hash``
+    printed and recomputed hashes; ``score_hash.rule`` is "standard" or "isc21_v1" (the build variant
+    that matched, None on a mismatch).
+``validation_messages``
+    [{source_file, source_line, text}]: ``; ERROR`` / ``; WARNING`` comments of result.txt.
+``version``
+    C app version string split: {raw, tag, custom, commits_after_tag, commit, modified_lines}.
+``mode``, ``result_txt_run_section``, ``result_txt_end_marker``
+    standard/extended; whether result.txt has a ``[run]`` header (sc21+) and its ``; END`` line.
+``printed_bw_unit``
+    bash: the BW label the script printed (GB/s or GiB/s; the value is GiB/s either way).
+``product_score``
+    product-formula runs: {printed_total, bw_times_md, sqrt_bw_md, recomputed_product}; SC17:
+    {printed_total, recomputed_product, units: "MB/s x IOPS"}.
+``stdout_summary``, ``other_summary_attempts``, ``score_blocks_in_summary``
+    bash: the io-500-summary used, the other scored or unscored attempts found in the folder, and
+    how many runs an appended result_summary.txt holds.
+``sc17_printed``
+    SC17: the printed bw (MB/s), md (IOPS) and product score.
+``info_sources``
+    the files ``info`` was read from.
+``score_rule``
+    the scoring rule used for ``computed_score`` (see ``apps.results.scoring``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from apps.ingest.parsers.io500.capp import parse_capp_summary
+from apps.ingest.parsers.io500.capp_run import build_capp_record
+from apps.ingest.parsers.io500.common import ResultSetFiles, to_float
+from apps.ingest.parsers.io500.discovery import (
+    classify_folder,
+    find_unscoreable_submissions,
+    folders_above,
+    scan_tree,
+    select_result_sets,
+    summary_copies_above,
+)
+from apps.ingest.parsers.io500.files import (
+    SUBMISSION_DIR,
+    file_size,
+    iter_lines,
+    list_files,
+    looks_binary,
+    read_bytes,
+    relative_posix,
+    storable,
+)
+from apps.ingest.parsers.io500.phases import WRITE_PHASES, normalise_phase_name
+from apps.ingest.parsers.io500.raw_facts import attach_raw_outputs
+from apps.ingest.parsers.io500.script import parse_script_summary
+from apps.ingest.parsers.io500.script_run import MIB_PER_MB, build_sc17_record, build_script_record
+from apps.ingest.parsers.io500.sysinfo import (
+    declared_client_nodes,
+    iter_assignments,
+    parse_system_information_json,
+    split_info,
+)
+from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.results.scoring import (
+    RULE_SCRIPT_PRODUCT,
+    compute_extended_score,
+    compute_io500_score,
+    rule_for_record,
+)
+
+MAX_RAW_FILE_BYTES = 256 * 1024
+CONFIG_FILE = re.compile(
+    r"(\.ini|\.cfg|\.conf|\.sh|\.bash|\.sbatch|\.slurm|\.pbs|\.lsf|\.job|\.ya?ml|\.json)$"
+    r"|^system-information|^readme|^slurm_script|^job[-_ ]?script|^jobscript|^run(it)?$|^submit",
+    re.IGNORECASE,
+)
+JOB_SCRIPT_MARKERS = (b"#!/", b"#SBATCH", b"#PBS", b"#BSUB", b"mpirun", b"srun ")
+YEAR = re.compile(r"^(19|20)\d\d$")
+# info keys that carry the file-system software version (client side and both server kinds)
+FILESYSTEM_VERSION_KEYS = ("filesystem_version", "ds_software_version", "md_software_version")
+
+
+def parse_result_set(root: Path, result_dir: Path) -> IO500RunRecord:
+    """Parse one result directory (as found by ``find_result_sets``) into a record."""
+    root, result_dir = Path(root), Path(result_dir)
+    rel = relative_posix(result_dir, root)
+    try:
+        return _parse(root, result_dir)
+    except ParseError:
+        raise
+    except (RecursionError, MemoryError) as exc:
+        raise ParseError(rel, None, f"file too complex to parse ({type(exc).__name__})") from exc
+    except Exception as exc:
+        raise ParseError(rel, None, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+
+
+def parse_tree(root: Path) -> Iterator[IO500RunRecord | ParseError]:
+    """Every result set below ``root`` as a record or a ParseError, then one ParseError per
+    ``submission-<N>`` folder that holds nothing scoreable (io-500-gen output, scripts only)."""
+    root = Path(root)
+    folders, submissions = scan_tree(root) if root.is_dir() else ([], [])
+    result_sets = select_result_sets(folders, root)
+    for result_dir in result_sets:
+        try:
+            yield parse_result_set(root, result_dir)
+        except ParseError as exc:
+            yield exc
+    for submission, reason in find_unscoreable_submissions(root, submissions, result_sets):
+        yield ParseError(relative_posix(submission, root), None, reason)
+
+
+def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
+    files = ResultSetFiles.scan(root, result_dir)
+    kind = classify_folder(result_dir, list(files.files))
+    if kind is None:
+        raise ParseError(
+            files.rel, None, "no IO500 result files (result.txt, result_summary.txt, io-500-summary)"
+        )
+    if kind == "capp":
+        record = build_capp_record(files)
+    elif kind in ("sc17", "sc17-results"):
+        record = build_sc17_record(files)
+    elif kind == "script":
+        record = build_script_record(files)
+    elif _summary_is_capp(files):
+        record = build_capp_record(files)
+    else:
+        record = build_script_record(files)
+    _write_phase_facts(record)
+    if record.generation != "sc17":
+        attach_raw_outputs(files, record, command_from_raw=record.era == "script")
+    _info_and_config(record, files)
+    _raw_files(record, files)
+    record.content_hash = content_hash(list(files.files.values()))
+    record.metadata = _metadata(record, root, result_dir)
+    _compare_summary_copies(record, files)
+    _scores(record)
+    _make_json_safe(record)
+    return record
+
+
+def _make_json_safe(record: IO500RunRecord) -> None:
+    """Non-finite floats (``inf``/``nan`` printed in damaged files) as text in the JSON-stored parts:
+    JSON has no such numbers and PostgreSQL's jsonb rejects them."""
+    record.facts = json_safe(record.facts)
+    record.config = json_safe(record.config)
+    record.info = json_safe(record.info)
+    record.metadata = json_safe(record.metadata)
+    for phase in record.phases:
+        phase.details = json_safe(phase.details)
+
+
+def json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def _write_phase_facts(record: IO500RunRecord) -> None:
+    """Seconds of every write phase with the line that printed them (result.txt: the t_delta line)."""
+    record.facts["write_phases"] = {
+        phase.name: {
+            "seconds": phase.seconds,
+            "printed_seconds": phase.details.get("printed_seconds", ""),
+            "source_file": phase.source_file,
+            "source_line": phase.details.get("seconds_line", phase.source_line),
+        }
+        for phase in record.phases
+        if phase.name in WRITE_PHASES
+    }
+
+
+def _summary_is_capp(files: ResultSetFiles) -> bool:
+    """Whether a lone result_summary.txt is the C app's (``IO500 version`` header) or the bash one."""
+    path = files.get("result_summary.txt")
+    for _, line in iter_lines(path, files.rel_of(path)):
+        if line.strip():
+            return line.startswith("IO500 version") or bool(
+                re.match(r"^\[(RESULT|SCORE ?|      )\]\s+\S+\s+[-\d.]", line)
+            )
+    return False
+
+
+def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
+    """io500_info_* from every source, farthest and least specific first so nearer ones win."""
+    sources: list[Path] = []
+    for folder in reversed([files.folder, *folders_above(files.folder, files.root)]):
+        names = {p.name: p for p in list_files(folder)}
+        sources += [
+            names[n]
+            for n in sorted(names)
+            if n.lower().endswith(".sh") and 0 < file_size(names[n]) <= MAX_RAW_FILE_BYTES
+        ]
+        sources += [names[n] for n in sorted(names) if n.lower() == "system-information.txt"]
+    collected: dict[str, str] = {}
+    variables_from_script: dict[str, str] = {}
+    used = []
+    for path in sources:
+        info, variables = split_info(iter_assignments(iter_lines(path, files.rel_of(path))))
+        if info or variables:
+            used.append(files.rel_of(path))
+        collected.update(info)
+        if path.suffix.lower() == ".sh":
+            variables_from_script.update(variables)
+    collected.update(record.info)  # the stdout variable dump of the run itself wins
+    record.info = collected
+    json_path = files.get("system-information.json")
+    if json_path is not None and 0 < file_size(json_path) <= MAX_RAW_FILE_BYTES:
+        parsed = parse_system_information_json(
+            read_bytes(json_path, files.rel_of(json_path)).decode("utf-8", "replace")
+        )
+        if parsed is not None:
+            record.info["system_information_json"] = parsed
+            used.append(files.rel_of(json_path))
+    if used:
+        record.facts["info_sources"] = used
+    if record.era == "script" and "variables" not in record.config and variables_from_script:
+        record.config["variables"] = variables_from_script
+        record.config["variables_source"] = "io500.sh assignments"
+    declared = declared_client_nodes(record.info)
+    if declared:
+        record.facts["declared_client_nodes"] = {"value": declared[0], "source": f"io500_info_{declared[1]}"}
+
+
+def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
+    for folder in [files.folder, *folders_above(files.folder, files.root)]:
+        prefix = os.path.relpath(folder, files.folder).replace(os.sep, "/")
+        for path in list_files(folder):
+            key = storable(path.name if prefix == "." else f"{prefix}/{path.name}")
+            if key in record.raw_files or not 0 < file_size(path) <= MAX_RAW_FILE_BYTES:
+                continue
+            data = _config_like(path)
+            if data is not None:
+                record.raw_files[key] = storable(data.decode("utf-8", errors="replace"))
+
+
+def _config_like(path: Path) -> bytes | None:
+    """The bytes of a configuration or job file, None for results, raw outputs and binaries."""
+    name = path.name
+    named = bool(CONFIG_FILE.search(name))
+    if not named and "." in name and not name.lower().endswith(".txt"):
+        return None
+    if name.lower().startswith(("result", "io-500-summary", "ior", "mdtest", "find", "mdworkbench")):
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if looks_binary(data):
+        return None
+    if named or any(marker in data[:4096] for marker in JOB_SCRIPT_MARKERS):
+        return data
+    return None
+
+
+def content_hash(paths: list[Path]) -> str:
+    """sha256 over the sorted (name, sha256(bytes)) pairs: the identity of a result set's files."""
+    digest = hashlib.sha256()
+    for path in sorted(paths, key=lambda p: p.name):
+        file_digest = hashlib.sha256()
+        try:
+            with path.open("rb") as handle:
+                for chunk in iter(lambda handle=handle: handle.read(1 << 20), b""):
+                    file_digest.update(chunk)
+        except OSError:
+            continue
+        name = path.name.encode("utf-8", errors="surrogateescape")
+        digest.update(len(name).to_bytes(4, "big") + name + file_digest.digest())
+    return digest.hexdigest()
+
+
+def layout_metadata(result_dir: Path, root: Path) -> dict:
+    """Institution/System/Filesystem/Year/submission-N from the path below ``root`` (or the full path).
+
+    The file-system part may itself contain "/" (``EPCC/Archer/work / fs2``), so the parts between
+    the system and the year are joined back with "/".
+    """
+    relative = PurePosixPath(relative_posix(result_dir, root)).parts
+    for parts, from_root in ((relative, True), (Path(os.path.abspath(result_dir)).parts, False)):
+        index = next((i for i in range(len(parts) - 1, -1, -1) if SUBMISSION_DIR.match(parts[i])), None)
+        if index is None:
+            continue
+        found: dict = {"submission_id": int(SUBMISSION_DIR.match(parts[index]).group(1))}
+        if index >= 1 and YEAR.match(parts[index - 1]):
+            found["year"] = int(parts[index - 1])
+            head = parts[: index - 1] if from_root else parts[max(0, index - 4) : index - 1]
+            if len(head) >= 3:
+                found.update(institution=head[0], system=head[1], filesystem="/".join(head[2:]))
+        return found
+    return {}
+
+
+def _metadata(record: IO500RunRecord, root: Path, result_dir: Path) -> dict:
+    metadata = layout_metadata(result_dir, root)
+    info = record.info
+    for key, candidates in (
+        ("institution", ("institution", "institute_name")),
+        ("system", ("system", "system_name")),
+        ("filesystem", ("filesystem_name", "filesystem", "filesysem", "filesystem_type")),
+        ("storage_vendor", ("storage_vendor", "filesystem_vendor")),
+        ("filesystem_type", ("filesystem_type", "filesysem", "filesystem")),
+        ("filesystem_version", ("filesystem_version",)),
+    ):
+        value = next(
+            (info[c].strip() for c in candidates if isinstance(info.get(c), str) and info[c].strip()), ""
+        )
+        if value and key not in metadata:
+            metadata[key] = value
+    described = " ".join(
+        str(metadata.get(k, "")) for k in ("filesystem", "filesystem_type", "filesystem_version")
+    )
+    if "lustre" in described.lower() or "exascaler" in described.lower():
+        versions = {
+            k: v
+            for k, v in info.items()
+            if isinstance(v, str) and v.strip() and ("lustre" in k.lower() or k in FILESYSTEM_VERSION_KEYS)
+        }
+        if versions:
+            metadata["lustre_version"] = "; ".join(f"{k}={v}" for k, v in sorted(versions.items()))
+    return metadata
+
+
+def _summary_values(path: Path, rel: str) -> tuple[dict[str, tuple[str, int]], dict[str, str], int] | None:
+    """Printed numbers of a summary of either grammar.
+
+    Returns ({phase: (value, line)}, {bw, md, total}, line of the score), or None if unreadable.
+    """
+    try:
+        summary = parse_capp_summary(path, rel)
+    except ParseError:
+        summary = None
+    if summary is not None:
+        score = summary.score
+        phases = {normalise_phase_name(p.name): (p.value, p.line) for p in summary.phases}
+        return phases, {"bw": score.bw, "md": score.md, "total": score.total}, score.line
+    try:
+        run = parse_script_summary(path, rel, strict=True).run
+    except ParseError:
+        return None
+    if run is None:
+        return None
+    phases = {name: (p.value, p.line) for name, p in run.phases.items()}
+    return phases, {"bw": run.score.bw, "md": run.score.md, "total": run.score.total}, run.score.line
+
+
+def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> None:
+    """Compare submission-root result_summary.txt copies above this run with the run's own numbers."""
+    run_phases = {
+        p.name: p.printed_value.split()[0] if p.printed_value.split() else "" for p in record.phases
+    }
+    run_score = record.reported_score
+    run_file = record.facts.get("reported_score_printed", {}).get("source_file", files.rel)
+    for copy in summary_copies_above(files.root, files.folder):
+        rel = files.rel_of(copy)
+        values = _summary_values(copy, rel)
+        if values is None:
+            record.facts["summary_differs_from_run"] = {
+                "source_file": rel,
+                "run_file": run_file,
+                "differences": [{"error": "the copy is not a readable IO500 summary"}],
+            }
+            record.warnings.append(f"{rel}: unreadable result_summary.txt above the run")
+            continue
+        phases, score, score_line = values
+        differences = [
+            {
+                "phase": name,
+                "toplevel": phases.get(name, (None, None))[0],
+                "run": run_phases.get(name),
+                "line": phases.get(name, (None, None))[1],
+            }
+            for name in sorted(set(phases) | set(run_phases))
+            if to_float(phases.get(name, (None, None))[0]) != to_float(run_phases.get(name))
+        ]
+        differences += [
+            {"score": key, "toplevel": score[key], "run": getattr(run_score, key), "line": score_line}
+            for key in ("bw", "md", "total")
+            if to_float(score[key]) != getattr(run_score, key)
+        ]
+        other_run = _run_with_same_numbers(copy, values, files) if differences else None
+        if other_run:
+            record.facts["toplevel_summary"] = {"source_file": rel, "identical": False, "copy_of": other_run}
+        elif differences:
+            record.facts["summary_differs_from_run"] = {
+                "source_file": rel,
+                "run_file": run_file,
+                "toplevel_total": score["total"],
+                "run_total": run_score.total,
+                "differences": differences,
+            }
+            record.warnings.append(f"{rel} is not this run: {len(differences)} value(s) differ")
+        else:
+            record.facts["toplevel_summary"] = {"source_file": rel, "identical": True}
+
+
+def _run_with_same_numbers(copy: Path, values: tuple, files: ResultSetFiles) -> str | None:
+    """Another result set of the same submission whose own summary the copy repeats (bundles)."""
+    numbers = ({name: value for name, (value, _) in values[0].items()}, values[1])
+    folders, _ = scan_tree(copy.parent)
+    for other in select_result_sets(folders, copy.parent):
+        summary = other / "result_summary.txt"
+        if other == files.folder or other == copy.parent or not summary.is_file():
+            continue
+        found = _summary_values(summary, files.rel_of(summary))
+        if found and ({name: value for name, (value, _) in found[0].items()}, found[1]) == numbers:
+            return files.rel_of(other)
+    return None
+
+
+def _scores(record: IO500RunRecord) -> None:
+    rule = rule_for_record(record)
+    record.facts["score_rule"] = rule
+    values = {p.name: p.value for p in record.phases}
+    record.computed_score = compute_io500_score(values, rule=rule)
+    if record.generation == "sc17":
+        # SC17 printed BW in MB/s and MD in ops/s; its product is recomputed in those units.
+        bw, md = record.computed_score.bw, record.computed_score.md
+        record.facts["product_score"] = {
+            "printed_total": record.reported_score.total,
+            "units": "MB/s x IOPS",
+            "recomputed_product": None if bw is None or md is None else bw / MIB_PER_MB * md * 1000,
+        }
+    elif record.score_formula == "product":
+        record.facts.setdefault("product_score", {})["recomputed_product"] = compute_io500_score(
+            values, rule=RULE_SCRIPT_PRODUCT
+        ).total
+    if record.reported_extended is not None or record.facts.get("mode") == "extended":
+        record.computed_extended = compute_extended_score(values, rule=rule)

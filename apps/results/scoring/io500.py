@@ -1,0 +1,154 @@
+"""IO500 score rules for every era, as pure functions.
+
+The IO500 score has always been built from geometric means: a bandwidth group (IOR phases, GiB/s)
+and a metadata group (mdtest phases and find, kIOPS). What changed between benchmark generations is
+
+* how the two group means were combined: the Oct 2017 - May 2018 ``io500_fixed.sh`` printed
+  ``TOTAL = BW x MD`` ("product"), everything since prints ``sqrt(BW x MD)``;
+* which phases form the metadata group: the SC17 job scripts had no mdtest-hard-read (7 phases);
+* what a zero or missing phase does: the bash scripts and the C application up to isc21 multiply
+  every group member in (so one zero phase makes the whole score 0), while io500-sc21 and later
+  leave phases with a score <= 0 out of the mean (commit c402d45, "Calculate score even for skipped
+  phases and 0 values");
+* extended mode (``[SCOREX]``, isc21 on) adds the random-IOR phases to the bandwidth group and
+  find-easy/find-hard/mdworkbench-bench to the metadata group.
+
+Phase names are the normalised ones used by the parsers (``ior_easy_write``, ``mdtest_hard_stat``,
+``find``, ``ior_rnd4k_write`` ...). Values are GiB/s for IOR phases and kIOPS for the others.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+from apps.ingest.parsers.records import IO500RunRecord, Score
+
+BW_PHASES = ("ior_easy_write", "ior_easy_read", "ior_hard_write", "ior_hard_read")
+MD_PHASES = (
+    "mdtest_easy_write",
+    "mdtest_easy_stat",
+    "mdtest_easy_delete",
+    "mdtest_hard_write",
+    "mdtest_hard_stat",
+    "mdtest_hard_read",
+    "mdtest_hard_delete",
+    "find",
+)
+SC17_MD_PHASES = tuple(name for name in MD_PHASES if name != "mdtest_hard_read")
+
+EXTENDED_BW_ONLY = ("ior_rnd4k_write", "ior_rnd4k_read", "ior_rnd1mb_write", "ior_rnd1mb_read")
+# io500-isc21 builds called the random phases ior-rnd-write / ior-rnd-read; sc21 renamed them.
+EXTENDED_BW_ONLY_ISC21 = ("ior_rnd_write", "ior_rnd_read")
+EXTENDED_MD_ONLY = ("find_easy", "find_hard", "mdworkbench_bench")
+
+# Rule names. Each says how the printed score of one benchmark generation was computed.
+RULE_SCRIPT = "script"  # io500.sh from 2018-05-09: sqrt over 4 + 8, a zero phase zeroes its group
+RULE_SCRIPT_PRODUCT = "script-product"  # io500_fixed.sh Oct 2017 - May 2018: TOTAL = BW x MD
+RULE_SC17 = "sc17"  # SC17 job scripts: MD over 7 phases (no mdtest_hard_read)
+RULE_CAPP_ZERO_ENTERS = "capp-zero-enters"  # C app isc20, sc20, isc21: every member enters the product
+RULE_CAPP_SKIP_NONPOSITIVE = "capp-skip-nonpositive"  # C app io500-sc21 onwards: phases <= 0 left out
+RULES = (RULE_SCRIPT, RULE_SCRIPT_PRODUCT, RULE_SC17, RULE_CAPP_ZERO_ENTERS, RULE_CAPP_SKIP_NONPOSITIVE)
+
+_ZERO_ENTERS_TAG_PREFIXES = ("io500-isc20", "io500-sc20", "io500-isc21")
+
+
+def geometric_mean(values: Sequence[float | None], *, skip_nonpositive: bool = False) -> float:
+    """Geometric mean the way the benchmark computed it.
+
+    With ``skip_nonpositive`` (C app from sc21) missing and non-positive values are left out and an
+    empty group gives 0. Without it (all older generations) any missing or non-positive member
+    makes the product, and so the mean, 0. Non-finite values propagate (inf stays inf, nan stays
+    nan) instead of raising, because parsers accept them defensively.
+    """
+    if skip_nonpositive:
+        members = [v for v in values if v is not None and not v <= 0]
+    elif any(v is None or v <= 0 for v in values):
+        return 0.0
+    else:
+        members = list(values)
+    if not members:
+        return 0.0
+    return math.exp(math.fsum(math.log(v) for v in members) / len(members))
+
+
+def _group(phases: Mapping[str, float | None], names: Iterable[str]) -> list[float | None]:
+    return [phases.get(name) for name in names]
+
+
+def combine(bw: float, md: float, *, rule: str) -> float:
+    """The printed TOTAL from the two group means: a product for the early scripts, else sqrt."""
+    if rule == RULE_SCRIPT_PRODUCT:
+        return bw * md
+    return math.sqrt(bw * md)
+
+
+def compute_io500_score(phases: Mapping[str, float | None], *, rule: str) -> Score:
+    """The standard (``[SCORE]``) bandwidth, metadata and total of one run under ``rule``."""
+    _check_rule(rule)
+    md_names = SC17_MD_PHASES if rule == RULE_SC17 else MD_PHASES
+    skip = rule == RULE_CAPP_SKIP_NONPOSITIVE
+    bw = geometric_mean(_group(phases, BW_PHASES), skip_nonpositive=skip)
+    md = geometric_mean(_group(phases, md_names), skip_nonpositive=skip)
+    return Score(bw=bw, md=md, total=combine(bw, md, rule=rule))
+
+
+def extended_phase_names(phases: Mapping[str, float | None]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``[SCOREX]`` groups: 8 bandwidth and 11 metadata phases.
+
+    isc21 builds named the random IOR phases ``ior-rnd-write``/``ior-rnd-read``; which naming a run
+    uses is read from the phases it has.
+    """
+    isc21 = any(name in phases for name in EXTENDED_BW_ONLY_ISC21)
+    bw_extra = EXTENDED_BW_ONLY_ISC21 if isc21 else EXTENDED_BW_ONLY
+    return BW_PHASES + bw_extra, MD_PHASES + EXTENDED_MD_ONLY
+
+
+def compute_extended_score(phases: Mapping[str, float | None], *, rule: str) -> Score:
+    """The extended-mode (``[SCOREX]``) score: standard plus optional phases, sqrt combination."""
+    _check_rule(rule)
+    bw_names, md_names = extended_phase_names(phases)
+    skip = rule == RULE_CAPP_SKIP_NONPOSITIVE
+    bw = geometric_mean(_group(phases, bw_names), skip_nonpositive=skip)
+    md = geometric_mean(_group(phases, md_names), skip_nonpositive=skip)
+    return Score(bw=bw, md=md, total=combine(bw, md, rule=RULE_CAPP_SKIP_NONPOSITIVE))
+
+
+def capp_rule_for_version(version: str, *, generation: str = "", has_run_section: bool = True) -> str:
+    """Zero-phase rule of a C-app build, from its version string.
+
+    Tags io500-isc20*, io500-sc20* and io500-isc21* multiplied every phase in; io500-sc21 and later
+    skip phases <= 0. Empty, ``dev-*`` (2020 and 2024 dev builds exist) and custom version strings
+    are judged by the file grammar: the G1/G2 summaries (isc20/sc20) and G3 result files without a
+    ``[run]`` header (isc21) used the old rule.
+    """
+    tag = (version or "").strip().lower()
+    if tag.startswith(_ZERO_ENTERS_TAG_PREFIXES):
+        return RULE_CAPP_ZERO_ENTERS
+    if tag.startswith("io500-"):
+        return RULE_CAPP_SKIP_NONPOSITIVE
+    if generation in ("capp-g1", "capp-g2") or (generation == "capp-g3" and not has_run_section):
+        return RULE_CAPP_ZERO_ENTERS
+    return RULE_CAPP_SKIP_NONPOSITIVE
+
+
+def rule_for_record(record: IO500RunRecord) -> str:
+    """The rule that gives the comparable (sqrt) score of a parsed ``IO500RunRecord``.
+
+    Product-era runs are scored with the sqrt rule here: the lists re-expressed them that way, and
+    ``record.score_formula`` keeps what the script itself printed.
+    """
+    if record.era == "capp":
+        return capp_rule_for_version(
+            record.benchmark_version,
+            generation=record.generation,
+            has_run_section=bool(record.facts.get("result_txt_run_section", True)),
+        )
+    if record.generation == "sc17":
+        return RULE_SC17
+    return RULE_SCRIPT
+
+
+def _check_rule(rule: str) -> None:
+    if rule not in RULES:
+        raise ValueError(f"unknown IO500 score rule {rule!r}; expected one of {', '.join(RULES)}")
