@@ -507,7 +507,8 @@ class ScalingPoint(models.Model):
     mdt_count = models.PositiveIntegerField()
     client_nodes = models.PositiveIntegerField(null=True, blank=True)
     tasks = models.PositiveIntegerField(null=True, blank=True)
-    files_per_dir = models.PositiveIntegerField(null=True, blank=True)
+    files_per_dir = models.PositiveBigIntegerField(null=True, blank=True,
+                                                   help_text="the directory load: items per directory")
     striping = models.CharField(max_length=15, choices=Striping.choices, default=Striping.UNKNOWN)
     unique_dir = models.BooleanField(default=False, help_text="mdtest -u: a directory per task")
     operation = models.CharField(max_length=30)

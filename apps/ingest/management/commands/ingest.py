@@ -54,9 +54,9 @@ class Command(BaseCommand):
             raise CommandError("give at least one mdtest log or folder")
         if not options["series"]:
             raise CommandError("--series NAME is required with --kind mdtest")
-        result = ingest_mdtest_paths(paths, series_name=options["series"], manifest=options["manifest"])
-        self.stdout.write(str(result))
-        if getattr(result, "failed", None):
+        summary = ingest_mdtest_paths(paths, series_name=options["series"], manifest=options["manifest"])
+        self.stdout.write(str(summary))
+        if summary.problems:
             sys.exit(1)
 
     def progress_bar(self, path):
