@@ -100,3 +100,70 @@ class AnomalyFactory(factory.django.DjangoModelFactory):
     phase = "mdtest_easy_stat"
     message = "stat phase 20x faster than its create phase"
     evidence = factory.LazyFunction(lambda: {"ratio": 20.0})
+
+
+class LustreBuildFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.LustreBuild
+
+    server_version = "2.12.2"
+    client_version = "2.10.7"
+    base_tag = "v2_12_2"
+    base_commit = factory.Sequence(lambda n: f"{n:010x}")
+    fingerprint = factory.LazyFunction(lambda: hashlib.sha256(f"build-{next(_counter)}".encode()).hexdigest())
+
+
+class LustrePatchFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.LustrePatch
+
+    build = factory.SubFactory(LustreBuildFactory)
+    position = factory.Sequence(lambda n: n)
+    commit = factory.Sequence(lambda n: f"{n + 0xabc000:07x}")
+    ticket = factory.Sequence(lambda n: f"LU-{12000 + n}")
+    component = "llite"
+    summary = factory.Sequence(lambda n: f"llite: improvement {n}")
+    review_url = factory.Sequence(lambda n: f"https://review.whamcloud.com/#/c/{33000 + n}")
+    status = "applied"
+
+
+class TunableFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.Tunable
+
+    run = factory.SubFactory(RunFactory)
+    parameter = "ldlm.namespaces.*.lru_size"
+    value = "4000000"
+    scope = "client"
+
+
+class StripingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.Striping
+
+    run = factory.SubFactory(RunFactory)
+    path_role = "ior_hard"
+    stripe_count = -1
+    stripe_size = "16M"
+    command = "lfs setstripe -c -1 -S 16M $io500_ior_hard"
+
+
+class RunFileFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = models.RunFile
+
+    run = factory.SubFactory(RunFactory)
+    name = factory.Sequence(lambda n: f"config-{n}.ini")
+    content = "[global]\ndatadir = ./datafiles\n"
+
+
+class UploadFactory(factory.django.DjangoModelFactory):
+    """An upload with a stored file (`file__data=b"..."`, `file__filename="x.tgz"` to choose its bytes)."""
+
+    class Meta:
+        model = models.Upload
+
+    file = factory.django.FileField(filename="results.tgz", data=b"io500 result archive bytes")
+    sha256 = factory.LazyFunction(lambda: hashlib.sha256(f"upload-{next(_counter)}".encode()).hexdigest())
+    original_name = "results.tgz"
+    size = 26

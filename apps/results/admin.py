@@ -1,6 +1,8 @@
 from django.contrib import admin
+from django.db import transaction
 
 from apps.results import models
+from apps.results.editions import freeze_entries
 
 
 class InstitutionAliasInline(admin.TabularInline):
@@ -128,8 +130,19 @@ class EditionEntryInline(admin.TabularInline):
 
 @admin.register(models.Edition)
 class EditionAdmin(admin.ModelAdmin):
+    """Adding an edition freezes the live list of its kind; afterwards only its title and description change."""
+
     list_display = ["name", "list_kind", "title", "frozen_at"]
     inlines = [EditionEntryInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["name", "list_kind", "frozen_at"] if obj else ["frozen_at"]
+
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            if not change:
+                freeze_entries(obj)
 
 
 @admin.register(models.EditionEntry)

@@ -1,0 +1,98 @@
+"""Plotly figures built on the server and drawn by static/js/charts.js from a json_script element.
+
+Text that came from uploads (system names, phase names) is HTML-escaped before it enters a figure:
+plotly.js interprets a subset of HTML in labels and hover text, and a name must stay a name.
+"""
+
+from datetime import UTC, datetime
+from html import escape
+
+import plotly.graph_objects as go
+
+AXIS_UNITS = "GiB/s (ior) · kIOPS (mdtest, find)"
+COLOURS = ["#1f5fbf", "#b26a00", "#1e7d32", "#7b3fa0", "#b3261e"]
+BASE_LAYOUT = {
+    "template": "none",
+    "font": {"family": "system-ui, sans-serif", "size": 12},
+    "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+    "title": {"x": 0, "xanchor": "left"},
+    "margin": {"t": 60, "r": 20, "b": 110, "l": 70},
+    "hovermode": "closest",
+}
+
+
+def _figure(traces, title: str, **layout) -> dict:
+    return go.Figure(data=traces, layout={**BASE_LAYOUT, "title": {**BASE_LAYOUT["title"], "text": title}, **layout}
+                     ).to_plotly_json()
+
+
+def _label(text) -> str:
+    return escape(str(text), quote=False)
+
+
+def phases_against_median(phases, medians: dict[str, float], list_title: str) -> dict:
+    """Grouped bars, log scale: each phase of a run next to the median of that phase on a list."""
+    shown = [phase for phase in phases if phase.value is not None]
+    names = [_label(phase.name) for phase in shown]
+    run_hover, median_values, median_hover = [], [], []
+    for phase in shown:
+        median = medians.get(phase.name)
+        ratio = f"<br>×{phase.value / median:.3g} the median" if median else ""
+        run_hover.append(f"{phase.value:.6g} {_label(phase.unit)}{ratio}")
+        median_values.append(median)
+        median_hover.append(f"{median:.6g} {_label(phase.unit)}" if median is not None else "no median")
+    traces = [
+        go.Bar(name="this run", x=names, y=[phase.value for phase in shown], hovertext=run_hover,
+               hoverinfo="x+text+name", marker={"color": COLOURS[0]}),
+        go.Bar(name=f"{_label(list_title)} median", x=names, y=median_values, hovertext=median_hover,
+               hoverinfo="x+text+name", marker={"color": "#9aa3b5"}),
+    ]
+    return _figure(traces, f"Phases against the {_label(list_title)} median", barmode="group",
+                   yaxis={"type": "log", "title": {"text": AXIS_UNITS}}, xaxis={"tickangle": -35})
+
+
+def _when(run) -> datetime | None:
+    if run.run_timestamp:
+        return run.run_timestamp
+    if run.year:
+        return datetime(run.year, 1, 1, tzinfo=UTC)
+    return run.created_at
+
+
+def score_timeline(runs) -> dict:
+    """A system's runs over time: ranked-eligible runs as a line, excluded ones as crosses."""
+    dated = sorted((run for run in runs if run.score_total is not None), key=lambda run: (_when(run), run.pk))
+    traces = []
+    for title, keep, marker, mode in (
+        ("eligible runs", lambda run: run.is_ranked, {"size": 9, "color": COLOURS[0]}, "lines+markers"),
+        ("excluded runs", lambda run: not run.is_ranked, {"size": 10, "symbol": "x", "color": COLOURS[4]}, "markers"),
+    ):
+        chosen = [run for run in dated if keep(run)]
+        if not chosen:
+            continue
+        traces.append(go.Scatter(
+            name=title, mode=mode, x=[_when(run).isoformat() for run in chosen], y=[run.score_total for run in chosen],
+            marker=marker, customdata=[run.pk for run in chosen],
+            hovertext=[f"run #{run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
+                       f"MD {run.score_md or 0:.4g} kIOPS" for run in chosen],
+            hoverinfo="x+y+text",
+        ))
+    return _figure(traces, "Score over time", yaxis={"type": "log", "title": {"text": "IO500 score"}},
+                   xaxis={"type": "date"}, margin={**BASE_LAYOUT["margin"], "b": 50})
+
+
+def compare_phases(diff) -> dict:
+    """Grouped bars, log scale: every phase of the compared runs side by side."""
+    names = [_label(delta.name) for delta in diff.phases]
+    traces = []
+    for index, label in enumerate(diff.labels):
+        hover = []
+        for delta in diff.phases:
+            value, percent = delta.values[index], delta.percents[index]
+            change = f" ({percent:+.1f} %)" if index and percent is not None else ""
+            hover.append(f"{value:.6g} {_label(delta.unit)}{change}" if value is not None else "missing")
+        traces.append(go.Bar(name=_label(label), x=names, y=[delta.values[index] for delta in diff.phases],
+                             hovertext=hover, hoverinfo="x+text+name",
+                             marker={"color": COLOURS[index % len(COLOURS)]}))
+    return _figure(traces, "Phases side by side", barmode="group", yaxis={"type": "log", "title": {"text": AXIS_UNITS}},
+                   xaxis={"tickangle": -35})

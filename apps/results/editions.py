@@ -1,0 +1,126 @@
+"""Editions: a live list frozen under a name ("ISC19"), its membership, ranks and scores copied.
+
+An edition never changes after it is frozen: the entries hold copies of the numbers, not
+references to them, so a later re-scoring or re-ingest of a run moves the live lists but not the
+edition. The entry keeps a link to its run and system for navigation only (SET_NULL on delete).
+
+Editions are made with `manage.py freeze_edition NAME --list io500`, or in the admin by adding an
+Edition (its admin calls `freeze_entries()` on save).
+"""
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import transaction
+from django.db.models import F, Prefetch
+from django.db.models.functions import NullIf
+
+from apps.results.models import Anomaly, Edition, EditionEntry, Run
+from apps.results.querysets import SEVERITY_ORDER, criteria_condition, sort_field
+
+
+class EditionError(Exception):
+    """An edition cannot be frozen (it exists already, or its name or list is not valid)."""
+
+
+def freeze_edition(name: str, list_kind: str, title: str = "", description: str = "") -> Edition:
+    """Create edition `name` of the list `list_kind` from the live list, in one transaction."""
+    try:
+        validate_slug(name)
+    except ValidationError as exc:
+        raise EditionError(f"{name!r} is not a valid edition name: letters, digits, - and _ only") from exc
+    if list_kind not in Edition.ListKind.values:
+        raise EditionError(f"unknown list {list_kind!r}; choose one of {', '.join(Edition.ListKind.values)}")
+    with transaction.atomic():
+        if Edition.objects.filter(name=name, list_kind=list_kind).exists():
+            raise EditionError(f"edition {name} of the {list_kind} list exists already; editions never change")
+        edition = Edition.objects.create(name=name, list_kind=list_kind, title=title, description=description)
+        freeze_entries(edition)
+    return edition
+
+
+def freeze_entries(edition: Edition) -> int:
+    """Copy the live list of the edition's kind into its entries; an edition is frozen only once."""
+    with transaction.atomic():
+        if edition.entries.exists():
+            raise EditionError(f"edition {edition} is frozen already; editions never change")
+        runs = Run.objects.listing(edition.list_kind).prefetch_related(None)
+        entries = [
+            EditionEntry(
+                edition=edition, run=run, system=run.system, rank=run.rank,
+                institution_name=run.system.institution.name, system_name=run.system.name,
+                filesystem=run.system.filesystem, storage_vendor=run.system.storage_vendor,
+                client_nodes=run.client_nodes, client_procs=run.client_procs,
+                score=run.score_total, score_bw=run.score_bw, score_md=run.score_md,
+                exclusion_reason=run.exclusion_reason,
+            )
+            for run in runs
+        ]
+        EditionEntry.objects.bulk_create(entries, batch_size=1000)
+    return len(entries)
+
+
+#: Public sort keys of an edition's list → entry fields (the same keys as the live lists).
+ENTRY_SORTS = {
+    "rank": "rank",
+    "institution": "institution_name",
+    "system": "system_name",
+    "vendor": "storage_vendor",
+    "filesystem": "filesystem",
+    "nodes": "client_nodes",
+    "procs": "client_procs",
+    "score": "score",
+    "bw": "score_bw",
+    "md": "score_md",
+    "score_per_node": "score_per_node",
+    "bw_per_node": "bw_per_node",
+    "md_per_node": "md_per_node",
+    "score_per_server": "score_per_server",
+    "bw_per_server": "bw_per_server",
+    "md_per_server": "md_per_server",
+    "year": "run__year",
+    "flagged": "run__flagged",
+    "id": "run_id",
+}
+
+ENTRY_FIELDS = {
+    "filesystem": "filesystem",
+    "institution": "institution_name",
+    "vendor": "storage_vendor",
+    "system": "system_id",
+    "system_name": "system_name",
+    "year": "run__year",
+    "nodes": "client_nodes",
+    "flagged": "run__flagged",
+    "run": "run_id",
+}
+
+
+def _per(numerator: str, denominator: str):
+    return F(numerator) / NullIf(F(denominator), 0)
+
+
+def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
+    """An edition's entries with the live lists' columns, filters and sort keys; badges are the run's current ones."""
+    badges = Anomaly.objects.defer("evidence").order_by(SEVERITY_ORDER, "rule", "pk")
+    entries = (
+        EditionEntry.objects.filter(edition=edition)
+        .select_related("run", "system")
+        .defer("run__config", "run__info", "run__facts", "run__extended_scores", "run__invalid_reasons")
+        .prefetch_related(Prefetch("run__anomalies", queryset=badges, to_attr="badges"))
+        .annotate(
+            score_per_node=_per("score", "client_nodes"),
+            bw_per_node=_per("score_bw", "client_nodes"),
+            md_per_node=_per("score_md", "client_nodes"),
+            score_per_server=_per("score", "system__server_count"),
+            bw_per_server=_per("score_bw", "system__server_count"),
+            md_per_server=_per("score_md", "system__server_count"),
+        )
+    )
+    entries = entries.filter(criteria_condition(criteria or {}, ENTRY_FIELDS))
+    field, descending = sort_field(sort)
+    rank_order = [F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"]
+    if field is None or field not in ENTRY_SORTS:
+        return entries.order_by(*rank_order)
+    expression = F(ENTRY_SORTS[field])
+    return entries.order_by(expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True),
+                            *rank_order)

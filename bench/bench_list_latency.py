@@ -1,0 +1,189 @@
+"""List page latency: /lists/io500/ over N synthetic runs in PostgreSQL, served by gunicorn.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/ioboard_bench_lists \\
+        .venv/bin/python -m bench.bench_list_latency [--runs 10000] [--requests 200] [--no-doc]
+
+Without DATABASE_URL (or --database-url) a private database ioboard_bench_lists is created. The
+database is migrated and seeded with `manage.py seed_synthetic --replace --runs N` (skipped when it
+already holds exactly N synthetic runs), then analysed, as autovacuum would after a bulk load.
+gunicorn serves the site on a free 127.0.0.1 port with DEBUG off and collected static files; each
+URL gets warm-up requests, then --requests sequential requests from one client, timed end to end
+(median and p95). Queries per request are counted in this process with Django's test client.
+The table and the EXPLAIN ANALYZE of the list query are printed and appended to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from bench import harness  # noqa: E402
+
+PRIVATE_DB = "ioboard_bench_lists"
+TARGET_MS = 150.0
+TARGET_RUNS = 10000
+
+
+def urls(include_api: bool) -> list[tuple[str, str]]:
+    pages = [
+        ("/lists/io500/", "IO500 list, page 1 (the target)"),
+        ("/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "IO500 list, filtered and sorted"),
+        ("/lists/ten-node/", "10-node list"),
+        ("/lists/historic/?page=20", "historic list, page 20"),
+        ("/healthz", "health check (floor)"),
+    ]
+    if include_api:
+        pages.append(("/api/v1/lists/io500/", "API IO500 list"))
+    return pages
+
+
+def prepare(database_url: str, runs: int, static_root: str) -> dict:
+    database = database_url.rsplit("/", 1)[1]
+    if not harness.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'", capture=True).strip():
+        harness.psql(f'CREATE DATABASE "{database}"')
+    env = {"DATABASE_URL": database_url, "STATIC_ROOT": static_root}
+    harness.manage(["migrate", "--noinput", "-v", "0"], env=env, timeout=900)
+    os.environ["STATIC_ROOT"] = static_root
+    harness.django_setup(database_url)
+    from apps.results.models import Run
+
+    synthetic = Run.objects.filter(submission_id="synthetic").count()
+    if synthetic != runs:
+        print(f"seeding {runs} synthetic runs (found {synthetic})…", flush=True)
+        print(harness.manage(["seed_synthetic", "--replace", "--runs", str(runs)], env=env, timeout=3600).strip())
+    harness.psql("VACUUM ANALYZE", database=database)
+    harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
+    return env
+
+
+def query_counts(pages: list[tuple[str, str]]) -> dict[str, int]:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client(SERVER_NAME="127.0.0.1")
+    counts = {}
+    for url, _ in pages:
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(url)
+            if response.streaming:
+                b"".join(response.streaming_content)
+        if response.status_code != 200:
+            raise SystemExit(f"{url} answered {response.status_code} in-process")
+        counts[url] = len(captured.captured_queries)
+    return counts
+
+
+def explain() -> tuple[str, str]:
+    """EXPLAIN ANALYZE of the two queries that make page 1: its (id, rank) keys, then its 50 rows."""
+    from apps.results.models import Run
+
+    keys = Run.objects.io500_list().ranked_keys()[:50]
+    ids = [pk for pk, _ in keys]
+    rows = Run.objects.filter(pk__in=ids).with_list_columns().prefetch_related(None)
+    return keys.explain(analyze=True, buffers=True), rows.explain(analyze=True, buffers=True)
+
+
+def measure(base: str, pages: list[tuple[str, str]], requests: int, warmup: int) -> list[dict]:
+    results = []
+    for url, label in pages:
+        for _ in range(warmup):
+            harness.http("GET", base + url)
+        seconds, sizes = [], set()
+        for _ in range(requests):
+            status, body, elapsed = harness.http("GET", base + url)
+            if status != 200:
+                raise SystemExit(f"{url} answered {status}")
+            seconds.append(elapsed * 1000)
+            sizes.add(len(body))
+        results.append({"url": url, "label": label, "median": harness.median(seconds),
+                        "p95": harness.percentile(seconds, 0.95), "min": min(seconds), "bytes": max(sizes)})
+    return results
+
+
+def run_benchmark(database_url: str, args, scratch: Path):
+    static_root = scratch / "static"
+    env = prepare(database_url, args.runs, str(static_root))
+    from django.urls import NoReverseMatch, reverse
+
+    from apps.results.models import Run
+
+    try:
+        reverse("api:list-io500-list")
+        include_api = True
+    except NoReverseMatch:
+        include_api = False
+    pages = urls(include_api)
+    counts = query_counts(pages)
+    total_runs, listed = Run.objects.count(), Run.objects.io500_list().count()
+    keys_plan, rows_plan = explain()
+
+    port = harness.free_port()
+    server = harness.gunicorn(port, env=env, log_dir=scratch, workers=args.workers)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
+        load_before = os.getloadavg()[0]
+        results = measure(base, pages, args.requests, args.warmup)
+        load_after = os.getloadavg()[0]
+    finally:
+        server.stop()
+    return results, counts, (total_runs, listed, keys_plan, rows_plan, load_before, load_after)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10000, help="synthetic runs in the database (1000, 10000, 100000)")
+    parser.add_argument("--requests", type=int, default=200, help="timed requests per URL")
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--no-doc", action="store_true", help="print only, do not append to docs/performance.md")
+    args = parser.parse_args()
+
+    database_url = args.database_url or harness.fresh_database(PRIVATE_DB)
+    harness.require_loopback(database_url)
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-lists-"))
+    try:
+        results, counts, facts = run_benchmark(database_url, args, scratch)
+    except BaseException:
+        print(f"logs and static files kept in {scratch}", file=sys.stderr)
+        raise
+    shutil.rmtree(scratch)
+    total_runs, listed, keys_plan, rows_plan, load_before, load_after = facts
+
+    rows = [(f"`{r['url']}`", r["label"], r["median"], r["p95"], r["min"], counts[r["url"]], r["bytes"])
+            for r in results]
+    text = harness.table(["URL", "what", "median ms", "p95 ms", "min ms", "queries", "bytes"], rows)
+    target = results[0]["median"]
+    if args.runs == TARGET_RUNS:
+        verdict = f"target < {TARGET_MS:.0f} ms median: {'met' if target < TARGET_MS else 'MISSED'} ({target:.1f} ms)"
+    else:
+        verdict = (f"the {TARGET_MS:.0f} ms target is set at {TARGET_RUNS:,} runs; at {args.runs:,} runs the "
+                   f"median is {target:.1f} ms")
+    body = (
+        f"{total_runs} runs in PostgreSQL ({args.runs} synthetic), {listed} systems on the IO500 list; "
+        f"gunicorn {args.workers} sync workers, DEBUG off; {args.requests} sequential requests per URL after "
+        f"{args.warmup} warm-up requests, timed end to end by one client on 127.0.0.1. "
+        f"1-minute load average {load_before:.1f} before and {load_after:.1f} after the measurement "
+        "(other work on the machine inflates medians and p95).\n\n"
+        f"{text}\n\n{verdict}.\n\n"
+        "A list page runs six queries: the count, the page's (id, rank) keys, the 50 rows by id, their anomaly "
+        "badges, the file-system suggestions and the list's editions. The keys query ranks every listed run "
+        "(two steps: best run per system from the run_eligible_best index, then Rank() over the survivors):\n\n"
+        f"```\n{keys_plan}\n```\n\nThe rows of the page, by id:\n\n```\n{rows_plan}\n```\n"
+    )
+    print(body)
+    if not args.no_doc:
+        harness.append_to_doc("List page latency", body)
+
+
+if __name__ == "__main__":
+    main()

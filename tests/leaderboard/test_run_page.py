@@ -1,0 +1,150 @@
+"""The run page: phases, computed vs reported score, configuration, Lustre build, anomalies, chart, upload."""
+
+import json
+
+import pytest
+
+from apps.results.editions import freeze_edition
+from apps.results.models import PhaseResult
+from tests.factories import (
+    AnomalyFactory,
+    LustrePatchFactory,
+    RunFactory,
+    RunFileFactory,
+    StripingFactory,
+    TunableFactory,
+    UploadFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def detailed_run():
+    patch = LustrePatchFactory(ticket="LU-12325", summary="dom: use LCK_PR with 'trylock' mode",
+                               review_url="https://review.whamcloud.com/#/c/35031", build__server_version="2.12.54")
+    LustrePatchFactory(build=patch.build, ticket="LU-10213", summary="lnd: calculate qp max send wrs properly",
+                       status="reverted")
+    run = RunFactory(lustre_build=patch.build, reported_total=202.0, config={"ior-easy": {"transferSize": "16m"}},
+                     info={"system": {"mds_nodes": 24}}, flagged=True)
+    PhaseResult.objects.filter(run=run, name="ior_hard_write").update(
+        command="ior -C -Q 1 -g -G 27 -k -e -t 47008 -b 47008 -s 10000000 -w -D 300 -a MPIIO")
+    AnomalyFactory(run=run, evidence={"stat_rate": 183233.0, "create_rate": 1784.64, "lines": [412, 418]})
+    TunableFactory(run=run, scope="server", parameter="mdt.*.dom_lock", value="trylock", source_file="tune.sh",
+                   source_line=3)
+    StripingFactory(run=run, path_role="ior_hard", stripe_count=1440, overstriping=True)
+    RunFileFactory(run=run, name="config.ini", content="[ior-easy]\ntransferSize = 16m\n")
+    return run
+
+
+def test_the_run_page_shows_every_part_of_a_run(client, detailed_run):
+    html = client.get(f"/runs/{detailed_run.pk}/").content.decode()
+    assert "ior -C -Q 1 -g -G 27 -k -e -t 47008 -b 47008 -s 10000000 -w -D 300 -a MPIIO" in html
+    assert "result.txt:3" in html  # phase source file and line
+    assert "320.0" in html  # seconds
+    assert "−1.0 %" in html
+    assert "differs" in html
+    assert "score hash: Verified" in html
+    assert 'href="https://jira.whamcloud.com/browse/LU-12325"' in html
+    assert 'href="https://review.whamcloud.com/#/c/35031"' in html
+    assert "reverted" in html
+    assert "mdt.*.dom_lock" in html
+    assert "trylock" in html
+    assert "tune.sh:3" in html
+    assert "1440" in html
+    assert "overstriping" in html.lower()
+    assert "ior-easy.transferSize" in html
+    assert "mds_nodes" in html
+    assert "[ior-easy]" in html  # the configuration file, verbatim
+    assert "cache_effect_stat" in html
+    assert "stat phase 20x faster" in html
+    assert "183233.0" in html
+    assert "[412, 418]" in html
+
+
+def test_the_chart_compares_the_phases_with_the_list_median(client, detailed_run):
+    RunFactory(score_bw=10, score_md=10)
+    RunFactory(score_bw=20, score_md=20)
+    response = client.get(f"/runs/{detailed_run.pk}/")
+    figure = response.context["chart"]
+    this_run, median = figure["data"]
+    assert this_run["x"][0] == "ior_easy_write"
+    assert this_run["y"][0] == pytest.approx(100.0)
+    assert median["y"][0] == pytest.approx(20.0)
+    html = response.content.decode()
+    assert 'id="phase-chart" type="application/json"' in html
+    assert 'data-figure="phase-chart"' in html
+    assert "vendor/plotly/plotly.min.js" in html
+
+
+def test_the_run_page_shows_placements_on_lists_and_editions(client):
+    best = RunFactory(client_nodes=10)
+    RunFactory(score_bw=1000, score_md=1000, client_nodes=100)
+    freeze_edition("ISC19", "ten-node")
+    html = client.get(f"/runs/{best.pk}/").content.decode()
+    assert "IO500 list: <a" in html
+    assert "#2</a>" in html
+    assert "10-node challenge: <a" in html
+    assert "#1</a>" in html
+    assert "/editions/ISC19/ten-node/" in html
+
+
+def test_an_excluded_run_says_why(client):
+    run = RunFactory(exclusion_reason="phase_too_short: ior_hard_write ran 95 s", valid=False,
+                     invalid_reasons=["ior_hard_write ran 95 s"])
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "excluded from ranked lists" in html
+    assert "phase_too_short: ior_hard_write ran 95 s" in html
+    assert "not on the list" in html
+
+
+@pytest.mark.parametrize("size", [1, 8])
+def test_the_run_page_runs_a_constant_number_of_queries(client, size, django_assert_num_queries):
+    patch = LustrePatchFactory()
+    LustrePatchFactory.create_batch(size, build=patch.build)
+    run = RunFactory(lustre_build=patch.build, upload=UploadFactory())
+    AnomalyFactory.create_batch(size, run=run)
+    TunableFactory.create_batch(size, run=run)
+    StripingFactory.create_batch(size, run=run)
+    RunFileFactory.create_batch(size, run=run)
+    for _ in range(size):
+        RunFactory()
+    freeze_edition(f"E{size}", "io500")
+    # run + 6 prefetches, 2 placements, list medians, edition entries
+    with django_assert_num_queries(11):
+        assert client.get(f"/runs/{run.pk}/").status_code == 200
+
+
+def test_an_unknown_run_is_not_found(client):
+    assert client.get("/runs/999999/").status_code == 404
+
+
+def test_the_original_upload_downloads_as_an_attachment_under_its_name(client):
+    upload = UploadFactory(file__data=b"\x1f\x8bsubmission bytes", original_name="cambridge-isc19.tgz")
+    run = RunFactory(upload=upload)
+    assert f"/runs/{run.pk}/upload/" in client.get(f"/runs/{run.pk}/").content.decode()
+    response = client.get(f"/runs/{run.pk}/upload/")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == 'attachment; filename="cambridge-isc19.tgz"'
+    assert b"".join(response.streaming_content) == b"\x1f\x8bsubmission bytes"
+
+
+def test_a_run_without_its_upload_file_has_no_download(client):
+    without = RunFactory()
+    assert client.get(f"/runs/{without.pk}/upload/").status_code == 404
+    assert "/upload/" not in client.get(f"/runs/{without.pk}/").content.decode()
+    upload = UploadFactory()
+    upload.file.storage.delete(upload.file.name)
+    gone = RunFactory(upload=upload)
+    assert client.get(f"/runs/{gone.pk}/upload/").status_code == 404
+
+
+def test_the_chart_data_is_a_json_script_not_markup(client):
+    run = RunFactory()
+    PhaseResult.objects.filter(run=run, name="find").update(name="find</script><script>alert(1)</script>")
+    response = client.get(f"/runs/{run.pk}/")
+    html = response.content.decode()
+    assert "<script>alert(1)</script>" not in html
+    start = html.index('id="phase-chart" type="application/json">') + len('id="phase-chart" type="application/json">')
+    figure = json.loads(html[start:html.index("</script>", start)])
+    assert "find&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in figure["data"][0]["x"]

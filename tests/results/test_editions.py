@@ -1,0 +1,141 @@
+"""Editions: a list frozen under a name never changes afterwards, while the live lists keep moving."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from apps.results.editions import EditionError, edition_entries, freeze_edition, freeze_entries
+from apps.results.models import Edition, Run
+from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def run(system=None, score=100.0, **fields):
+    return RunFactory(system=system or StorageSystemFactory(), score_bw=score, score_md=score, phases=False, **fields)
+
+
+def test_freezing_copies_the_live_list_ranks_and_numbers():
+    first = run(StorageSystemFactory(name="Data Accelerator", storage_vendor="Dell EMC"), 620.69, client_nodes=512)
+    second = run(score=330.56, client_nodes=504)
+    edition = freeze_edition("ISC19", "io500", title="ISC High Performance 2019")
+    entries = list(edition.entries.all())
+    assert [(e.rank, e.run_id, e.system_id) for e in entries] == [(1, first.pk, first.system_id),
+                                                                   (2, second.pk, second.system_id)]
+    top = entries[0]
+    assert (top.system_name, top.storage_vendor, top.client_nodes, top.client_procs) == (
+        "Data Accelerator", "Dell EMC", 512, 160)
+    assert top.score == pytest.approx(620.69)
+    assert top.institution_name == first.system.institution.name
+
+
+def test_an_edition_never_changes_when_the_live_list_moves():
+    system = StorageSystemFactory()
+    frozen_run = run(system, 50)
+    other = run(score=40)
+    freeze_edition("SC19", "io500")
+    run(system, 500)  # a better run of the same system
+    run(score=45)  # a newcomer
+    Run.objects.filter(pk=other.pk).update(score_total=1.0, exclusion_reason="re-scored")
+    other.delete()
+
+    edition = Edition.objects.get(name="SC19")
+    assert [(e.rank, e.run_id, e.score) for e in edition.entries.all()] == [(1, frozen_run.pk, 50.0), (2, None, 40.0)]
+    assert [r.rank for r in Run.objects.io500_list()] == [1, 2]
+
+
+def test_the_ten_node_and_historic_lists_can_be_frozen():
+    run(score=80, client_nodes=10)
+    run(score=90, client_nodes=64)
+    excluded = run(score=99, exclusion_reason="marked invalid by the benchmark")
+    assert [e.score for e in freeze_edition("ISC19", "ten-node").entries.all()] == [80.0]
+    historic = freeze_edition("ISC19", "historic")
+    by_run = {e.run_id: e for e in historic.entries.all()}
+    assert len(by_run) == 3
+    assert by_run[excluded.pk].rank is None
+    assert by_run[excluded.pk].exclusion_reason == "marked invalid by the benchmark"
+
+
+def test_an_edition_is_frozen_once():
+    run()
+    freeze_edition("ISC19", "io500")
+    with pytest.raises(EditionError, match="exists already"):
+        freeze_edition("ISC19", "io500")
+    edition = Edition.objects.get(name="ISC19")
+    with pytest.raises(EditionError, match="frozen already"):
+        freeze_entries(edition)
+    assert edition.entries.count() == 1
+
+
+def test_an_edition_made_in_the_admin_is_filled_by_freeze_entries():
+    run(score=5), run(score=7)
+    edition = Edition.objects.create(name="SC20", list_kind="io500")
+    assert freeze_entries(edition) == 2
+    assert [e.score for e in edition.entries.all()] == [7.0, 5.0]
+
+
+@pytest.mark.parametrize(("name", "kind", "message"), [
+    ("ISC 19", "io500", "not a valid edition name"),
+    ("ISC19", "top10", "unknown list"),
+])
+def test_bad_names_and_lists_are_refused(name, kind, message):
+    with pytest.raises(EditionError, match=message):
+        freeze_edition(name, kind)
+    assert not Edition.objects.exists()
+
+
+def test_the_command_freezes_the_io500_and_ten_node_lists_by_default(capsys):
+    run(score=80, client_nodes=10)
+    call_command("freeze_edition", "ISC19", "--title", "ISC 2019")
+    frozen = sorted(Edition.objects.values_list("list_kind", "title"))
+    assert frozen == [("io500", "ISC 2019"), ("ten-node", "ISC 2019")]
+    assert "froze ISC19 (IO500): 1 entries" in capsys.readouterr().out
+
+
+def test_the_command_freezes_all_lists_or_none():
+    run()
+    freeze_edition("ISC19", "ten-node")
+    with pytest.raises(CommandError, match="exists already"):
+        call_command("freeze_edition", "ISC19", "--list", "io500", "--list", "ten-node")
+    assert list(Edition.objects.values_list("list_kind", flat=True)) == ["ten-node"]
+
+
+def test_edition_entries_filter_sort_and_carry_the_runs_current_badges(django_assert_num_queries):
+    lustre = run(StorageSystemFactory(filesystem="Lustre", server_count=4), 90, client_nodes=100)
+    daos = run(StorageSystemFactory(filesystem="DAOS"), 50, client_nodes=10)
+    edition = freeze_edition("ISC19", "io500")
+    AnomalyFactory(run=lustre, rule="cache_effect_stat")
+    with django_assert_num_queries(2):
+        entries = list(edition_entries(edition, {"nodes_max": 50}))
+        assert [(e.run_id, e.rank) for e in entries] == [(daos.pk, 2)]
+    with django_assert_num_queries(2):
+        entries = list(edition_entries(edition, {}, "nodes"))
+        assert [e.run_id for e in entries] == [daos.pk, lustre.pk]
+        assert [a.rule for a in entries[1].run.badges] == ["cache_effect_stat"]
+        assert entries[1].bw_per_server == pytest.approx(22.5)
+        assert entries[0].score_per_node == pytest.approx(5.0)
+
+
+def test_adding_an_edition_in_the_admin_freezes_the_live_list(admin_client):
+    best = run(score=300.0)
+    run(score=200.0)
+
+    response = admin_client.post("/admin/results/edition/add/", {
+        "name": "ISC26", "list_kind": "io500", "title": "ISC 2026", "description": "",
+        "entries-TOTAL_FORMS": "0", "entries-INITIAL_FORMS": "0",
+        "entries-MIN_NUM_FORMS": "0", "entries-MAX_NUM_FORMS": "1000",
+    })
+
+    assert response.status_code == 302, response.content[:2000]
+    edition = Edition.objects.get(name="ISC26")
+    assert [(e.rank, e.run_id) for e in edition.entries.order_by("rank")][0] == (1, best.pk)
+    assert edition.entries.count() == 2
+
+
+def test_an_edition_s_name_and_list_cannot_be_edited_in_the_admin(admin_client):
+    edition = freeze_edition("SC26", "io500")
+
+    page = admin_client.get(f"/admin/results/edition/{edition.pk}/change/")
+
+    assert page.status_code == 200
+    assert 'name="name"' not in page.content.decode()
+    assert 'name="list_kind"' not in page.content.decode()

@@ -1,0 +1,214 @@
+"""The ranked lists: best run per system, ranks in SQL, filters that keep the global rank, sorting."""
+
+import pytest
+
+from apps.results.models import Run
+from apps.results.querysets import SORTS
+from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def run(system=None, score=100.0, **fields):
+    """A run whose bw = md = score, so its total is `score`."""
+    return RunFactory(system=system or StorageSystemFactory(), score_bw=score, score_md=score, phases=False, **fields)
+
+
+def ranks(queryset):
+    return [(r.pk, r.rank) for r in queryset]
+
+
+def test_io500_list_has_each_systems_best_eligible_run_by_descending_score():
+    a, b, c = StorageSystemFactory(), StorageSystemFactory(), StorageSystemFactory()
+    run(a, 10)
+    best_a = run(a, 30)
+    best_b = run(b, 20)
+    run(b, 50, exclusion_reason="phase_too_short: ior_hard_write ran 95 s")
+    run(c, 90, kind="mdtest")
+    run(c, None)
+    assert ranks(Run.objects.io500_list()) == [(best_a.pk, 1), (best_b.pk, 2)]
+
+
+def test_equal_scores_share_a_rank_and_the_next_place_is_skipped():
+    first, tied, third = run(score=50), run(score=50), run(score=10)
+    assert ranks(Run.objects.io500_list()) == [(first.pk, 1), (tied.pk, 1), (third.pk, 3)]
+
+
+def test_ten_node_list_takes_the_best_run_on_exactly_ten_nodes():
+    system = StorageSystemFactory()
+    run(system, 500, client_nodes=512)
+    ten = run(system, 40, client_nodes=10)
+    run(system, 30, client_nodes=10)
+    other = run(score=60, client_nodes=10)
+    run(score=99, client_nodes=11)
+    assert ranks(Run.objects.ten_node_list()) == [(other.pk, 1), (ten.pk, 2)]
+
+
+def test_historic_list_has_every_io500_run_and_ranks_only_the_eligible_ones():
+    system = StorageSystemFactory()
+    good = run(system, 20)
+    older = run(system, 10)
+    excluded = run(system, 90, exclusion_reason="marked invalid by the benchmark", valid=False)
+    unscored = run(system, None)
+    run(system, 70, kind="mdtest")
+    rows = list(Run.objects.historic_list())
+    assert [(r.pk, r.rank) for r in rows] == [(excluded.pk, None), (good.pk, 1), (older.pk, 2), (unscored.pk, None)]
+    assert rows[0].exclusion_reason == "marked invalid by the benchmark"
+
+
+def test_filters_keep_the_place_on_the_whole_list():
+    lustre = [run(StorageSystemFactory(filesystem="Lustre"), score) for score in (90, 50)]
+    run(StorageSystemFactory(filesystem="DAOS"), 70)
+    run(StorageSystemFactory(filesystem="GPFS"), 95)
+    filtered = Run.objects.io500_list().filter_listed(filesystem="lustre")
+    assert ranks(filtered) == [(lustre[0].pk, 2), (lustre[1].pk, 4)]
+    assert filtered.count() == 2
+
+
+@pytest.mark.parametrize(("criteria", "expected"), [
+    ({"nodes_min": 10, "nodes_max": 100}, ["mid"]),
+    ({"nodes_min": 101}, ["big"]),
+    ({"year": 2019}, ["small"]),
+    ({"flagged": True}, ["big"]),
+    ({"flagged": False}, ["mid", "small"]),
+    ({"institution": "lakes"}, ["small"]),
+    ({"vendor": "ibm"}, ["mid"]),
+    ({"search": "Orion"}, ["big"]),
+    ({"search": "ibm"}, ["mid"]),
+    ({"filesystem": "", "year": None}, ["big", "mid", "small"]),
+])
+def test_each_criterion_narrows_the_list(criteria, expected):
+    named = {
+        "big": run(StorageSystemFactory(name="Orion"), 90, client_nodes=512, flagged=True),
+        "mid": run(StorageSystemFactory(storage_vendor="IBM"), 50, client_nodes=10),
+        "small": run(StorageSystemFactory(institution__name="Lakeside University"), 20, client_nodes=2, year=2019),
+    }
+    found = [r.pk for r in Run.objects.io500_list().filter_listed(**criteria)]
+    assert found == [named[name].pk for name in expected]
+
+
+def test_a_system_criterion_gives_its_placement():
+    system = StorageSystemFactory()
+    best = run(system, 40)
+    run(score=80)
+    assert Run.objects.io500_list().placement(system=system.pk) == {best.pk: 2}
+    assert Run.objects.ten_node_list().placement(run=best.pk) == {best.pk: 2}
+    assert Run.objects.io500_list().placement(system=StorageSystemFactory().pk) == {}
+
+
+def test_unknown_criteria_are_refused():
+    with pytest.raises(ValueError, match="colour"):
+        Run.objects.io500_list().filter_listed(colour="blue")
+
+
+def test_sorting_orders_rows_but_never_changes_ranks():
+    slow = run(score=90, client_nodes=1000)
+    fast = run(score=50, client_nodes=10)
+    unknown = run(score=10, client_nodes=None)
+    by_nodes = Run.objects.io500_list().sort_listed("nodes")
+    assert ranks(by_nodes) == [(fast.pk, 2), (slow.pk, 1), (unknown.pk, 3)]
+    assert ranks(Run.objects.io500_list().sort_listed("-nodes")) == [(slow.pk, 1), (fast.pk, 2), (unknown.pk, 3)]
+    assert ranks(Run.objects.io500_list().sort_listed("-rank")) == [(unknown.pk, 3), (fast.pk, 2), (slow.pk, 1)]
+
+
+def test_unknown_sort_keys_keep_the_list_order():
+    first, second = run(score=90), run(score=50)
+    assert [r.pk for r in Run.objects.io500_list().sort_listed("password")] == [first.pk, second.pk]
+
+
+@pytest.mark.parametrize("key", sorted(SORTS))
+def test_every_sort_key_runs_on_every_list(key, django_assert_num_queries):
+    run(score=90, flagged=True)
+    run(score=50)
+    for kind in ("io500", "ten-node", "historic"):
+        for direction in ("", "-"):
+            with django_assert_num_queries(2):  # the rows, then their badges
+                assert len(Run.objects.listing(kind).sort_listed(direction + key)) == 2
+
+
+def test_normalised_columns_divide_by_client_nodes_and_known_server_counts():
+    with_servers = run(StorageSystemFactory(server_count=8), 100, client_nodes=10)
+    without = run(StorageSystemFactory(server_count=None), 80, client_nodes=4)
+    zero = run(StorageSystemFactory(server_count=0), 60, client_nodes=0)
+    rows = {r.pk: r for r in Run.objects.io500_list()}
+    assert rows[with_servers.pk].score_per_node == pytest.approx(10.0)
+    assert rows[with_servers.pk].bw_per_server == pytest.approx(12.5)
+    assert rows[with_servers.pk].md_per_node == pytest.approx(10.0)
+    assert rows[without.pk].score_per_node == pytest.approx(20.0)
+    assert rows[without.pk].score_per_server is None
+    assert rows[zero.pk].score_per_node is None
+    assert rows[zero.pk].md_per_server is None
+
+
+def test_badges_come_with_the_list_errors_first_without_a_query_per_row(django_assert_num_queries):
+    flagged = run(score=90)
+    AnomalyFactory(run=flagged, rule="cache_effect_stat", severity="warn")
+    AnomalyFactory(run=flagged, rule="a_note", severity="info")
+    excluded = run(score=80, exclusion_reason="stonewall: too short")
+    AnomalyFactory(run=excluded, rule="stonewall", severity="error")
+    for _ in range(5):
+        run(score=10)
+    with django_assert_num_queries(2):
+        rows = {r.pk: r for r in Run.objects.historic_list()}
+        assert [a.rule for a in rows[flagged.pk].badges] == ["cache_effect_stat", "a_note"]
+        assert [a.rule for a in rows[excluded.pk].badges] == ["stonewall"]
+
+
+@pytest.mark.parametrize("count", [1, 8])
+def test_list_queries_are_constant_whatever_the_row_count(count, django_assert_num_queries):
+    for score in range(count):
+        AnomalyFactory(run=run(score=score + 1))
+    with django_assert_num_queries(2):
+        list(Run.objects.io500_list().filter_listed(nodes_min=1).sort_listed("-bw"))
+
+
+def test_phase_medians_take_the_middle_value_or_the_mean_of_the_two_middle_values():
+    for score in (1, 2, 3, 10):
+        RunFactory(score_bw=score, score_md=score * 100)
+    medians = Run.objects.io500_list().phase_medians()
+    assert medians["ior_easy_write"] == pytest.approx(2.5)
+    assert medians["mdtest_hard_stat"] == pytest.approx(250)
+    RunFactory(score_bw=50, score_md=5000)
+    assert Run.objects.io500_list().phase_medians()["ior_hard_read"] == pytest.approx(3)
+
+
+def test_phase_medians_only_read_the_listed_runs():
+    system = StorageSystemFactory()
+    RunFactory(system=system, score_bw=10, score_md=10)
+    RunFactory(system=system, score_bw=1, score_md=1)
+    RunFactory(score_bw=1000, score_md=1000, exclusion_reason="excluded")
+    assert Run.objects.io500_list().phase_medians()["find"] == pytest.approx(10)
+
+
+@pytest.mark.parametrize("patches", [1, 6])
+def test_with_details_loads_a_run_in_a_constant_number_of_queries(patches, django_assert_num_queries):
+    patch = LustrePatchFactory()
+    LustrePatchFactory.create_batch(patches - 1, build=patch.build)
+    target = RunFactory(lustre_build=patch.build)
+    AnomalyFactory.create_batch(patches, run=target)
+    with django_assert_num_queries(7):  # run + phases, tunables, stripings, files, patches, anomalies
+        loaded = Run.objects.with_details().get(pk=target.pk)
+        assert len(loaded.phases.all()) == 12
+        assert len(loaded.lustre_build.patches.all()) == patches
+        assert len(loaded.anomalies.all()) == patches
+        list(loaded.tunables.all()), list(loaded.stripings.all()), list(loaded.files.all())
+
+
+def test_listing_names_the_three_live_lists():
+    assert Run.objects.listing("ten-node").query.annotations.keys() >= {"rank", "score_per_node"}
+    with pytest.raises(ValueError, match="top10"):
+        Run.objects.listing("top10")
+
+
+def test_a_page_is_cut_from_narrow_keys_then_loaded_with_its_ranks(django_assert_num_queries):
+    runs = [run(score=score) for score in (90, 80, 70, 60)]
+    AnomalyFactory(run=runs[2])
+    keys = Run.objects.io500_list().filter_listed(nodes_min=1).sort_listed("score").ranked_keys()
+    with django_assert_num_queries(1):
+        page = list(keys[1:3])
+    assert page == [(runs[2].pk, 3), (runs[1].pk, 2)]
+    with django_assert_num_queries(2):  # the rows, then their badges
+        rows = Run.objects.load_rows(page)
+        assert [(r.pk, r.rank, len(r.badges)) for r in rows] == [(runs[2].pk, 3, 1), (runs[1].pk, 2, 0)]
+        assert rows[0].system.institution.name
+        assert rows[0].score_per_node == pytest.approx(7.0)
