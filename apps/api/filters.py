@@ -1,0 +1,135 @@
+"""Query-string filters and orderings for the API's list endpoints (django-filter FilterSets)."""
+
+import django_filters as filters
+from django import forms
+from drf_spectacular.utils import extend_schema_field
+
+from apps.ingest.models import IngestJob
+from apps.results.models import Edition, Run, StorageSystem, Upload
+from apps.results.querysets import SORTS
+
+SQL_INTEGER_MAX = 2**31 - 1
+SCORE_MAX = 1e12
+
+
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": SQL_INTEGER_MAX})
+class IntegerFilter(filters.NumberFilter):
+    """A whole number that fits every database's integer column (a bad value is a 400, not a 500)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", SQL_INTEGER_MAX)
+        super().__init__(*args, **kwargs)
+
+
+@extend_schema_field({"type": "number", "minimum": 0, "maximum": SCORE_MAX})
+class ScoreFilter(filters.NumberFilter):
+    """A score bound: any non-negative number up to an absurdly high score."""
+
+    field_class = forms.FloatField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, min_value=0, max_value=SCORE_MAX, **kwargs)
+
+
+class RunFilter(filters.FilterSet):
+    system = IntegerFilter(field_name="system_id", help_text="storage system id")
+    institution = filters.CharFilter(field_name="system__institution__name", lookup_expr="icontains")
+    filesystem = filters.CharFilter(field_name="system__filesystem", lookup_expr="icontains")
+    storage_vendor = filters.CharFilter(field_name="system__storage_vendor", lookup_expr="icontains")
+    kind = filters.ChoiceFilter(choices=Run.Kind.choices)
+    era = filters.ChoiceFilter(choices=[choice for choice in Run.Era.choices if choice[0]])
+    submission_id = filters.CharFilter()
+    year = IntegerFilter()
+    year_min = IntegerFilter(field_name="year", lookup_expr="gte")
+    year_max = IntegerFilter(field_name="year", lookup_expr="lte")
+    client_nodes = IntegerFilter()
+    client_nodes_min = IntegerFilter(field_name="client_nodes", lookup_expr="gte")
+    client_nodes_max = IntegerFilter(field_name="client_nodes", lookup_expr="lte")
+    valid = filters.BooleanFilter(help_text="as the benchmark itself marked the run")
+    verification = filters.ChoiceFilter(choices=Run.Verification.choices)
+    flagged = filters.BooleanFilter(help_text="has a warning-level anomaly")
+    ranked = filters.BooleanFilter(method="filter_ranked", help_text="eligible for the ranked lists")
+    anomaly = filters.CharFilter(field_name="anomalies__rule", distinct=True, help_text="has an anomaly of this rule")
+    lustre_build = IntegerFilter(field_name="lustre_build_id")
+    upload = IntegerFilter(field_name="upload_id")
+    score_min = ScoreFilter(field_name="score_total", lookup_expr="gte")
+    score_max = ScoreFilter(field_name="score_total", lookup_expr="lte")
+    ordering = filters.OrderingFilter(fields=[
+        "score_total", "score_bw", "score_md", "year", "run_timestamp", "client_nodes", "client_procs",
+        "created_at", "id",
+    ])
+
+    class Meta:
+        model = Run
+        fields: list[str] = []
+
+    def filter_ranked(self, queryset, name, value):
+        eligible = Run.objects.eligible().values("pk")
+        return queryset.filter(pk__in=eligible) if value else queryset.exclude(pk__in=eligible)
+
+
+class RankedListFilter(filters.FilterSet):
+    """Criteria narrow a ranked list without re-ranking it: a rank stays the place on the whole list.
+
+    The criteria and sort keys are the leaderboard pages' own (RunQuerySet.filter_listed/sort_listed),
+    so the API and the HTML lists cannot disagree.
+    """
+
+    filesystem = filters.CharFilter(field_name="system__filesystem", help_text="file system, exact, any case")
+    institution = filters.CharFilter(field_name="system__institution__name", help_text="institution contains")
+    vendor = filters.CharFilter(field_name="system__storage_vendor", help_text="storage vendor contains")
+    system = IntegerFilter(field_name="system_id", help_text="storage system id")
+    search = filters.CharFilter(field_name="system__name", help_text="system, institution or vendor contains")
+    year = IntegerFilter()
+    nodes_min = IntegerFilter(field_name="client_nodes", help_text="at least this many client nodes")
+    nodes_max = IntegerFilter(field_name="client_nodes", help_text="at most this many client nodes")
+    flagged = filters.BooleanFilter(help_text="has a warning-level anomaly")
+    ordering = filters.ChoiceFilter(
+        choices=[(key, key) for name in SORTS for key in (name, f"-{name}")],
+        help_text="sort key; '-' for descending. Sorting never changes the ranks.",
+    )
+
+    class Meta:
+        model = Run
+        fields: list[str] = []
+
+    def filter_queryset(self, queryset):
+        criteria = {name: value for name, value in self.form.cleaned_data.items() if name != "ordering"}
+        return queryset.filter_listed(**criteria).sort_listed(self.form.cleaned_data.get("ordering"))
+
+
+class SystemFilter(filters.FilterSet):
+    name = filters.CharFilter(lookup_expr="icontains")
+    institution = filters.CharFilter(field_name="institution__name", lookup_expr="icontains")
+    country = filters.CharFilter(field_name="institution__country", lookup_expr="iexact")
+    filesystem = filters.CharFilter(lookup_expr="icontains")
+    storage_vendor = filters.CharFilter(lookup_expr="icontains")
+    ordering = filters.OrderingFilter(fields=[
+        "name", ("institution__name", "institution"), "filesystem", "run_count", "best_score", "id",
+    ])
+
+    class Meta:
+        model = StorageSystem
+        fields: list[str] = []
+
+
+class EditionFilter(filters.FilterSet):
+    list_kind = filters.ChoiceFilter(choices=Edition.ListKind.choices)
+    name = filters.CharFilter()
+    ordering = filters.OrderingFilter(fields=["frozen_at", "name"])
+
+    class Meta:
+        model = Edition
+        fields: list[str] = []
+
+
+class UploadFilter(filters.FilterSet):
+    status = filters.ChoiceFilter(choices=IngestJob.Status.choices)
+    kind = filters.ChoiceFilter(field_name="upload__kind", choices=Upload.Kind.choices)
+
+    class Meta:
+        model = IngestJob
+        fields: list[str] = []

@@ -1,0 +1,19 @@
+"""Object permissions: reading is open, changing what an upload created is not."""
+
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+
+class IsUploaderOrStaff(BasePermission):
+    """Only the user who uploaded it (or staff) may change or delete a run or an upload.
+
+    Works on any object with an ``upload`` attribute (runs and ingest jobs); runs that were not
+    uploaded (ingested from the command line) can only be changed by staff.
+    """
+
+    message = "Only the uploader or staff may change or delete what an upload created."
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if request.method in SAFE_METHODS or request.user.is_staff:
+            return True
+        upload = obj.upload
+        return upload is not None and upload.uploader_id is not None and upload.uploader_id == request.user.pk

@@ -1,0 +1,99 @@
+"""Celery tasks: run the ingest of an upload, and sweep up jobs whose message was lost.
+
+Tasks are acknowledged late, so a worker that dies mid-ingest has its message redelivered. That is
+safe because a job is claimed with a conditional UPDATE (a finished job is never run again) and
+the ingest service finds the runs it already stored instead of creating new ones.
+"""
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from apps.ingest.models import IngestJob
+from apps.ingest.services import IngestError, ingest_upload
+
+logger = logging.getLogger(__name__)
+
+# The database or the broker went away for a moment: worth another try, unlike bad content.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, RedisConnectionError)
+# A job that keeps killing its worker, or timing out, is given up rather than retried forever.
+MAX_ATTEMPTS = 10
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+    autoretry_for=TRANSIENT_ERRORS,
+    max_retries=5,
+    retry_backoff=5,
+    retry_backoff_max=300,
+    retry_jitter=True,
+)
+def ingest_upload_task(self, job_pk: int) -> None:
+    """Ingest the upload of one job and record the outcome on the job. Running it twice is harmless."""
+    job = IngestJob.objects.select_related("upload").filter(pk=job_pk).first()
+    if job is None or not job.claim():
+        return
+    if job.attempts > MAX_ATTEMPTS:
+        record_failure(job, f"gave up after {MAX_ATTEMPTS} attempts (the ingest crashed or timed out each time)")
+        return
+    try:
+        runs = ingest_upload(job.upload)
+    except IngestError as error:
+        record_failure(job, str(error))
+    except SoftTimeLimitExceeded:
+        record_failure(job, f"ingest did not finish within {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds")
+    except TRANSIENT_ERRORS:
+        raise
+    except Exception as error:
+        logger.exception("ingest of upload %s (job %s) crashed", job.upload_id, job.pk)
+        record_failure(job, f"internal error while ingesting {job.upload.original_name}: {error!r}")
+    else:
+        record_success(job, runs)
+
+
+def record_success(job: IngestJob, runs) -> None:
+    with transaction.atomic():
+        job.runs.set(runs)
+        job.status, job.progress, job.error, job.finished_at = IngestJob.Status.DONE, 100, "", timezone.now()
+        job.save(update_fields=["status", "progress", "error", "finished_at"])
+
+
+def record_failure(job: IngestJob, message: str) -> None:
+    job.status, job.error, job.finished_at = IngestJob.Status.FAILED, message, timezone.now()
+    job.save(update_fields=["status", "error", "finished_at"])
+
+
+def stuck_jobs(older_than: timedelta):
+    """Jobs whose message was lost: pending for too long, or processing past any time limit."""
+    cutoff = timezone.now() - older_than
+    return IngestJob.objects.filter(
+        Q(status=IngestJob.Status.PENDING, created_at__lt=cutoff)
+        | Q(status=IngestJob.Status.PROCESSING, started_at__lt=cutoff)
+    )
+
+
+def requeue_jobs(older_than: timedelta) -> list[int]:
+    """Enqueue the stuck jobs again; a duplicate message is harmless, the claim lets one through."""
+    job_pks = list(stuck_jobs(older_than).values_list("pk", flat=True))
+    for job_pk in job_pks:
+        ingest_upload_task.delay(job_pk)
+    return job_pks
+
+
+@shared_task
+def requeue_stuck_uploads() -> int:
+    """Periodic sweep (CELERY_BEAT_SCHEDULE): re-enqueue uploads stuck for IOBOARD_STUCK_UPLOAD_MINUTES."""
+    requeued = requeue_jobs(timedelta(minutes=settings.IOBOARD_STUCK_UPLOAD_MINUTES))
+    if requeued:
+        logger.warning("re-enqueued %d stuck ingest jobs: %s", len(requeued), requeued)
+    return len(requeued)

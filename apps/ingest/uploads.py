@@ -1,0 +1,186 @@
+"""Receiving uploads: check the bytes, keep them, and queue the ingest.
+
+An upload is treated as hostile until proven otherwise. It is copied to a private scratch
+directory while its size is capped and its sha256 computed; the same bytes seen before return the
+existing upload. A new archive is then extracted once into scratch with the configured caps,
+purely to prove it is safe, and thrown away. Only then is the file stored under MEDIA_ROOT and an
+IngestJob created; the Celery task is enqueued when that transaction commits. Any refusal raises
+UploadRefused naming the problem, and leaves nothing behind: scratch is always removed and the
+stored file is written only after every check has passed.
+"""
+
+import hashlib
+import re
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO, NamedTuple
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files import File
+from django.db import IntegrityError, transaction
+
+from apps.ingest.archive import ArchiveError, detect_format, extract_archive
+from apps.ingest.models import IngestJob
+from apps.ingest.tasks import ingest_upload_task
+from apps.results.models import Upload
+
+CHUNK_BYTES = 1024 * 1024
+# A multipart body carries the form fields and boundaries besides the file itself.
+MULTIPART_OVERHEAD_BYTES = 64 * 1024
+
+
+class UploadRefused(Exception):
+    """The upload is not accepted; the message names the problem. Nothing of it was stored."""
+
+
+class ReceivedUpload(NamedTuple):
+    upload: Upload
+    job: IngestJob
+    created: bool
+
+
+def refuse_oversized_request(content_length: int) -> None:
+    """Refuse a request body that cannot hold an upload under the cap, before reading any of it."""
+    cap = settings.IOBOARD_UPLOAD_MAX_BYTES
+    if content_length > cap + MULTIPART_OVERHEAD_BYTES:
+        raise UploadRefused(f"request body of {content_length} bytes is over the upload size cap of {cap} bytes")
+
+
+def receive_upload(fileobj: BinaryIO, *, name: str, kind: str, uploader: AbstractBaseUser | None,
+                   metadata: dict) -> ReceivedUpload:
+    """Store a new upload and queue its ingest, or return the existing upload of the same bytes."""
+    name = display_name(name)
+    with tempfile.TemporaryDirectory(prefix="ioboard-receive-") as scratch:
+        copy = Path(scratch) / "received" / scratch_name(name)
+        copy.parent.mkdir()
+        sha256, size = copy_with_cap(fileobj, copy)
+        existing = existing_upload(sha256)
+        if existing:
+            return existing
+        check_content(copy, kind=kind, scratch=Path(scratch) / "extracted")
+        upload = Upload(sha256=sha256, original_name=name, size=size, kind=kind, uploader=uploader,
+                        declared_metadata=metadata)
+        with open(copy, "rb") as handle:
+            upload.file.save(stored_name(sha256, name), File(handle), save=False)
+    try:
+        with transaction.atomic():
+            upload.save()
+            job = start_job(upload)
+    except IntegrityError:
+        # The same bytes arrived concurrently and the other request committed first.
+        upload.file.delete(save=False)
+        existing = existing_upload(sha256)
+        if existing is None:
+            raise
+        return existing
+    # In eager mode the ingest ran at commit; answer with the job as it stands now.
+    job.refresh_from_db(fields=["status"])
+    return ReceivedUpload(upload, job, created=True)
+
+
+def display_name(name: str) -> str:
+    """The base name a client gave, without any directory part or control character, never empty."""
+    base = PurePosixPath(re.sub(r"[\x00-\x1f\x7f]", "", name or "").replace("\\", "/")).name.strip()
+    return base[:200] if base not in ("", ".", "..") else "upload"
+
+
+def scratch_name(name: str) -> str:
+    """A file-system-safe spelling of the name, so refusal messages still show what was sent."""
+    return re.sub(r"[^\w.+-]", "_", name).lstrip(".") or "upload"
+
+
+def stored_name(sha256: str, name: str) -> str:
+    """Content-addressed file name, keeping the archive suffix for people browsing MEDIA_ROOT."""
+    suffix = "".join(PurePosixPath(name).suffixes[-2:])
+    return sha256 + (suffix if re.fullmatch(r"(\.[A-Za-z0-9]{1,5}){1,2}", suffix) else "")
+
+
+def copy_with_cap(fileobj: BinaryIO, destination: Path) -> tuple[str, int]:
+    """Copy the upload, hashing as it goes; refuse it as soon as it grows past the cap."""
+    cap = settings.IOBOARD_UPLOAD_MAX_BYTES
+    digest, size = hashlib.sha256(), 0
+    fileobj.seek(0)
+    with open(destination, "wb") as sink:
+        for chunk in iter(lambda: fileobj.read(CHUNK_BYTES), b""):
+            size += len(chunk)
+            if size > cap:
+                raise UploadRefused(f"{destination.name}: file is over the upload size cap of {cap} bytes")
+            digest.update(chunk)
+            sink.write(chunk)
+    if size == 0:
+        raise UploadRefused(f"{destination.name}: file is empty")
+    return digest.hexdigest(), size
+
+
+def check_content(path: Path, *, kind: str, scratch: Path) -> None:
+    """Prove the upload is something we ingest: a safe archive, or (for mdtest) a text log."""
+    if kind == Upload.Kind.MDTEST and not is_archive(path):
+        check_mdtest_log(path)
+        return
+    try:
+        extract_archive(path, scratch, max_entries=settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
+                        max_expanded_bytes=settings.IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES)
+    except ArchiveError as error:
+        raise UploadRefused(str(error)) from error
+    if not any(entry.is_file() for entry in scratch.rglob("*")):
+        raise UploadRefused(f"{path.name}: archive contains no files")
+
+
+def is_archive(path: Path) -> bool:
+    try:
+        detect_format(path)
+    except ArchiveError:
+        return False
+    return True
+
+
+def check_mdtest_log(path: Path) -> None:
+    """A bare mdtest upload must be text that mentions mdtest; anything else is an unknown format."""
+    marker, tail, mentions_mdtest = b"mdtest", b"", False
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(CHUNK_BYTES), b""):
+            if b"\x00" in chunk:
+                raise UploadRefused(f"{path.name}: not an archive and not a text log (binary data)")
+            window = (tail + chunk).lower()
+            mentions_mdtest = mentions_mdtest or marker in window
+            tail = window[-(len(marker) - 1):]
+    if not mentions_mdtest:
+        raise UploadRefused(f"{path.name}: not an archive and not an mdtest log (no mdtest output in it)")
+
+
+def existing_upload(sha256: str) -> ReceivedUpload | None:
+    upload = Upload.objects.filter(sha256=sha256).first()
+    if upload is None:
+        return None
+    job = upload.jobs.order_by("-pk").first()
+    if job is None:
+        with transaction.atomic():
+            job = start_job(upload)
+    return ReceivedUpload(upload, job, created=False)
+
+
+def start_job(upload: Upload) -> IngestJob:
+    """Create the upload's ingest job and enqueue it once the surrounding transaction commits.
+
+    The upload is already kept when the message is sent, so an unreachable broker must not turn an
+    accepted upload into an error: the failure is logged (robust=True), the job stays pending and
+    the periodic sweep (requeue_stuck_uploads) enqueues it again.
+    """
+    job = IngestJob.objects.create(upload=upload)
+
+    def enqueue_ingest():
+        ingest_upload_task.delay(job.pk)
+
+    transaction.on_commit(enqueue_ingest, robust=True)
+    return job
+
+
+def delete_upload(upload: Upload) -> None:
+    """Remove an upload and everything it created: runs, scaling series, jobs and the stored file."""
+    stored = upload.file
+    with transaction.atomic():
+        upload.runs.all().delete()
+        upload.scaling_series.all().delete()
+        upload.delete()
+        transaction.on_commit(lambda: stored.storage.delete(stored.name))

@@ -1,0 +1,52 @@
+"""Anonymous reads and uploads are rate limited (rates "anon" and "uploads" in REST_FRAMEWORK)."""
+
+import pytest
+from django.core.cache.backends.locmem import LocMemCache
+from rest_framework.throttling import SimpleRateThrottle
+
+from apps.api.throttles import AnonReadThrottle, UploadRateThrottle
+from tests.api.uploading import named_file
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def private_throttle_cache(monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "cache", LocMemCache("throttle-test", {}))
+
+
+def test_anonymous_reads_are_throttled(anonymous_client, monkeypatch):
+    monkeypatch.setattr(AnonReadThrottle, "THROTTLE_RATES", {"anon": "2/min"})
+
+    statuses = [anonymous_client.get("/api/v1/runs/").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]
+
+
+def test_uploads_are_throttled_per_user_apart_from_reads(alice_client, monkeypatch, private_storage):
+    monkeypatch.setattr(UploadRateThrottle, "THROTTLE_RATES", {"uploads": "2/min"})
+
+    statuses = [alice_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")},
+                                  format="multipart").status_code for _ in range(3)]
+
+    assert statuses == [400, 400, 429]
+    assert alice_client.get("/api/v1/uploads/").status_code == 200
+
+
+def test_uploads_are_counted_for_each_user_separately(alice_client, bob_client, monkeypatch, private_storage):
+    monkeypatch.setattr(UploadRateThrottle, "THROTTLE_RATES", {"uploads": "1/min"})
+
+    alice_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")}, format="multipart")
+
+    assert bob_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")},
+                           format="multipart").status_code == 400
+
+
+def test_an_unreachable_cache_lets_requests_through(anonymous_client, monkeypatch):
+    class UnreachableCache(LocMemCache):
+        def get(self, *args, **kwargs):
+            raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(SimpleRateThrottle, "cache", UnreachableCache("down", {}))
+
+    assert anonymous_client.get("/api/v1/runs/").status_code == 200

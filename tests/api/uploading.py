@@ -1,0 +1,49 @@
+"""Helpers for tests that upload: archives of real submissions, in-memory files, leftovers."""
+
+import hashlib
+import io
+import tarfile
+from pathlib import Path
+
+from django.core.files.base import ContentFile
+
+from apps.ingest.models import IngestJob
+from apps.results.models import Run, Upload
+from tests.conftest import REPO_ROOT
+from tests.factories import RunFactory
+
+DEMO = REPO_ROOT / "fixtures" / "demo"
+# A C-application-era submission kept in the repository, so uploads are tested without ../shared.
+DEMO_SUBMISSION = DEMO / "Intel" / "Wolf" / "DAOS" / "2020" / "submission-8"
+# Its recomputed score, from the row of submission 8 in ../shared/io500-corpus/expected.csv.
+DEMO_SUBMISSION_SCORE = 736.332861455
+
+
+def files_under(root: Path) -> list[str]:
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if not path.is_dir())
+
+
+def tar_gz_of(folder: Path) -> bytes:
+    """A .tar.gz of a submission folder, its contents at the top level (as `tar -C folder -czf`)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for item in sorted(folder.iterdir()):
+            archive.add(item, arcname=item.name)
+    return buffer.getvalue()
+
+
+def named_file(data: bytes, name: str) -> io.BytesIO:
+    handle = io.BytesIO(data)
+    handle.name = name
+    return handle
+
+
+def uploaded_run(user, content: bytes = b"archive bytes") -> Run:
+    """A run as an upload by `user` would leave it: the kept file, a finished job, the run."""
+    upload = Upload(sha256=hashlib.sha256(content).hexdigest(), original_name="run.tgz", size=len(content),
+                    uploader=user)
+    upload.file.save("run.tgz", ContentFile(content), save=True)
+    run = RunFactory(upload=upload)
+    job = IngestJob.objects.create(upload=upload, status="done", progress=100)
+    job.runs.set([run])
+    return run

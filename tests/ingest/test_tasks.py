@@ -1,0 +1,246 @@
+"""The ingest task: idempotent under redelivery, retries only what may pass, and a sweep for lost jobs."""
+
+from datetime import timedelta
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from django.core.management import call_command
+from django.db import OperationalError, transaction
+from django.utils import timezone
+
+from apps.ingest import tasks
+from apps.ingest.models import IngestJob
+from apps.ingest.services import IngestError
+from apps.ingest.services import ingest_upload as real_ingest_upload
+from apps.ingest.tasks import ingest_upload_task, requeue_stuck_uploads
+from apps.ingest.uploads import receive_upload
+from apps.results.models import Run
+from tests.api.uploading import DEMO_SUBMISSION, DEMO_SUBMISSION_SCORE, named_file, tar_gz_of
+
+pytestmark = pytest.mark.django_db
+
+
+class WorkerKilled(BaseException):
+    """Stands for SIGKILL: nothing in the task can catch it, the message stays unacknowledged."""
+
+
+@pytest.fixture
+def job(settings, tmp_path):
+    """A pending job for a stored upload of a real submission; its enqueue callback never fires."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    received = receive_upload(named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz"), name="run.tgz", kind="io500",
+                              uploader=None, metadata={})
+    return received.job
+
+
+def ingest_then_crash(upload):
+    real_ingest_upload(upload)
+    raise WorkerKilled
+
+
+def crash_before_commit(upload):
+    with transaction.atomic():
+        real_ingest_upload(upload)
+        raise WorkerKilled
+
+
+def test_the_task_ingests_the_upload_and_records_the_runs(job):
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert (job.status, job.progress, job.error, job.attempts) == ("done", 100, "", 1)
+    assert job.started_at <= job.finished_at
+    run = job.runs.get()
+    assert run.score_total == pytest.approx(DEMO_SUBMISSION_SCORE, rel=1e-6)
+    assert run.upload == job.upload
+
+
+def test_a_duplicate_task_for_a_finished_job_does_nothing(job):
+    ingest_upload_task(job.pk)
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert Run.objects.count() == 1
+    assert job.attempts == 1
+
+
+def test_a_task_killed_after_the_ingest_committed_and_redelivered_yields_one_run(job, monkeypatch):
+    monkeypatch.setattr(tasks, "ingest_upload", ingest_then_crash)
+    with pytest.raises(WorkerKilled):
+        ingest_upload_task(job.pk)
+    job.refresh_from_db()
+    assert job.status == "processing"
+    assert Run.objects.count() == 1
+
+    monkeypatch.setattr(tasks, "ingest_upload", real_ingest_upload)
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("done", 2)
+    assert list(job.runs.all()) == list(Run.objects.all())
+    assert Run.objects.count() == 1
+
+
+def test_a_task_killed_mid_ingest_and_redelivered_yields_one_run(job, monkeypatch):
+    monkeypatch.setattr(tasks, "ingest_upload", crash_before_commit)
+    with pytest.raises(WorkerKilled):
+        ingest_upload_task(job.pk)
+    assert Run.objects.count() == 0
+
+    monkeypatch.setattr(tasks, "ingest_upload", real_ingest_upload)
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "done"
+    assert Run.objects.count() == 1
+
+
+def test_a_job_whose_state_was_lost_after_claim_is_finished_without_a_second_run(job):
+    ingest_upload_task(job.pk)
+    IngestJob.objects.filter(pk=job.pk).update(status="processing")
+
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "done"
+    assert Run.objects.count() == job.runs.count() == 1
+
+
+def test_bad_content_fails_the_job_at_once_with_the_services_message(job, monkeypatch):
+    def bad_content(upload):
+        raise IngestError("result.txt:12: no [SCORE] section")
+
+    monkeypatch.setattr(tasks, "ingest_upload", bad_content)
+
+    ingest_upload_task.apply(args=[job.pk], throw=True)
+
+    job.refresh_from_db()
+    assert (job.status, job.error, job.attempts) == ("failed", "result.txt:12: no [SCORE] section", 1)
+
+
+def test_an_archive_without_results_fails_naming_the_upload(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "README").write_text("no results here\n")
+    job = receive_upload(named_file(tar_gz_of(tmp_path / "notes"), "notes.tgz"), name="notes.tgz", kind="io500",
+                         uploader=None, metadata={}).job
+
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert "notes.tgz" in job.error
+
+
+def test_a_transient_database_error_is_retried(job, monkeypatch):
+    calls = []
+
+    def database_blip_once(upload):
+        calls.append(upload.pk)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real_ingest_upload(upload)
+
+    monkeypatch.setattr(tasks, "ingest_upload", database_blip_once)
+
+    ingest_upload_task.apply(args=[job.pk], throw=False)
+
+    job.refresh_from_db()
+    assert len(calls) == 2
+    assert (job.status, job.attempts) == ("done", 2)
+    assert Run.objects.count() == 1
+
+
+def test_the_task_retries_only_transient_errors_late_acked_within_time_limits(settings):
+    assert ingest_upload_task.acks_late is True
+    assert ingest_upload_task.soft_time_limit == settings.CELERY_TASK_SOFT_TIME_LIMIT
+    assert ingest_upload_task.time_limit == settings.CELERY_TASK_TIME_LIMIT
+    assert ingest_upload_task.soft_time_limit < ingest_upload_task.time_limit
+    assert set(ingest_upload_task.autoretry_for) == set(tasks.TRANSIENT_ERRORS)
+    assert ingest_upload_task.retry_jitter is True
+    assert ingest_upload_task.retry_backoff
+
+
+def test_a_soft_time_limit_fails_the_job(job, monkeypatch, settings):
+    def too_slow(upload):
+        raise SoftTimeLimitExceeded
+
+    monkeypatch.setattr(tasks, "ingest_upload", too_slow)
+
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.error == f"ingest did not finish within {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds"
+
+
+def test_an_unexpected_error_fails_the_job_instead_of_leaving_it_processing(job, monkeypatch):
+    def bug(upload):
+        raise KeyError("phases")
+
+    monkeypatch.setattr(tasks, "ingest_upload", bug)
+
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.error == "internal error while ingesting run.tgz: KeyError('phases')"
+
+
+def test_a_job_that_keeps_crashing_is_given_up(job):
+    IngestJob.objects.filter(pk=job.pk).update(status="processing", attempts=tasks.MAX_ATTEMPTS)
+
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert job.error.startswith(f"gave up after {tasks.MAX_ATTEMPTS} attempts")
+    assert Run.objects.count() == 0
+
+
+def test_a_task_for_a_deleted_job_does_nothing():
+    ingest_upload_task(987654)
+
+
+@pytest.fixture
+def enqueued(monkeypatch):
+    sent = []
+    monkeypatch.setattr(ingest_upload_task, "delay", sent.append)
+    return sent
+
+
+def test_the_sweep_requeues_jobs_stuck_pending_or_processing(job, enqueued, settings):
+    long_ago = timezone.now() - timedelta(minutes=settings.IOBOARD_STUCK_UPLOAD_MINUTES + 1)
+    IngestJob.objects.filter(pk=job.pk).update(created_at=long_ago)
+    abandoned = IngestJob.objects.create(upload=job.upload, status="processing", started_at=long_ago)
+    IngestJob.objects.create(upload=job.upload, status="done", started_at=long_ago)
+    IngestJob.objects.create(upload=job.upload, status="failed", started_at=long_ago)
+    IngestJob.objects.create(upload=job.upload)
+
+    assert requeue_stuck_uploads() == 2
+    assert sorted(enqueued) == sorted([job.pk, abandoned.pk])
+
+
+def test_a_requeued_job_is_ingested_once(job, settings):
+    IngestJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(hours=1))
+
+    with_eager_tasks = ingest_upload_task.app.conf
+    previous = with_eager_tasks.task_always_eager
+    with_eager_tasks.task_always_eager = True
+    try:
+        requeue_stuck_uploads()
+        requeue_stuck_uploads()
+    finally:
+        with_eager_tasks.task_always_eager = previous
+
+    job.refresh_from_db()
+    assert job.status == "done"
+    assert Run.objects.count() == 1
+
+
+def test_the_requeue_uploads_command_requeues_on_demand(job, enqueued, capsys):
+    call_command("requeue_uploads", "--older-than", "0")
+
+    assert enqueued == [job.pk]
+    assert capsys.readouterr().out == f"re-enqueued 1 job(s): [{job.pk}]\n"
+
