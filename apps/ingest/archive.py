@@ -11,6 +11,7 @@ On any refusal the partially extracted tree is removed, so a caller never sees h
 
 from __future__ import annotations
 
+import lzma
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
@@ -194,7 +196,10 @@ def _extract_tar(src: Path, mode: str, extraction: _Extraction) -> None:
                 _extract_tar_member(archive, member, extraction)
     except ArchiveError:
         raise
-    except (tarfile.TarError, EOFError, OSError, ValueError) as error:
+    except TypeError as error:
+        # tarfile's gzip stream reader calls ord() on an empty read when the gzip header is cut short.
+        raise ArchiveError(f"{src.name}: truncated compressed stream ({error})") from error
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as error:
         raise ArchiveError(f"{src.name}: unreadable tar archive ({error})") from error
 
 
@@ -241,7 +246,8 @@ def _extract_zip(src: Path, extraction: _Extraction) -> None:
                 _extract_zip_entry(archive, info, extraction)
     except ArchiveError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as error:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError, zlib.error,
+            lzma.LZMAError) as error:
         raise ArchiveError(f"{src.name}: unreadable zip archive ({error})") from error
 
 

@@ -76,5 +76,5 @@ def run_to_row(run: Run, phase_names: list[str]) -> list:
 
 def phase_names_of(queryset=None) -> list[str]:
     runs = Run.objects.all() if queryset is None else queryset
-    names = PhaseResult.objects.filter(run__in=runs.values("pk")).values_list("name", flat=True).distinct()
+    names = PhaseResult.objects.filter(run__in=runs.values("pk")).order_by().values_list("name", flat=True).distinct()
     return sorted(set(names))

@@ -121,6 +121,8 @@ def parse_manifest(text: str, *, name: str, folder: Path) -> Manifest:
         log = cells.get("log", "")
         if not log:
             raise ParseError(name, line, "the 'log' cell is empty")
+        if "\x00" in log:
+            raise ParseError(name, line, "the 'log' cell holds a NUL byte")
         entry = ManifestEntry(
             log=log, line=line,
             mdt_count=_positive_int(cells.get("mdt_count", ""), "mdt_count", name, line),

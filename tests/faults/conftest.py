@@ -1,0 +1,127 @@
+"""Fault-test plumbing: Celery workers as real subprocesses on the real broker and database.
+
+The workers read the database the test wrote (committed: these tests use transactional_db) and
+listen on a queue named for the test only, so no other worker sharing the Redis instance can
+take the test's messages, and the test's worker takes no one else's.
+"""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+
+def needs_real_services():
+    if not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL")):
+        pytest.skip("REDIS_URL and DATABASE_URL are not both set: no real broker and database to kill workers on")
+
+
+def current_database_url() -> str:
+    """The URL of the database the test is using (pytest-django's test_ copy), for subprocesses."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def worker_env(media_root: Path, **extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE"}}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", DATABASE_URL=current_database_url(),
+               MEDIA_ROOT=str(media_root), DEBUG="1", LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
+
+
+class WorkerProcess:
+    """`celery -A config worker` (or a wrapper around it) in its own process group; killed by its pid."""
+
+    def __init__(self, argv: list[str], env: dict, log: Path):
+        self.log = log
+        handle = open(log, "w")  # noqa: SIM115 - owned by the child
+        self.process = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        handle.close()
+
+    def kill9(self):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def stop(self):
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+            except ProcessLookupError:
+                pass
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+
+def celery_argv(queue: str, name: str) -> list[str]:
+    return ["-A", "config", "worker", "--pool", "solo", "--queues", queue, "--hostname", f"{name}@%h",
+            "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
+
+
+@pytest.fixture
+def fault_queue():
+    return f"ioboard-fault-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def workers():
+    """Start workers with workers.start(argv, env, log); every one still running is stopped at the end."""
+    started: list[WorkerProcess] = []
+
+    class Starter:
+        def start(self, argv, env, log) -> WorkerProcess:
+            worker = WorkerProcess([sys.executable, *argv], env, log)
+            started.append(worker)
+            return worker
+
+    yield Starter()
+    for worker in started:
+        worker.stop()
+
+
+def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.2, worker: WorkerProcess | None = None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}"
+                         + (f"\nworker output:\n{worker.output()}" if worker else ""))
+
+
+@pytest.fixture
+def alice_client(db):
+    from tests.factories import UserFactory
+    from tests.faults.uploading import client_with_token
+
+    return client_with_token(UserFactory(username="alice"))
+
+
+@pytest.fixture
+def private_storage(settings, tmp_path, monkeypatch):
+    """MEDIA_ROOT and the temporary directory of this test only."""
+    import tempfile
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return tmp_path
