@@ -6,10 +6,17 @@
 Without DATABASE_URL (or --database-url) a private database ioboard_bench_lists is created. The
 database is migrated and seeded with `manage.py seed_synthetic --replace --runs N` (skipped when it
 already holds exactly N synthetic runs), then analysed, as autovacuum would after a bulk load.
-gunicorn serves the site on a free 127.0.0.1 port with DEBUG off and collected static files; each
-URL gets warm-up requests, then --requests sequential requests from one client, timed end to end
-(median and p95). Queries per request are counted in this process with Django's test client.
-The table and the EXPLAIN ANALYZE of the list query are printed and appended to docs/performance.md.
+gunicorn serves the site on a free 127.0.0.1 port the way production does: DEBUG off, collected
+static files, a private Redis as cache (so anonymous list pages are cached until the data version
+changes, apps.results.freshness). Each URL is timed twice, end to end from one client:
+
+- warm: warm-up requests, then --requests sequential requests (median, p95): what readers get;
+- first read after a write: --cold-requests times, the data version is bumped in Redis exactly as a
+  committed write bumps it, then the URL is requested once: the full render, every query run.
+
+Queries per request are those of a render (a cache miss), counted in this process with Django's
+test client; a cache hit runs none. The table and the EXPLAIN ANALYZE of the list query are printed
+and appended to docs/performance.md.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -91,21 +99,39 @@ def explain() -> tuple[str, str]:
     return keys.explain(analyze=True, buffers=True), rows.explain(analyze=True, buffers=True)
 
 
-def measure(base: str, pages: list[tuple[str, str]], requests: int, warmup: int) -> list[dict]:
+def timed_get(url: str) -> tuple[float, int]:
+    status, body, elapsed = harness.http("GET", url)
+    if status != 200:
+        raise SystemExit(f"{url} answered {status}")
+    return elapsed * 1000, len(body)
+
+
+def measure(base: str, pages: list[tuple[str, str]], args, bump_version) -> list[dict]:
     results = []
     for url, label in pages:
-        for _ in range(warmup):
+        for _ in range(args.warmup):
             harness.http("GET", base + url)
-        seconds, sizes = [], set()
-        for _ in range(requests):
-            status, body, elapsed = harness.http("GET", base + url)
-            if status != 200:
-                raise SystemExit(f"{url} answered {status}")
-            seconds.append(elapsed * 1000)
-            sizes.add(len(body))
+        warm = [timed_get(base + url) for _ in range(args.requests)]
+        cold = []
+        for _ in range(args.cold_requests):
+            bump_version()
+            cold.append(timed_get(base + url)[0])
+        seconds = [ms for ms, _ in warm]
         results.append({"url": url, "label": label, "median": harness.median(seconds),
-                        "p95": harness.percentile(seconds, 0.95), "min": min(seconds), "bytes": max(sizes)})
+                        "p95": harness.percentile(seconds, 0.95), "min": min(seconds),
+                        "bytes": max(size for _, size in warm),
+                        "cold_median": harness.median(cold), "cold_p95": harness.percentile(cold, 0.95)})
     return results
+
+
+def redis_incr(port: int, key: str) -> None:
+    """INCR over the Redis protocol: what a committed write does to the data version."""
+    command = f"*2\r\n$4\r\nINCR\r\n${len(key)}\r\n{key}\r\n".encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(command)
+        answer = sock.recv(64)
+    if not answer.startswith(b":"):
+        raise SystemExit(f"redis INCR {key} answered {answer!r}")
 
 
 def run_benchmark(database_url: str, args, scratch: Path):
@@ -113,6 +139,7 @@ def run_benchmark(database_url: str, args, scratch: Path):
     env = prepare(database_url, args.runs, str(static_root))
     from django.urls import NoReverseMatch, reverse
 
+    from apps.results.freshness import DATA_VERSION_KEY
     from apps.results.models import Run
 
     try:
@@ -125,16 +152,23 @@ def run_benchmark(database_url: str, args, scratch: Path):
     total_runs, listed = Run.objects.count(), Run.objects.io500_list().count()
     keys_plan, rows_plan = explain()
 
-    port = harness.free_port()
-    server = harness.gunicorn(port, env=env, log_dir=scratch, workers=args.workers)
+    redis_port, port = harness.free_port(), harness.free_port()
+    redis = harness.private_redis(redis_port, log_dir=scratch)
+    server = None
     try:
+        server = harness.gunicorn(port, env={**env, "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"},
+                                  log_dir=scratch, workers=args.workers)
         base = f"http://127.0.0.1:{port}"
         harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
+        # Django's Redis cache keys are KEY_PREFIX:VERSION:key; a first page read creates the version key.
+        version_key = f":1:{DATA_VERSION_KEY}"
         load_before = os.getloadavg()[0]
-        results = measure(base, pages, args.requests, args.warmup)
+        results = measure(base, pages, args, lambda: redis_incr(redis_port, version_key))
         load_after = os.getloadavg()[0]
     finally:
-        server.stop()
+        if server:
+            server.stop()
+        redis.stop()
     return results, counts, (total_runs, listed, keys_plan, rows_plan, load_before, load_after)
 
 
@@ -143,6 +177,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10000, help="synthetic runs in the database (1000, 10000, 100000)")
     parser.add_argument("--requests", type=int, default=200, help="timed requests per URL")
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--cold-requests", type=int, default=30,
+                        help="requests per URL right after a data-version bump (a full render each)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
     parser.add_argument("--no-doc", action="store_true", help="print only, do not append to docs/performance.md")
@@ -159,19 +195,23 @@ def main() -> None:
     shutil.rmtree(scratch)
     total_runs, listed, keys_plan, rows_plan, load_before, load_after = facts
 
-    rows = [(f"`{r['url']}`", r["label"], r["median"], r["p95"], r["min"], counts[r["url"]], r["bytes"])
-            for r in results]
-    text = harness.table(["URL", "what", "median ms", "p95 ms", "min ms", "queries", "bytes"], rows)
-    target = results[0]["median"]
+    rows = [(f"`{r['url']}`", r["label"], r["median"], r["p95"], r["min"], counts[r["url"]], r["bytes"],
+             r["cold_median"], r["cold_p95"]) for r in results]
+    text = harness.table(["URL", "what", "median ms", "p95 ms", "min ms", "queries (render)", "bytes",
+                          "after a write: median ms", "after a write: p95 ms"], rows)
+    target, cold = results[0]["median"], results[0]["cold_median"]
     if args.runs == TARGET_RUNS:
-        verdict = f"target < {TARGET_MS:.0f} ms median: {'met' if target < TARGET_MS else 'MISSED'} ({target:.1f} ms)"
+        verdict = (f"target < {TARGET_MS:.0f} ms median: {'met' if cold < TARGET_MS else 'MISSED'} even on the "
+                   f"first read after a write ({cold:.1f} ms; {target:.1f} ms warm)")
     else:
         verdict = (f"the {TARGET_MS:.0f} ms target is set at {TARGET_RUNS:,} runs; at {args.runs:,} runs the "
-                   f"median is {target:.1f} ms")
+                   f"median is {target:.1f} ms warm, {cold:.1f} ms on the first read after a write")
     body = (
         f"{total_runs} runs in PostgreSQL ({args.runs} synthetic), {listed} systems on the IO500 list; "
-        f"gunicorn {args.workers} sync workers, DEBUG off; {args.requests} sequential requests per URL after "
-        f"{args.warmup} warm-up requests, timed end to end by one client on 127.0.0.1. "
+        f"gunicorn {args.workers} sync workers, DEBUG off, a private Redis as cache and page cache on (the "
+        f"production settings); {args.requests} sequential requests per URL after {args.warmup} warm-up requests, "
+        f"timed end to end by one client on 127.0.0.1; then {args.cold_requests} requests per URL each right "
+        "after a data-version bump (the first read after a write: a full render). "
         f"1-minute load average {load_before:.1f} before and {load_after:.1f} after the measurement "
         "(other work on the machine inflates medians and p95).\n\n"
         f"{text}\n\n{verdict}.\n\n"

@@ -239,6 +239,9 @@ IOBOARD_UPLOAD_MAX_BYTES = envint("IOBOARD_UPLOAD_MAX_BYTES", 512 * 1024 * 1024)
 IOBOARD_ARCHIVE_MAX_ENTRIES = envint("IOBOARD_ARCHIVE_MAX_ENTRIES", 20000)
 IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES = envint("IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES", 4 * 1024 * 1024 * 1024)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
+# Anonymous list pages are cached until the data version changes (apps.results.freshness); only with a
+# cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
+IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)
 # Overrides of apps.results.anomalies.DEFAULT_THRESHOLDS, e.g. {"cache_effect_stat_ratio": 8}.
 IOBOARD_ANOMALY_THRESHOLDS: dict = {}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024

@@ -19,6 +19,7 @@ from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
 from apps.results.diff import diff_runs, load_runs
+from apps.results.freshness import cache_page_until_data_changes
 from apps.results.models import Edition, EditionEntry, Run, StorageSystem
 
 BY_SCORE_NULLS_LAST = [F("score_total").desc(nulls_last=True), "pk"]
@@ -88,9 +89,15 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
 
 class RankedListViewSet(ApiDefaults, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """A ranked list; anonymous reads are served from the page cache until the data changes."""
+
     serializer_class = serializers.ListEntrySerializer
     filterset_class = RankedListFilter
     list_kind: str
+
+    @classmethod
+    def as_view(cls, actions=None, **initkwargs):
+        return cache_page_until_data_changes(super().as_view(actions, **initkwargs))
 
     def get_queryset(self):
         return Run.objects.listing(self.list_kind)

@@ -16,6 +16,7 @@ from apps.leaderboard.filters import ListFilterForm
 from apps.leaderboard.tables import KeyPaginator, Row, headers
 from apps.results.diff import diff_runs, flatten, load_runs
 from apps.results.editions import edition_entries
+from apps.results.freshness import cache_page_until_data_changes
 from apps.results.models import Edition, EditionEntry, Run, StorageSystem
 
 MAX_COMPARED = 6
@@ -50,6 +51,7 @@ def _list_info(kind: str) -> ListInfo:
     return LISTS[kind]
 
 
+@cache_page_until_data_changes
 def live_list(request, kind: str = "io500"):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)

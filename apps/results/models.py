@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.querysets import RunQuerySet
 
 
@@ -101,6 +102,7 @@ class StorageSystem(models.Model):
             missing = {field: value for field, value in defaults.items() if value and not getattr(system, field)}
             if missing:
                 cls.objects.filter(pk=system.pk).update(**missing)
+                bump_data_version_on_commit()
                 for field, value in missing.items():
                     setattr(system, field, value)
         return system
@@ -309,6 +311,7 @@ class Run(models.Model):
         self.exclusion_reason = "\n".join(reasons)
         self.flagged = any(a.severity == Anomaly.Severity.WARN for a in anomalies)
         Run.objects.filter(pk=self.pk).update(exclusion_reason=self.exclusion_reason, flagged=self.flagged)
+        bump_data_version_on_commit()
 
 
 class RunFile(models.Model):

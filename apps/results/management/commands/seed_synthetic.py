@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from apps.results.freshness import bump_data_version
 from apps.results.models import (
     Anomaly,
     Institution,
@@ -111,6 +112,7 @@ class Command(BaseCommand):
                 self.make_runs(rng, systems, builds, seed, offset + start, min(batch, runs - start))
             if start and start % (batch * 10) == 0:
                 self.stdout.write(f"  {start} runs…")
+        bump_data_version()
         self.stdout.write(f"created {runs} synthetic runs over {len(systems)} systems "
                           f"in {time.monotonic() - started:.1f} s")
 
@@ -123,6 +125,7 @@ class Command(BaseCommand):
             LustreBuild.objects.filter(fingerprint__startswith=MARK).delete()
             StorageSystem.objects.filter(description=MARK, runs__isnull=True).delete()
             Institution.objects.filter(name__endswith=INSTITUTION_SUFFIX, systems__isnull=True).delete()
+        bump_data_version()
         return removed
 
     def make_systems(self, rng: random.Random, runs: int, seed: int) -> list[dict]:
