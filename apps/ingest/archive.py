@@ -295,5 +295,26 @@ def open_input(
         return
     if not path.is_file():
         raise ArchiveError(f"{path}: no such file or directory")
-    with tempfile.TemporaryDirectory(prefix="ioboard-upload-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as scratch:
         yield extract_archive(path, Path(scratch), max_entries=max_entries, max_expanded_bytes=max_expanded_bytes)
+
+
+SCRATCH_PREFIX = "ioboard-upload-"
+
+
+def sweep_orphaned_scratch(older_than_seconds: float, scratch_root: Path | None = None) -> list[Path]:
+    """Remove extraction directories left behind by a worker that was killed mid-ingest.
+
+    ``open_input`` removes its directory however the ingest ends, except when the process dies
+    (SIGKILL, OOM); the redelivered task extracts afresh, so a directory older than any task may
+    live is an orphan.
+    """
+    root = Path(scratch_root or tempfile.gettempdir())
+    cutoff = time.time() - older_than_seconds
+    removed = []
+    for candidate in root.glob(f"{SCRATCH_PREFIX}*"):
+        with suppress(OSError):
+            if candidate.is_dir() and not candidate.is_symlink() and candidate.stat().st_mtime < cutoff:
+                shutil.rmtree(candidate)
+                removed.append(candidate)
+    return removed

@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from apps.ingest.archive import sweep_orphaned_scratch
 from apps.ingest.models import IngestJob
 from apps.ingest.services import IngestError, ingest_upload
 
@@ -96,4 +97,7 @@ def requeue_stuck_uploads() -> int:
     requeued = requeue_jobs(timedelta(minutes=settings.IOBOARD_STUCK_UPLOAD_MINUTES))
     if requeued:
         logger.warning("re-enqueued %d stuck ingest jobs: %s", len(requeued), requeued)
+    orphans = sweep_orphaned_scratch(older_than_seconds=2 * settings.CELERY_TASK_TIME_LIMIT)
+    if orphans:
+        logger.warning("removed %d extraction directories of killed workers", len(orphans))
     return len(requeued)

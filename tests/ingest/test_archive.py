@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.archive import ArchiveError, detect_format, extract_archive, open_input
+from apps.ingest.archive import (
+    SCRATCH_PREFIX,
+    ArchiveError,
+    detect_format,
+    extract_archive,
+    open_input,
+    sweep_orphaned_scratch,
+)
 
 CAPS = {"max_entries": 1000, "max_expanded_bytes": 10 * 1024 * 1024}
 
@@ -356,3 +363,22 @@ def test_open_input_cleans_up_after_a_refusal(sandbox, monkeypatch):
 def test_it_refuses_a_missing_upload(sandbox):
     with pytest.raises(ArchiveError, match="cannot be read"):
         extract_archive(sandbox / "nothing.tgz", sandbox / "dest", **CAPS)
+
+
+def test_the_sweep_removes_extractions_a_killed_worker_left_and_keeps_live_ones(tmp_path):
+    orphan = tmp_path / f"{SCRATCH_PREFIX}orphan"
+    (orphan / "results").mkdir(parents=True)
+    (orphan / "results" / "result.txt").write_text("[SCORE]\n")
+    os.utime(orphan, (0, 0))
+    live = tmp_path / f"{SCRATCH_PREFIX}live"
+    live.mkdir()
+    unrelated = tmp_path / "someone-elses-old-dir"
+    unrelated.mkdir()
+    os.utime(unrelated, (0, 0))
+
+    removed = sweep_orphaned_scratch(older_than_seconds=3600, scratch_root=tmp_path)
+
+    assert removed == [orphan]
+    assert not orphan.exists()
+    assert live.exists()
+    assert unrelated.exists()
