@@ -212,3 +212,36 @@ def test_a_page_is_cut_from_narrow_keys_then_loaded_with_its_ranks(django_assert
         assert [(r.pk, r.rank, len(r.badges)) for r in rows] == [(runs[2].pk, 3, 1), (runs[1].pk, 2, 0)]
         assert rows[0].system.institution.name
         assert rows[0].score_per_node == pytest.approx(7.0)
+
+
+def reference_ranks(entries):
+    """Competition ranking ("1224") of (pk, score) pairs, highest score first, ties by pk."""
+    ordered = sorted(entries, key=lambda entry: (-entry[1], entry[0]))
+    return [(pk, 1 + sum(1 for _, other in ordered if other > score)) for pk, score in ordered]
+
+
+def test_every_list_ranks_like_the_competition_ranking_it_publishes_ties_included():
+    """Many systems, tied scores within and across systems, excluded and unscored runs: the SQL ranks of
+    the three lists agree with a plain reference computed here from the same rows."""
+    systems = [StorageSystemFactory() for _ in range(6)]
+    scores = [40, 40, 25, 25, 25, 10, 90, 40, 10, 60, 60, 5]
+    for index, score in enumerate(scores):
+        run(systems[index % 6], score, client_nodes=10 if index % 3 else 32)
+    run(systems[0], 95, exclusion_reason="benchmark_marked_invalid: the run is not valid")
+    run(systems[1], None)
+
+    eligible = [r for r in Run.objects.filter(exclusion_reason="", score_total__isnull=False)]
+    best = {}
+    for candidate in sorted(eligible, key=lambda r: (-r.score_total, r.pk)):
+        best.setdefault(candidate.system_id, candidate)
+    assert ranks(Run.objects.io500_list()) == reference_ranks([(r.pk, r.score_total) for r in best.values()])
+
+    ten = {}
+    for candidate in sorted((r for r in eligible if r.client_nodes == 10), key=lambda r: (-r.score_total, r.pk)):
+        ten.setdefault(candidate.system_id, candidate)
+    assert ranks(Run.objects.ten_node_list()) == reference_ranks([(r.pk, r.score_total) for r in ten.values()])
+
+    historic = dict(ranks(Run.objects.historic_list()))
+    assert {pk: rank for pk, rank in historic.items() if rank is not None} == dict(
+        reference_ranks([(r.pk, r.score_total) for r in eligible]))
+    assert len(historic) == Run.objects.count()
