@@ -7,6 +7,9 @@ LEAF_MODELS = {
     "PhaseResult", "RunFile", "Tunable", "Striping", "Anomaly", "ScalingPoint", "EditionEntry", "LustrePatch",
 }
 
+#: Rows no list or page cache shows (an upload's runs bump the version themselves when they are stored or deleted).
+UNLISTED_MODELS = {"Upload"}
+
 
 class ResultsConfig(AppConfig):
     name = "apps.results"
@@ -16,6 +19,8 @@ class ResultsConfig(AppConfig):
         from apps.results.freshness import bump_on_results_write
 
         for model in self.get_models():
+            if model.__name__ in UNLISTED_MODELS:
+                continue
             post_save.connect(bump_on_results_write, sender=model, dispatch_uid=f"freshness-save-{model.__name__}")
             if model.__name__ not in LEAF_MODELS:
                 post_delete.connect(bump_on_results_write, sender=model,
