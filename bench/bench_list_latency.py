@@ -216,8 +216,9 @@ def main() -> None:
         "(other work on the machine inflates medians and p95).\n\n"
         f"{text}\n\n{verdict}.\n\n"
         "A list page runs six queries: the count, the page's (id, rank) keys, the 50 rows by id, their anomaly "
-        "badges, the file-system suggestions and the list's editions. The keys query ranks every listed run "
-        "(two steps: best run per system from the run_eligible_best index, then Rank() over the survivors):\n\n"
+        "badges, the file-system suggestions and the list's editions. The keys query reads runs in score order, "
+        "keeps each system's best by an anti-join probe of the run_eligible_best index, and ranks the survivors "
+        "as they stream, so page 1 stops early:\n\n"
         f"```\n{keys_plan}\n```\n\nThe rows of the page, by id:\n\n```\n{rows_plan}\n```\n"
     )
     print(body)
