@@ -3,21 +3,15 @@
 import tempfile
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.api.uploading import client_with_token
 from tests.factories import UserFactory
 
 
 @pytest.fixture
 def anonymous_client():
     return APIClient()
-
-
-def client_with_token(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
-    return client
 
 
 @pytest.fixture

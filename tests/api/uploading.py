@@ -6,6 +6,8 @@ import tarfile
 from pathlib import Path
 
 from django.core.files.base import ContentFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from apps.ingest.models import IngestJob
 from apps.results.models import Run, Upload
@@ -36,6 +38,13 @@ def named_file(data: bytes, name: str) -> io.BytesIO:
     handle = io.BytesIO(data)
     handle.name = name
     return handle
+
+
+def client_with_token(user) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
 
 
 def uploaded_run(user, content: bytes = b"archive bytes") -> Run:

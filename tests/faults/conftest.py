@@ -109,8 +109,8 @@ def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.2, wor
 
 @pytest.fixture
 def alice_client(db):
+    from tests.api.uploading import client_with_token
     from tests.factories import UserFactory
-    from tests.faults.uploading import client_with_token
 
     return client_with_token(UserFactory(username="alice"))
 

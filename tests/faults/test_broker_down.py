@@ -18,8 +18,8 @@ from apps.ingest.models import IngestJob
 from apps.ingest.tasks import requeue_jobs
 from apps.results.models import Run, Upload
 from config.celery import app as celery_app
+from tests.api.uploading import DEMO_SUBMISSION, named_file, tar_gz_of
 from tests.faults.conftest import wait_for
-from tests.faults.uploading import DEMO_SUBMISSION, named_file, tar_gz_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

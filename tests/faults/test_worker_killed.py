@@ -17,8 +17,8 @@ from django.core.files.base import ContentFile
 from apps.ingest.models import IngestJob
 from apps.ingest.tasks import ingest_upload_task
 from apps.results.models import Run, Upload
+from tests.api.uploading import DEMO_SUBMISSION, tar_gz_of
 from tests.faults.conftest import celery_argv, needs_real_services, wait_for, worker_env
-from tests.faults.uploading import DEMO_SUBMISSION, tar_gz_of
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 

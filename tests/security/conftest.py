@@ -7,8 +7,8 @@ from django.apps import apps
 
 from apps.ingest.models import IngestJob
 from apps.results.models import Edition, Run, StorageSystem, Upload
+from tests.api.uploading import client_with_token
 from tests.factories import RunFactory, UploadFactory, UserFactory
-from tests.faults.uploading import client_with_token
 
 
 @dataclass

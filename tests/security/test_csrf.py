@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
 from apps.results.models import Upload
+from tests.api.uploading import DEMO_SUBMISSION, named_file, tar_gz_of
 from tests.conftest import REPO_ROOT
-from tests.faults.uploading import DEMO_SUBMISSION, named_file, tar_gz_of
 from tests.security.conftest import row_counts
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import escape
 
 from apps.results.models import Run
+from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of
 from tests.factories import UserFactory
-from tests.faults.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of
 
 pytestmark = pytest.mark.django_db
 

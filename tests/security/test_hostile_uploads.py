@@ -14,8 +14,8 @@ import pytest
 
 from apps.ingest.models import IngestJob
 from apps.results.models import Upload
+from tests.api.uploading import client_with_token, named_file
 from tests.factories import UserFactory
-from tests.faults.uploading import client_with_token, named_file
 
 pytestmark = pytest.mark.django_db
 

@@ -71,7 +71,7 @@ def test_another_user_cannot_change_or_delete_alices_upload_or_run(world, bob_cl
 
 def test_the_owner_is_refused_too_where_no_write_exists(world):
     """Alice owns the upload, but runs, uploads and systems have no update endpoint at all."""
-    from tests.faults.uploading import client_with_token
+    from tests.api.uploading import client_with_token
 
     alice = client_with_token(world.alice)
     snapshot = field_snapshot(world)
