@@ -7,18 +7,28 @@ results here, never the reverse, so the rules stay independent of how files are 
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from typing import Any
 
+from apps.ingest.core.metadata import from_info, memory_gib, network_gbit
+from apps.ingest.parsers.io500.eras import score_rule_for
 from apps.ingest.parsers.io500.sysinfo import declared_client_nodes
+from apps.ingest.parsers.json_values import json_safe
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 from apps.results.anomalies.facts import PhaseFacts, RunFacts, ScoreFacts
-from apps.results.scoring import compute_io500_score, rule_for_record
+from apps.results.rank_stats import summarise_ranks
+from apps.results.scoring import compute_io500_score
 
 
-def facts_from_record(record: IO500RunRecord) -> RunFacts:
-    """The facts of one run; values the record does not have stay empty, and rules then stay silent."""
+def facts_from_record(record: IO500RunRecord, metadata: Mapping[str, Any] | None = None) -> RunFacts:
+    """The facts of one run; values the record does not have stay empty, and rules then stay silent.
+
+    ``metadata`` is the run's resolved metadata (sidecar and upload fields first); without it the
+    system description inside the result files is read.
+    """
     declared = _declared_nodes(record)
+    described = dict(metadata) if metadata is not None else from_info(record.info)
+    network, memory = described.get("client_network"), described.get("client_memory")
     return RunFacts(
         source_path=record.source_path,
         era=record.era,
@@ -39,12 +49,23 @@ def facts_from_record(record: IO500RunRecord) -> RunFacts:
         summary_conflicts=_summary_conflicts(record),
         stonewall_inflation=_stonewall_inflation(record),
         content_hash=record.content_hash,
+        stonewall_seconds=record.facts.stonewall_seconds,
+        included_files=sorted(record.raw_files),
+        rank_stats=_rank_stats(record),
+        client_network_gbit=network_gbit(network),
+        client_network_source=f"client_network: {network}" if network_gbit(network) else "",
+        client_memory_gib=memory_gib(memory),
+        client_memory_source=f"client_memory: {memory}" if memory_gib(memory) else "",
     )
 
 
-def _json_safe(value: Any) -> Any:
-    """Details are stored as JSON: anything json cannot hold becomes its string form."""
-    return json.loads(json.dumps(value, default=str))
+def _rank_stats(record: IO500RunRecord) -> dict[str, dict[str, Any]]:
+    """Per phase with a per-rank CSV: how evenly its ranks worked (``apps.results.rank_stats``)."""
+    stats = {}
+    for phase, table in sorted(record.rank_tables.items()):
+        summary = summarise_ranks((s.rank, s.runtime, s.throughput) for s in table.samples).to_dict()
+        stats[phase] = {**summary, "stonewall_pairs": table.stonewall_pairs, "source_file": table.source_file}
+    return stats
 
 
 def _phase_facts(phase: PhaseRecord) -> PhaseFacts:
@@ -57,14 +78,16 @@ def _phase_facts(phase: PhaseRecord) -> PhaseFacts:
         invalid=phase.invalid,
         source_file=phase.source_file,
         source_line=phase.source_line,
-        details=_json_safe(phase.details),
+        rank_shift=phase.rank_shift,
+        task_reordering=phase.task_reordering,
+        details=json_safe(phase.details),
     )
 
 
 def _rules_mode(record: IO500RunRecord) -> str:
     """``scc`` when the run used the student-competition rules (C ``[global] scc``, bash ``io500_rules``)."""
-    rules = str(record.facts.get("rules") or record.config.get("rules") or "").strip().lower()
-    return "scc" if rules == "scc" or record.facts.get("scc") is True else "regular"
+    rules = str(record.facts.rules or record.config.get("rules") or "").strip().lower()
+    return "scc" if rules == "scc" or record.facts.scc is True else "regular"
 
 
 def _reported_score(record: IO500RunRecord) -> ScoreFacts:
@@ -79,13 +102,13 @@ def _computed_score(record: IO500RunRecord) -> ScoreFacts:
     score = record.computed_score
     if score.total is None and record.phases:
         phases = {phase.name: phase.value for phase in record.phases}
-        score = compute_io500_score(phases, rule=rule_for_record(record))
+        score = compute_io500_score(phases, rule=score_rule_for(record))
     return ScoreFacts(bw=score.bw, md=score.md, total=score.total)
 
 
 def _declared_nodes(record: IO500RunRecord) -> tuple[int, str] | None:
     """Client nodes the submitter declared: what the parser found, else the system description."""
-    declared = record.facts.get("declared_client_nodes")
+    declared = record.facts.declared_client_nodes
     if isinstance(declared, dict) and isinstance(declared.get("value"), int):
         return declared["value"], str(declared.get("source", ""))
     return declared_client_nodes(record.info)
@@ -93,8 +116,8 @@ def _declared_nodes(record: IO500RunRecord) -> tuple[int, str] | None:
 
 def _tool_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
     """Node and task counts each raw IOR/mdtest output reports (what the tools say they ran on)."""
-    nodes = record.facts.get("tool_client_nodes") or {}
-    tasks = record.facts.get("tool_client_procs") or {}
+    nodes = record.facts.tool_client_nodes or {}
+    tasks = record.facts.tool_client_procs or {}
     phases = {phase.name: phase for phase in record.phases}
     counts = []
     for name, node_count in nodes.items():
@@ -113,14 +136,14 @@ def _tool_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
 
 def _summary_conflicts(record: IO500RunRecord) -> list[dict[str, Any]]:
     """A result_summary.txt copy above the run (submission root) whose numbers are not this run's."""
-    differs = record.facts.get("summary_differs_from_run")
+    differs = record.facts.summary_differs_from_run
     if not isinstance(differs, dict):
         return []
     differences = differs.get("differences") or []
     totals = (differs.get("toplevel_total"), differs.get("run_total"))
     summary = f"TOTAL {totals[0]} there vs {totals[1]} here" if totals[0] is not None else "unreadable copy"
     return [
-        _json_safe(
+        json_safe(
             {
                 "source_file": differs.get("source_file", ""),
                 "run_file": differs.get("run_file", ""),
@@ -137,7 +160,7 @@ def _stonewall_inflation(record: IO500RunRecord) -> list[dict[str, Any]]:
     mdtest's own SUMMARY time is preferred to the phase's wall time, which also holds start-up and
     barriers: rate x wall time overstates the items of perfectly sound C-era runs by up to 1.5x.
     """
-    evidence = record.facts.get("mdtest_stonewall_inflation") or {}
+    evidence = record.facts.mdtest_stonewall_inflation or {}
     entries = []
     phases = {phase.name: phase for phase in record.phases}
     for name, item in evidence.items():

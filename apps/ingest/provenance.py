@@ -3,7 +3,7 @@
 Sources: the `ioboard.yaml` sidecar (`lustre`, `tunables`, `striping`), the system description
 (`io500_info_*`, system-information.txt), and the scripts and Ansible inventories shipped with the
 run (`io500.sh`, job scripts, `*.yml` inventories) in the result directory or the folders above it
-up to the ingested root. Plain Python: the parsers in apps.ingest.parsers.lustre do the reading.
+up to the ingested root. Plain Python: the modules of apps.ingest.parsers.lustre do the reading.
 """
 
 from __future__ import annotations
@@ -13,17 +13,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.metadata import SIDECAR_NAMES
-from apps.ingest.parsers.lustre import (
-    LustreBuildInfo,
-    StripingInfo,
-    TunableInfo,
-    build_info_from_system_information,
-    parse_ansible_inventory,
-    parse_sidecar_lustre,
-    parse_striping,
-    parse_tunables,
-)
+from apps.ingest.core.metadata import SIDECAR_NAMES
+from apps.ingest.parsers.lustre.inventory import parse_ansible_inventory
+from apps.ingest.parsers.lustre.sidecar import parse_sidecar_lustre
+from apps.ingest.parsers.lustre.striping import StripingInfo, parse_striping
+from apps.ingest.parsers.lustre.tunables import TunableInfo, parse_tunables
+from apps.ingest.parsers.lustre.versions import LustreBuildInfo, build_info_from_system_information
 from apps.ingest.parsers.records import IO500RunRecord
 
 SCRIPT_SUFFIXES = {".sh", ".bash", ".slurm", ".pbs", ".lsf", ".job", ".sbatch"}

@@ -16,9 +16,11 @@ from django.db.models import Q
 from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from apps.ingest.archive import sweep_orphaned_scratch
+from apps.ingest.core.archive import sweep_orphaned_scratch
+from apps.ingest.core.common import IngestError
 from apps.ingest.models import IngestJob
-from apps.ingest.services import IngestError, ingest_upload
+from apps.ingest.pipelines import ingest_upload
+from apps.results.list_entries import analyze_after_bulk_write
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +62,7 @@ def ingest_upload_task(self, job_pk: int) -> None:
         record_failure(job, f"internal error while ingesting {job.upload.original_name}: {error!r}")
     else:
         record_success(job, runs)
+        analyze_after_bulk_write(len(runs))  # an archive of hundreds of runs is a bulk load
 
 
 def record_success(job: IngestJob, runs) -> None:

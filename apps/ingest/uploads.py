@@ -20,12 +20,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
 from django.db import IntegrityError, transaction
 
-from apps.ingest.archive import ArchiveError, detect_format, extract_archive
+from apps.ingest.core.archive import ArchiveError, extract_archive, is_archive
 from apps.ingest.models import IngestJob
 from apps.ingest.tasks import ingest_upload_task
 from apps.results.models import Upload
 
 CHUNK_BYTES = 1024 * 1024
+# A bare (not archived) log upload must mention its tool somewhere (lower case).
+TEXT_LOG_MARKERS = {Upload.Kind.MDTEST: b"mdtest", Upload.Kind.IOR: b"ior"}
 # A multipart body carries the form fields and boundaries besides the file itself.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
@@ -115,8 +117,8 @@ def copy_with_cap(fileobj: BinaryIO, destination: Path) -> tuple[str, int]:
 
 def check_content(path: Path, *, kind: str, scratch: Path) -> None:
     """Prove the upload is something we ingest: a safe archive, or (for mdtest) a text log."""
-    if kind == Upload.Kind.MDTEST and not is_archive(path):
-        check_mdtest_log(path)
+    if kind in TEXT_LOG_MARKERS and not is_archive(path):
+        check_text_log(path, kind)
         return
     try:
         extract_archive(path, scratch, max_entries=settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
@@ -127,27 +129,18 @@ def check_content(path: Path, *, kind: str, scratch: Path) -> None:
         raise UploadRefused(f"{path.name}: archive contains no files")
 
 
-def is_archive(path: Path) -> bool:
-    try:
-        detect_format(path)
-    except ArchiveError:
-        return False
-    return True
-
-
-def check_mdtest_log(path: Path) -> None:
-    """A bare mdtest upload must be text that mentions mdtest; anything else is an unknown format."""
-    marker, tail, mentions_mdtest = b"mdtest", b"", False
+def check_text_log(path: Path, kind: str) -> None:
+    """A bare mdtest or IOR upload must be text that mentions its tool; anything else is an unknown format."""
+    marker, tail, mentions_tool = TEXT_LOG_MARKERS[kind], b"", False
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK_BYTES), b""):
             if b"\x00" in chunk:
                 raise UploadRefused(f"{path.name}: not an archive and not a text log (binary data)")
             window = (tail + chunk).lower()
-            mentions_mdtest = mentions_mdtest or marker in window
+            mentions_tool = mentions_tool or marker in window
             tail = window[-(len(marker) - 1):]
-    if not mentions_mdtest:
-        raise UploadRefused(f"{path.name}: not an archive and not an mdtest log (no mdtest output in it)")
-
+    if not mentions_tool:
+        raise UploadRefused(f"{path.name}: not an archive and not an {kind} log (no {kind} output in it)")
 
 def existing_upload(sha256: str) -> ReceivedUpload | None:
     upload = Upload.objects.filter(sha256=sha256).first()
@@ -182,5 +175,6 @@ def delete_upload(upload: Upload) -> None:
     with transaction.atomic():
         upload.runs.all().delete()
         upload.scaling_series.all().delete()
+        upload.studies.all().delete()
         upload.delete()
         transaction.on_commit(lambda: stored.storage.delete(stored.name))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.archive import (
+from apps.ingest.core.archive import (
     SCRATCH_PREFIX,
     ArchiveError,
     detect_format,

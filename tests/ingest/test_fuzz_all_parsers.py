@@ -19,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.ingest.archive import ArchiveError, extract_archive
-from apps.ingest.metadata import SidecarError, find_sidecar, from_layout, read_sidecar, resolve_metadata
-from apps.ingest.parsers import lustre
+from apps.ingest.core.archive import ArchiveError, extract_archive
+from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, read_sidecar, resolve_metadata
 from apps.ingest.parsers.dne_manifest import parse_manifest
+from apps.ingest.parsers.lustre import inventory, shell, striping, tunables, versions
+from apps.ingest.parsers.lustre.sidecar import parse_sidecar_lustre
 from apps.ingest.parsers.records import ParseError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -32,16 +33,16 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
                                                                         HealthCheck.too_slow])
 
 TEXT_PARSERS = [
-    lustre.parse_version_text,
-    lustre.parse_release_notes,
-    lustre.parse_tunables,
-    lustre.parse_striping,
-    lustre.parse_ansible_inventory,
-    lustre.parse_bare_tunable,
-    lustre.shell_integer,
-    lustre.size_in_bytes,
-    lustre.path_role,
-    lustre.tunable_scope,
+    versions.parse_version_text,
+    versions.parse_release_notes,
+    tunables.parse_tunables,
+    striping.parse_striping,
+    inventory.parse_ansible_inventory,
+    tunables.parse_bare_tunable,
+    shell.shell_integer,
+    shell.size_in_bytes,
+    striping.path_role,
+    tunables.tunable_scope,
 ]
 
 
@@ -95,7 +96,7 @@ def test_lustre_parsers_never_raise_on_any_text(parser, text):
 @FUZZ
 @given(fields=st.dictionaries(st.text(max_size=40), st.text(max_size=200), max_size=12))
 def test_lustre_versions_from_any_system_information(fields):
-    lustre.build_info_from_system_information(fields)
+    versions.build_info_from_system_information(fields)
 
 
 yaml_values = st.recursive(
@@ -115,7 +116,7 @@ def test_lustre_part_of_any_sidecar_shape(sidecar, lustre_part):
     the ingest reports; it never crashes with an AttributeError or TypeError on a wrong shape."""
     if lustre_part:
         sidecar = {**sidecar, "lustre": lustre_part}
-    _, refused = outcome(lambda: lustre.parse_sidecar_lustre(sidecar), ValueError, SidecarError, ParseError)
+    _, refused = outcome(lambda: parse_sidecar_lustre(sidecar), ValueError, SidecarError, ParseError)
     assert refused is None or str(refused)
 
 
@@ -164,7 +165,7 @@ def test_a_sidecar_is_read_or_refused_with_a_sidecar_error(data, tmp_path_factor
     assert isinstance(loaded[0], dict)
     layout = from_layout(result_dir, root)
     resolve_metadata(overrides=None, sidecar=loaded[1], info={}, record_metadata={}, layout=layout)
-    outcome(lambda: lustre.parse_sidecar_lustre(loaded[1]), ValueError, SidecarError, ParseError)
+    outcome(lambda: parse_sidecar_lustre(loaded[1]), ValueError, SidecarError, ParseError)
 
 
 @FUZZ

@@ -4,7 +4,15 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.metadata import SidecarError, find_sidecar, from_info, from_layout, resolve_metadata
+from apps.ingest.core.metadata import (
+    SidecarError,
+    find_sidecar,
+    from_info,
+    from_layout,
+    memory_gib,
+    network_gbit,
+    resolve_metadata,
+)
 
 
 def test_it_reads_the_public_archive_layout_from_the_relative_path(tmp_path):
@@ -17,7 +25,31 @@ def test_it_reads_the_public_archive_layout_from_the_relative_path(tmp_path):
 def test_a_file_system_name_with_a_slash_keeps_every_component(tmp_path):
     run_dir = tmp_path / "EPCC" / "Archer" / "work " / " fs2" / "2019" / "submission-7"
     run_dir.mkdir(parents=True)
-    assert from_layout(run_dir, tmp_path)["filesystem"] == "work  /  fs2"
+    # The archive's "work / fs2" became two folders, "work " and " fs2"; joined back, it reads as submitted.
+    assert from_layout(run_dir, tmp_path)["filesystem"] == "work / fs2"
+
+
+def test_folders_above_the_ingested_root_never_name_the_institution(tmp_path):
+    root = tmp_path / "Uploader Home" / "incoming"
+    run_dir = root / "A" / "B" / "2019" / "submission-7"
+    run_dir.mkdir(parents=True)
+
+    assert from_layout(run_dir, root) == {"year": 2019, "submission_id": "7"}
+
+
+def test_a_root_that_is_itself_a_submission_folder_gives_no_layout(tmp_path):
+    root = tmp_path / "DKRZ" / "Mistral" / "lustre02" / "2019" / "submission-109"
+    root.mkdir(parents=True)
+
+    assert from_layout(root, root) == {}
+    assert from_layout(root / "results", root) == {}
+
+
+def test_the_submission_id_is_text_as_the_run_stores_it(tmp_path):
+    run_dir = tmp_path / "2020" / "submission-0042"
+    run_dir.mkdir(parents=True)
+
+    assert from_layout(run_dir, tmp_path) == {"year": 2020, "submission_id": "0042"}
 
 
 def test_without_a_submission_folder_the_layout_says_nothing(tmp_path):
@@ -63,3 +95,17 @@ def test_a_sidecar_that_is_not_a_mapping_is_refused(tmp_path):
     (tmp_path / "ioboard.yaml").write_text("- just\n- a list\n")
     with pytest.raises(SidecarError, match="expected a mapping"):
         find_sidecar(Path(tmp_path), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "gbit"),
+    [("100GbE", 100.0), ("2x HDR", 400.0), ("IB-EDR", 100.0), ("InfiniBand HDR", 200.0), ("Omnipath", 100.0),
+     ("25 Gbps", 25.0), ("Ethernet", None), ("xxx", None), (None, None)],
+)  # fmt: skip
+def test_a_declared_client_network_becomes_gbit_per_node(text, gbit):
+    assert network_gbit(text) == gbit
+
+
+@pytest.mark.parametrize(("text", "gib"), [("512GiB", 512.0), ("384 GB", 384.0), ("1.5T", 1536.0), ("2", None)])
+def test_a_declared_client_memory_becomes_gib(text, gib):
+    assert memory_gib(text) == gib

@@ -9,9 +9,9 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from apps.ingest import tasks
+from apps.ingest.core.common import IngestError
 from apps.ingest.models import IngestJob
-from apps.ingest.services import IngestError
-from apps.ingest.services import ingest_upload as real_ingest_upload
+from apps.ingest.pipelines import ingest_upload as real_ingest_upload
 from apps.ingest.tasks import ingest_upload_task, requeue_stuck_uploads
 from apps.ingest.uploads import receive_upload
 from apps.results.models import Run
@@ -198,8 +198,18 @@ def test_a_job_that_keeps_crashing_is_given_up(job):
     assert Run.objects.count() == 0
 
 
-def test_a_task_for_a_deleted_job_does_nothing():
-    ingest_upload_task(987654)
+def test_a_task_for_a_deleted_job_does_nothing(job, monkeypatch):
+    """A message may outlive its job (deleted by an admin): the task neither ingests nor recreates it."""
+    ingested = []
+    monkeypatch.setattr(tasks, "ingest_upload", ingested.append)
+    deleted_pk = job.pk
+    job.delete()
+
+    ingest_upload_task(deleted_pk)
+
+    assert ingested == []
+    assert not IngestJob.objects.filter(pk=deleted_pk).exists()
+    assert Run.objects.count() == 0
 
 
 @pytest.fixture

@@ -20,20 +20,29 @@ launches (IO500 driver output, IOR runs, ssh warnings) are ignored.
 Everything is kept as printed: each number is a ``Decimal`` built from the printed token and the
 token itself is kept next to it, so a value stored from here round-trips to the same digits.
 
-Truncated or garbled logs raise ``ParseError`` naming the file and line, never a partial result:
-a launch must reach its ``-- finished at`` line, every task block must have a SUMMARY table, and a
-line inside a table that starts like a row must be a well-formed row.
+Two modes, one grammar:
+
+* **strict** (``parse_mdtest_file``/``parse_mdtest_bytes``, standalone mdtest uploads): truncated
+  or garbled logs raise ``ParseError`` naming the file and line, never a partial result: a launch
+  must reach its ``-- finished at`` line, every task block must have a SUMMARY table, and a line
+  inside a table that starts like a row must be a well-formed row.
+* **lenient** (``read_mdtest_lenient``, the raw outputs inside IO500 result folders): the same
+  lines are recognised, but whatever could be read is kept. An IO500 run is judged on its summary;
+  its raw mdtest files only add evidence (command line, counts, the tool's own rate), and those
+  files are often cut short (a killed job) or hold a second launch. Each problem the strict mode
+  would have raised is kept in ``MdtestLog.problems`` instead.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.records import ParseError
 
 RATE = "rate"
@@ -60,6 +69,9 @@ _RANDOM_SEED = re.compile(r"^\s*random seed:\s*(?P<seed>-?\d+)\s*$")
 _STONEWALL_HIT = re.compile(
     r"^\s*Continue stonewall hit min:\s*(?P<min>\S+)\s+max:\s*(?P<max>\S+)\s+avg:\s*(?P<avg>\S+)\s*$"
 )
+# Verbose (-v) lines carry a "V-1: Rank   0 Line  2537 " prefix, hence search() for these two.
+_STONEWALL_RANK = re.compile(r"stonewall rank (?P<rank>\d{1,12}):\s*(?P<done>\d{1,19}) of (?P<planned>\d{1,19})")
+_SHIFTING_RANKS = re.compile(r"Shifting ranks by (?P<shift>\d{1,12})")
 _BLOCK = re.compile(
     r"^\s*(?P<tasks>\d+) tasks?, (?P<items>\d+) (?P<kind>files/directories|files|directories|file|directory)\s*$"
 )
@@ -135,6 +147,15 @@ class IterationValue:
     line: int
 
 
+@dataclass(frozen=True)
+class StonewallRank:
+    """A ``stonewall rank r: done of planned`` line: the items one rank created before the stonewall."""
+
+    rank: int
+    done: int
+    planned: int
+
+
 @dataclass
 class TaskBlock:
     """The ``<n> tasks, <m> items`` section of a launch; -f/-l/-s launches hold several."""
@@ -147,6 +168,7 @@ class TaskBlock:
     tables: list[SummaryTable] = field(default_factory=list)
     iteration_values: dict[str, list[IterationValue]] = field(default_factory=dict)
     stonewall_hit: dict[str, str] = field(default_factory=dict)
+    stonewall_ranks: list[StonewallRank] = field(default_factory=list)
 
     def table(self, kind: str) -> SummaryTable | None:
         return next((table for table in self.tables if table.kind == kind), None)
@@ -176,14 +198,24 @@ class MdtestLaunch:
     started_at: str = ""
     finished_at: str = ""
     command_line: str = ""
+    command_line_number: int | None = None
     path: str = ""
     filesystem: str = ""
     random_seed: int | None = None
+    shifting_ranks_by: int | None = None  # mdtest's own "Shifting ranks by k" line (3.3+, -v)
     blocks: list[TaskBlock] = field(default_factory=list)
 
     @property
     def argv(self) -> list[str]:
         return split_command_line(self.command_line)
+
+    @property
+    def rank_shift(self) -> int | None:
+        """The ``-N`` rank shift this launch ran with: mdtest's own "Shifting ranks by" line, else
+        the option on its command line (0 without one); None when neither was printed."""
+        if self.shifting_ranks_by is not None:
+            return self.shifting_ranks_by
+        return rank_shift_option(self.command_line)
 
     @property
     def options(self) -> dict[str, str | bool]:
@@ -200,34 +232,30 @@ class MdtestLog:
     path: str
     content_hash: str
     launches: list[MdtestLaunch]
-
-
-def split_command_line(command_line: str) -> list[str]:
-    """argv from a printed command line; falls back to white space when quotes do not balance
-    (mdtest cuts the printed command at 4096 characters)."""
-    try:
-        return shlex.split(command_line)
-    except ValueError:
-        return command_line.split()
+    problems: list[ParseError] = field(default_factory=list)  # lenient mode: what strict mode would raise
 
 
 def parse_options(argv: list[str]) -> dict[str, str | bool]:
     """mdtest's options by letter (or long name), getopt style: ``-uL`` is two flags, ``-n100`` a value."""
-    options: dict[str, str | bool] = {}
-    arguments = iter(argv[1:])
-    for token in arguments:
-        if token.startswith("--") and len(token) > 2:
-            name, equals, value = token[2:].partition("=")
-            options[name] = value if equals else True
-        elif token.startswith("-") and len(token) > 1:
-            letters = token[1:]
-            for position, letter in enumerate(letters):
-                if letter in _OPTIONS_WITH_VALUE:
-                    rest = letters[position + 1:]
-                    options[letter] = rest if rest else next(arguments, "")
-                    break
-                options[letter] = True
-    return options
+    return parse_letter_options(argv, _OPTIONS_WITH_VALUE)
+
+
+def rank_shift_option(command_line: str) -> int | None:
+    """The ``-N <k>`` rank shift of an mdtest command line, quoted or not: 0 when the command line
+    has no ``-N``, None when there is no command line or its value is not a number.
+
+    Options are read after the ``mdtest`` program word when there is one, so a launcher's own
+    ``-N`` (``srun -N 10 ./mdtest ...``: ten nodes) is not taken for mdtest's.
+    """
+    argv = split_command_line(command_line or "")
+    if not argv:
+        return None
+    program = next((index for index, word in enumerate(argv) if "mdtest" in word.rsplit("/", 1)[-1]), 0)
+    value = parse_options(argv[program:]).get("N")
+    if value is None:
+        return 0
+    digits = str(value).lstrip("=")
+    return int(digits) if digits.isdigit() and len(digits) <= 9 else None
 
 
 def looks_like_mdtest_output(text: str) -> bool:
@@ -249,9 +277,23 @@ def parse_mdtest_file(path: str | Path, display_name: str | None = None) -> Mdte
 
 
 def parse_mdtest_bytes(data: bytes, path: str) -> MdtestLog:
+    """Strict: every launch in full, or a ``ParseError`` naming the file and line."""
     text = data.decode("utf-8", errors="replace")
-    launches = _LogReader(path, text).read()
+    reader = _LogReader(path, lenient=False)
+    launches = reader.read(text.split("\n"))
     return MdtestLog(path=path, content_hash=hashlib.sha256(data).hexdigest(), launches=launches)
+
+
+def read_mdtest_lenient(lines: Iterable[str], path: str) -> MdtestLog:
+    """Lenient: whatever the lines hold (maybe no launch at all), never an exception for their content.
+
+    ``lines`` are streamed (an IO500 raw file can be large); a launch cut short is kept with an
+    empty ``finished_at``, malformed rows and numbers are left out, and each such problem is
+    listed in ``problems``. ``content_hash`` stays empty: the caller hashes its own files.
+    """
+    reader = _LogReader(path, lenient=True)
+    launches = reader.read(lines)
+    return MdtestLog(path=path, content_hash="", launches=launches, problems=reader.problems)
 
 
 def operation_name(label: str) -> str:
@@ -262,12 +304,21 @@ def operation_name(label: str) -> str:
     return "_".join(words) + (STONEWALL_SUFFIX if stonewall else "")
 
 
-class _LogReader:
-    """A line-by-line state machine; one instance reads one file."""
+def _stonewall_rank(match: re.Match) -> StonewallRank:
+    return StonewallRank(rank=int(match["rank"]), done=int(match["done"]), planned=int(match["planned"]))
 
-    def __init__(self, path: str, text: str):
+
+class _LogReader:
+    """A line-by-line state machine; one instance reads one file.
+
+    Every departure from the grammar goes through ``_problem``: strict mode raises it, lenient
+    mode records it and carries on as described at each call.
+    """
+
+    def __init__(self, path: str, *, lenient: bool):
         self.path = path
-        self.lines = text.split("\n")
+        self.lenient = lenient
+        self.problems: list[ParseError] = []
         self.launches: list[MdtestLaunch] = []
         self.launch: MdtestLaunch | None = None
         self.block: TaskBlock | None = None
@@ -275,34 +326,41 @@ class _LogReader:
         self.iteration: int | None = None
         self.pending_start: tuple[str, int] | None = None
 
-    def error(self, line: int | None, message: str) -> ParseError:
-        return ParseError(self.path, line, message)
+    def _problem(self, line: int | None, message: str) -> None:
+        problem = ParseError(self.path, line, message)
+        if not self.lenient:
+            raise problem
+        self.problems.append(problem)
 
-    def read(self) -> list[MdtestLaunch]:
-        for number, raw in enumerate(self.lines, start=1):
+    def read(self, lines: Iterable[str]) -> list[MdtestLaunch]:
+        last = 0
+        for number, raw in enumerate(lines, start=1):
+            last = number
+            if raw.startswith("Nodemap"):  # one character per rank: tens of thousands, never a result
+                continue
             line = raw.rstrip("\r")
             if self.table is not None and self._table_line(line, number):
                 continue
             self._line(line, number)
-        last = len(self.lines)
         if self.table is not None:
             self._close_table(last)
         if self.launch is not None:
-            raise self.error(last, f"the file ends inside the launch of line {self.launch.line}: "
-                                   "no '-- finished at' line (truncated?)")
+            self._problem(last, f"the file ends inside the launch of line {self.launch.line}: "
+                                "no '-- finished at' line (truncated?)")
+            self._keep_unfinished_launch()
         if self.pending_start is not None:
-            raise self.error(self.pending_start[1], "'-- started at' is not followed by an mdtest launch line "
-                                                    "(truncated?)")
+            self._problem(self.pending_start[1], "'-- started at' is not followed by an mdtest launch line "
+                                                 "(truncated?)")
         if not self.launches:
-            raise self.error(None, "no mdtest launch ('mdtest-<version> was launched with ...') in this file")
+            self._problem(None, "no mdtest launch ('mdtest-<version> was launched with ...') in this file")
         return self.launches
 
     def _line(self, line: str, number: int) -> None:
         if match := _STARTED.match(line):
             self._refuse_open_launch(number, "a new '-- started at'")
             if self.pending_start is not None:
-                raise self.error(number, f"the launch started at line {self.pending_start[1]} never printed "
-                                         "its launch line (truncated?)")
+                self._problem(number, f"the launch started at line {self.pending_start[1]} never printed "
+                                      "its launch line (truncated?)")
             self.pending_start = (match["when"], number)
             return
         if match := _LAUNCH.match(line):
@@ -310,9 +368,12 @@ class _LogReader:
             self._open_launch(match, line, number)
             return
         if self.launch is None:
+            if self.launches and self.pending_start is None and (match := _STONEWALL_RANK.search(line)):
+                self._late_stonewall_rank(match)
+                return
             if _SUMMARY.match(line) or _BLOCK.match(line):
-                raise self.error(number, "mdtest results without a launch line before them "
-                                         "('mdtest-<version> was launched with ...' missing or garbled)")
+                self._problem(number, "mdtest results without a launch line before them "
+                                      "('mdtest-<version> was launched with ...' missing or garbled)")
             return
         if match := _FINISHED.match(line):
             self._close_launch(match["when"], number)
@@ -321,30 +382,56 @@ class _LogReader:
         elif match := _BLOCK.match(line):
             self._open_block(match, number)
         elif match := _COMMAND.match(line):
-            self.launch.command_line = self.launch.command_line or match["command"]
+            if not self.launch.command_line:
+                self.launch.command_line, self.launch.command_line_number = match["command"], number
         elif match := _KEY_VALUE.match(line):
             self._header_value(match["key"], match["value"])
         elif match := _RANDOM_SEED.match(line):
             self.launch.random_seed = int(match["seed"])
         elif match := _STONEWALL_HIT.match(line):
-            self._current_block(number).stonewall_hit = {key: match[key] for key in ("min", "max", "avg")}
+            block = self._current_block(number)
+            block.stonewall_hit = block.stonewall_hit or {key: match[key] for key in ("min", "max", "avg")}
+        elif match := _STONEWALL_RANK.search(line):
+            self._current_block(number).stonewall_ranks.append(_stonewall_rank(match))
+        elif match := _SHIFTING_RANKS.search(line):
+            if self.launch.shifting_ranks_by is None:
+                self.launch.shifting_ranks_by = int(match["shift"])
         elif match := _ITERATION_MARK.search(line):
             self.iteration = int(match["number"])
         elif match := _ITERATION_LINE.search(line):
             self._iteration_value(match, number)
 
+    def _late_stonewall_rank(self, match: re.Match) -> None:
+        """Ranks other than 0 print their "stonewall rank" lines when their output is flushed, which
+        can be after rank 0's ``-- finished at``: they belong to the launch that just finished."""
+        blocks = self.launches[-1].blocks
+        if blocks:
+            blocks[-1].stonewall_ranks.append(_stonewall_rank(match))
+
     def _refuse_open_launch(self, number: int, what: str) -> None:
+        """Lenient: the open launch is kept as it stands, unfinished."""
         if self.launch is not None:
-            raise self.error(number, f"{what} before the launch of line {self.launch.line} finished "
-                                     "(that launch is truncated)")
+            self._problem(number, f"{what} before the launch of line {self.launch.line} finished "
+                                  "(that launch is truncated)")
+            self._keep_unfinished_launch()
+
+    def _keep_unfinished_launch(self) -> None:
+        if self.table is not None:
+            self._close_table(self.table.line)
+        self.launches.append(self.launch)
+        self.launch = None
+        self.block = None
+        self.iteration = None
 
     def _open_launch(self, match: re.Match, line: str, number: int) -> None:
+        tasks = self._count(match["tasks"], "task count", number)
+        nodes = self._count(match["nodes"], "node count", number)
+        if tasks is None or nodes is None:
+            return
         started_at = self.pending_start[0] if self.pending_start else ""
         self.pending_start = None
         self.launch = MdtestLaunch(
-            index=len(self.launches), line=number, version=match["version"],
-            tasks=self._count(match["tasks"], "task count", number),
-            nodes=self._count(match["nodes"], "node count", number),
+            index=len(self.launches), line=number, version=match["version"], tasks=tasks, nodes=nodes,
             launch_line=line.strip(), started_at=started_at,
         )
         self.block = None
@@ -357,10 +444,12 @@ class _LogReader:
             self.launch.filesystem = value
 
     def _open_block(self, match: re.Match, number: int) -> None:
-        self.block = TaskBlock(
-            index=len(self.launch.blocks), tasks=self._count(match["tasks"], "task count", number),
-            items=self._count(match["items"], "item count", number, MAX_ITEMS), item_kind=match["kind"], line=number,
-        )
+        tasks = self._count(match["tasks"], "task count", number)
+        items = self._count(match["items"], "item count", number, MAX_ITEMS)
+        if tasks is None or items is None:
+            return
+        self.block = TaskBlock(index=len(self.launch.blocks), tasks=tasks, items=items, item_kind=match["kind"],
+                               line=number)
         self.launch.blocks.append(self.block)
         self.iteration = None
 
@@ -368,19 +457,27 @@ class _LogReader:
         """The block lines belong to; a launch whose ``<n> tasks`` line is missing gets one from its
         launch line, since mdtest without -f/-l/-s runs exactly the launched task count."""
         if self.block is None:
-            self.block = TaskBlock(index=len(self.launch.blocks), tasks=self.launch.tasks, items=None,
-                                   item_kind="", line=number)
-            self.launch.blocks.append(self.block)
+            self._open_implicit_block(number)
         return self.block
+
+    def _open_implicit_block(self, number: int) -> None:
+        self.block = TaskBlock(index=len(self.launch.blocks), tasks=self.launch.tasks, items=None,
+                               item_kind="", line=number)
+        self.launch.blocks.append(self.block)
 
     def _open_table(self, match: re.Match, line: str, number: int) -> None:
         block = self._current_block(number)
         kind = match["kind"] or RATE
         if block.table(kind) is not None:
-            raise self.error(number, f"a second SUMMARY {kind} table in the task block of line {block.line} "
-                                     "(a '<n> tasks, <m> files' line is missing or garbled)")
+            self._problem(number, f"a second SUMMARY {kind} table in the task block of line {block.line} "
+                                  "(a '<n> tasks, <m> files' line is missing or garbled)")
+            self._open_implicit_block(number)  # lenient: the table starts a block of its own
+            block = self.block
+        iterations = self._count(match["iterations"], "iteration count", number)
+        if iterations is None:
+            return
         self.table = SummaryTable(kind=kind, header=line.strip(), unit_label=match["unit"] or "",
-                                  iterations=self._count(match["iterations"], "iteration count", number), line=number)
+                                  iterations=iterations, line=number)
         block.tables.append(self.table)
 
     def _table_line(self, line: str, number: int) -> bool:
@@ -399,73 +496,90 @@ class _LogReader:
             self._add_row(match, number)
             return True
         if _ROW_LIKE.match(line):
-            raise self.error(number, f"malformed SUMMARY row: {line.strip()[:120]!r}")
+            self._problem(number, f"malformed SUMMARY row: {line.strip()[:120]!r}")
+            return True  # lenient: the row is left out
         self._close_table(number)
         return False
 
     def _add_row(self, match: re.Match, number: int) -> None:
+        """Lenient: a repeated, short or unreadable row is left out (the first one printed counts)."""
         label = " ".join(match["label"].split())
         operation = operation_name(label)
         if self.table.row(operation) is not None:
-            raise self.error(number, f"{label!r} appears twice in the SUMMARY table of line {self.table.line}")
+            self._problem(number, f"{label!r} appears twice in the SUMMARY table of line {self.table.line}")
+            return
         tokens = match["values"].split()
         expected = 7 if self.table.per_rank_columns else 4
         if len(tokens) != expected:
-            raise self.error(number, f"SUMMARY row {label!r} has {len(tokens)} values, expected {expected}")
+            self._problem(number, f"SUMMARY row {label!r} has {len(tokens)} values, expected {expected}")
+            return
         numbers = [self._number(token, number) for token in tokens]
+        if None in numbers:
+            return
         per_rank = tuple(numbers[:3]) if expected == 7 else None
         maximum, minimum, mean, stddev = numbers[-4:]
         self.table.rows.append(SummaryRow(operation=operation, label=label, max=maximum, min=minimum, mean=mean,
                                           stddev=stddev, line=number, per_rank=per_rank))
 
     def _close_table(self, number: int) -> None:
+        """Lenient: a table without rows is dropped; rate and time tables may disagree."""
         table = self.table
         self.table = None
         if not table.rows:
-            raise self.error(table.line, "SUMMARY table without rows (truncated or garbled)")
+            self._problem(table.line, "SUMMARY table without rows (truncated or garbled)")
+            self.block.tables.remove(table)
+            return
         rate_table = self.block.table(RATE)
         if table.kind == TIME and rate_table is not None:
             rate_operations = [row.operation for row in rate_table.rows]
             time_operations = [row.operation for row in table.rows]
             if rate_operations != time_operations:
-                raise self.error(number, f"the SUMMARY time table of line {table.line} has rows "
-                                         f"{time_operations}, the rate table of line {rate_table.line} has "
-                                         f"{rate_operations} (truncated or garbled)")
+                self._problem(number, f"the SUMMARY time table of line {table.line} has rows "
+                                      f"{time_operations}, the rate table of line {rate_table.line} has "
+                                      f"{rate_operations} (truncated or garbled)")
 
     def _iteration_value(self, match: re.Match, number: int) -> None:
         block = self._current_block(number)
+        seconds, rate = self._number(match["seconds"], number), self._number(match["rate"], number)
+        if seconds is None or rate is None:
+            return
         operation = operation_name(" ".join(match["label"].split()))
         values = block.iteration_values.setdefault(operation, [])
         iteration = self.iteration if self.iteration is not None else len(values) + 1
-        values.append(IterationValue(iteration=iteration, seconds=self._number(match["seconds"], number),
-                                     rate=self._number(match["rate"], number), line=number))
+        values.append(IterationValue(iteration=iteration, seconds=seconds, rate=rate, line=number))
 
     def _close_launch(self, when: str, number: int) -> None:
+        """Lenient: a launch without SUMMARY tables still counts (its header lines are evidence)."""
         launch = self.launch
         if not launch.blocks:
-            raise self.error(number, f"the launch of line {launch.line} finished without any SUMMARY table")
+            self._problem(number, f"the launch of line {launch.line} finished without any SUMMARY table")
         for block in launch.blocks:
             if not block.tables:
-                raise self.error(block.line, f"the task block '{block.tasks} tasks' has no SUMMARY table "
-                                             "(truncated or garbled)")
+                self._problem(block.line, f"the task block '{block.tasks} tasks' has no SUMMARY table "
+                                          "(truncated or garbled)")
         launch.finished_at = when
         self.launches.append(launch)
         self.launch = None
         self.block = None
         self.iteration = None
 
-    def _count(self, digits: str, what: str, number: int, limit: int = MAX_COUNT) -> int:
+    def _count(self, digits: str, what: str, number: int, limit: int = MAX_COUNT) -> int | None:
+        """Lenient: None for an implausible count, and the line is not read."""
         value = int(digits[:20])
         if len(digits) > 19 or value > limit:
-            raise self.error(number, f"{what} {digits[:40]} is implausibly large (corrupt log?)")
+            self._problem(number, f"{what} {digits[:40]} is implausibly large (corrupt log?)")
+            return None
         return value
 
-    def _number(self, token: str, number: int) -> PrintedNumber:
+    def _number(self, token: str, number: int) -> PrintedNumber | None:
+        """Lenient: None for a token that is not a number."""
         match = _NUMBER.match(token)
         if match:
             if len(match["int"] or "") > _MAX_INTEGER_DIGITS:
-                raise self.error(number, f"{token[:40]!r} is too long to be an mdtest value")
+                self._problem(number, f"{token[:40]!r} is too long to be an mdtest value")
+                return None
             return PrintedNumber(token, Decimal(token))
         if token.lower() in _NOT_A_NUMBER:
             return PrintedNumber(token, None)
-        raise self.error(number, f"{token[:40]!r} is not a number")
+        self._problem(number, f"{token[:40]!r} is not a number")
+        return None

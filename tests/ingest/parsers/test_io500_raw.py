@@ -1,9 +1,12 @@
 """Raw IOR / mdtest / find outputs across tool versions (streamed, lenient)."""
 
+from pathlib import Path
+
 import pytest
 
 from apps.ingest.parsers.io500.raw import parse_find_csv, parse_ior_output, parse_mdtest_output
-from apps.ingest.parsers.io500.raw_facts import rank_shift_of
+from apps.ingest.parsers.mdtest import rank_shift_option
+from tests.conftest import shared_path
 from tests.ingest.parsers.io500_samples import RAW
 
 
@@ -13,22 +16,26 @@ def raw(name):
 
 def test_ior_32_nodes_come_from_tasks_and_clients_per_node():
     ior = parse_ior_output(raw("ior-3.2.0.txt"), "ior-3.2.0.txt")
-    assert (ior.version, ior.tasks, ior.nodes) == ("3.2.0", 240, 10)
+    test = ior.tests[0]
+    assert (ior.version, test.tasks, test.nodes) == ("3.2.0", 240, 10)
     assert ior.command.startswith("/io-500/bin/ior -w -C -Q 1")
-    assert ior.bandwidth_mib("write") == 2297.80
-    assert ior.total_seconds("write") == 376.22
-    assert ior.max_mib == {"write": 2297.80}
-    assert ior.stonewall["pairs_max"] == 1801
-    assert ior.stonewall["seconds"] == 303.2
-    assert ior.fields["began"] == "Wed Nov  7 15:47:58 2018"
-    assert ior.fields["finished"] == "Wed Nov  7 15:54:15 2018"
+    assert test.iterations("write")[0].cells["bw(MiB/s)"] == "2297.80"
+    assert test.iterations("write")[0].cells["total(s)"] == "376.22"
+    assert test.max["write"].printed == "2297.80"
+    assert test.stonewall["pairs_max"] == "1801"
+    assert test.stonewall["seconds"] == "303.2"
+    assert ior.began == "Wed Nov  7 15:47:58 2018"
+    assert ior.finished == "Wed Nov  7 15:54:15 2018"
+    assert (ior.reordering.constant, ior.reordering.offset) == (True, 1)
 
 
-def test_ior_41_without_max_lines_uses_the_result_line():
+def test_ior_41_without_max_lines_keeps_the_result_line():
     ior = parse_ior_output(raw("ior-4.1.0-no-max-lines.txt"), "ior.txt")
-    assert (ior.nodes, ior.tasks) == (10, 250)
-    assert ior.bandwidth_mib("read") == 13325
-    assert ior.bandwidth_mib("write") is None
+    test = ior.tests[0]
+    assert (test.nodes, test.tasks) == (10, 250)
+    assert [row.cells["bw(MiB/s)"] for row in test.iterations("read")] == ["13325"]
+    assert test.iterations("write") == []
+    assert test.max == {}
 
 
 def test_mdtest_rows_without_colons_and_mislabelled_time_tables():
@@ -82,9 +89,73 @@ def test_find_csv_header(tmp_path):
         ("./mdtest -n 10 -u -L -F -P -N 1 -d /x", 1),
         ("/bin/mdtest '-T' '-F' '-N' '8' '-d' '/x'", 8),
         ('/bin/mdtest "-T" "-N" "1"', 1),
-        ("/bin/mdtest -T -F -d /x -n 100", None),
+        ("./mdtest -N1 -T", 1),
+        ("srun -N 10 ./mdtest -T -F -d /x -n 100", 0),  # srun's -N counts nodes
+        ("/bin/mdtest -T -F -d /x -n 100", 0),
         ("", None),
     ],
 )
 def test_rank_shift_option_in_any_quoting(command, expected):
-    assert rank_shift_of(command) == expected
+    assert rank_shift_option(command) == expected
+
+
+# The IO500 raw reader and the standalone mdtest parser share one grammar: these three files once
+# gave the IO500 path no SUMMARY rows (tab-separated rows without indentation, per-rank columns).
+# Expected values are copied from the files by eye.
+MDTEST_DATA = Path(__file__).resolve().parents[2] / "data" / "mdtest"
+
+
+def test_io500_path_reads_unindented_tab_separated_summary_rows_of_mdtest_183():
+    mdtest = parse_mdtest_output(MDTEST_DATA / "mdtest-1.8.3_olcf-dne-report_pdf-text_verbose.txt", "dne.txt")
+    assert (mdtest.version, mdtest.ntasks, mdtest.nnodes, mdtest.iterations) == ("mdtest-1.8.3", 608, 19, 10)
+    assert len(mdtest.rates) == 8
+    assert mdtest.rates["Directory stat"] == ["123904.353", "120985.660", "122593.489", "887.006"]
+    assert mdtest.rate("creation") == 37338.848
+    assert mdtest.rates["Tree removal"] == ["20.433", "0.114", "11.901", "5.570"]
+    assert mdtest.rate_lines["File creation"] == 110
+
+
+def test_io500_path_reads_per_iteration_columns_of_rank_statistics_tables():
+    mdtest = parse_mdtest_output(
+        MDTEST_DATA / "mdtest-4.1.0+dev_rank-statistics_rename_dirs-only_constructed.txt", "stats.txt"
+    )
+    assert len(mdtest.rates) == 6
+    assert len(mdtest.times) == 6
+    # the last four of the seven columns: per-iteration Max, Min, Mean, Std Dev
+    assert mdtest.rates["Directory rename"] == ["12480.000", "12000.000", "12240.000", "339.411"]
+    assert mdtest.times["Directory creation"] == ["0.400", "0.385", "0.392", "0.011"]
+    assert (mdtest.items_tasks, mdtest.items, mdtest.item_kind) == (16, 8000, "directories")
+
+
+def test_io500_path_reads_the_summary_of_the_olcf_report_text_in_seed_002():
+    seed = next(shared_path("seeds").glob("002_*.txt"))
+    mdtest = parse_mdtest_output(seed, seed.name)
+    assert (mdtest.ntasks, mdtest.nnodes, mdtest.launches) == (608, 19, 1)
+    assert len(mdtest.rates) == 8
+    assert mdtest.rates["File removal"] == ["19082.413", "13694.820", "16086.342", "1275.494"]
+    assert mdtest.rate("stat") == 26506.056
+
+
+def test_stonewall_rank_lines_flushed_after_the_finish_line_still_count():
+    mdtest = parse_mdtest_output(raw("mdtest-1.9.3-sc18-inflated-rate.txt"), "mdtest.txt")
+    # line 10: "stonewall rank 0: 54274 of 60319", line 23 (after "-- finished at"): rank 105, 54826
+    assert mdtest.stonewall_rank_lines == 2
+    assert (mdtest.stonewall_rank_done_sum, mdtest.stonewall_rank_done_max) == (54274 + 54826, 54826)
+
+
+def test_a_truncated_launch_keeps_what_was_printed(tmp_path):
+    path = tmp_path / "mdtest-easy-write.txt"
+    path.write_text(
+        "-- started at 01/02/2020 10:00:00 --\n"
+        "mdtest-3.3.0 was launched with 4 total task(s) on 2 node(s)\n"
+        "Command line used: ./mdtest '-C' '-N' '1' '-n' '10'\n"
+        "4 tasks, 40 files\n"
+        "SUMMARY rate: (of 1 iterations)\n"
+        "   Operation                      Max            Min           Mean        Std Dev\n"
+        "   File creation             100.000        100.000        100.000          0.000\n"
+        "   File stat                 garbled\n"
+    )
+    mdtest = parse_mdtest_output(path, "mdtest-easy-write.txt")
+    assert mdtest.rate("creation") == 100.0
+    assert "File stat" not in mdtest.rates
+    assert (mdtest.command_line, mdtest.finished) == (3, "")

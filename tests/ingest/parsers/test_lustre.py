@@ -5,17 +5,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from apps.ingest.parsers.lustre import (
+from apps.ingest.parsers.lustre.inventory import parse_ansible_inventory
+from apps.ingest.parsers.lustre.shell import shell_integer, size_in_bytes
+from apps.ingest.parsers.lustre.sidecar import parse_sidecar_lustre
+from apps.ingest.parsers.lustre.striping import parse_striping
+from apps.ingest.parsers.lustre.tunables import parse_tunables, tunable_scope
+from apps.ingest.parsers.lustre.versions import (
     build_info_from_system_information,
-    parse_ansible_inventory,
     parse_release_notes,
-    parse_sidecar_lustre,
-    parse_striping,
-    parse_tunables,
     parse_version_text,
-    shell_integer,
-    size_in_bytes,
-    tunable_scope,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "lustre"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from apps.ingest.parsers.mdtest import parse_mdtest_file
+from tests.conftest import shared_files, shared_path
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 ROW = re.compile(
     r"^\s+(?:Directory|File|Tree) (?:creation|stat|read|rename|removal|create \(stonewall\))\s*:?"
     r"(?:(?:\s+\S+){3})?\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$"
@@ -20,13 +20,6 @@ ROW = re.compile(
 SUMMARY = re.compile(r"^SUMMARY")
 
 pytestmark = pytest.mark.corpus
-
-
-def shared_files(folder: str, pattern: str) -> list[Path]:
-    root = SHARED / folder
-    if not root.is_dir():
-        return []
-    return sorted(root.rglob(pattern))
 
 
 def printed_rows(path: Path) -> list[tuple[str, str, str, str]]:
@@ -57,9 +50,13 @@ REAL_LOGS = [path for path in shared_files("mdtest-logs", "*.txt") if path.name 
 
 
 def test_the_shared_logs_are_there():
-    if not SHARED.is_dir():
-        pytest.skip(f"{SHARED} is absent")
+    shared_path("mdtest-logs")
     assert len(REAL_LOGS) >= 7
+
+
+def test_the_shared_campaign_sample_is_there():
+    shared_path("dne-campaign-sample")
+    assert len(shared_files("dne-campaign-sample", "mdtest.out")) >= 40
 
 
 @pytest.mark.parametrize("path", REAL_LOGS, ids=lambda path: path.name[:60])
@@ -89,6 +86,7 @@ def test_every_mdtest_output_of_the_io500_corpus_parses():
         path for path in shared_files("io500-corpus", "*.txt") if b"was launched with" in path.read_bytes()
     ]
     if not paths:
-        pytest.skip("io500-corpus is absent")
+        shared_path("io500-corpus")
+    assert paths, "no mdtest output in the IO500 corpus"
     for path in paths:
         assert parsed_rows(path) == printed_rows(path), path

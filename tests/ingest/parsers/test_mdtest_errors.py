@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.ingest.parsers.mdtest import parse_mdtest_bytes
+from apps.ingest.parsers.mdtest import parse_mdtest_bytes, read_mdtest_lenient
 from apps.ingest.parsers.records import ParseError
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mdtest"
@@ -217,3 +217,52 @@ def test_implausibly_large_counts_are_refused(original, corrupt):
     assert original in text
     error = expect_error(text.replace(original, corrupt))
     assert "implausibly large" in error.message
+
+
+# ---------------------------------------------------------------- lenient mode (IO500 raw outputs)
+
+
+def test_lenient_mode_reads_every_sample_exactly_as_strict_mode_does():
+    for path in LOGS:
+        strict = parse_mdtest_bytes(path.read_bytes(), path.name)
+        lenient = read_mdtest_lenient(path.read_text(errors="replace").split("\n"), path.name)
+        assert summary_rows(lenient) == summary_rows(strict), path.name
+        assert lenient.problems == [], path.name
+
+
+def test_lenient_mode_keeps_a_truncated_launch_and_records_what_strict_mode_raises():
+    lines = SINGLE_RUN.read_text().split("\n")
+    cut = next(number for number, line in enumerate(lines) if line.startswith("-- finished at"))
+    truncated = "\n".join(lines[:cut])
+    expect_error(truncated)
+
+    log = read_mdtest_lenient(truncated.split("\n"), "broken.out")
+
+    (launch,) = log.launches
+    assert launch.finished_at == ""
+    assert launch.blocks[0].tables  # the SUMMARY printed before the cut is kept
+    assert [problem.path for problem in log.problems] == ["broken.out"]
+    assert "truncated" in log.problems[0].message
+
+
+def test_lenient_mode_leaves_out_a_garbled_row_and_keeps_the_others():
+    text = (
+        "mdtest-3.3.0 was launched with 2 total task(s) on 1 node(s)\n"
+        "SUMMARY rate: (of 1 iterations)\n"
+        "   File creation       10.000     10.000     10.000      0.000\n"
+        "   File stat           x1         2          3           4\n"
+        "   File read           30.000     30.000     30.000      0.000\n"
+        "-- finished at 01/01/2020 00:00:01 --\n"
+    )
+    expect_error(text, line=4)
+
+    log = read_mdtest_lenient(text.split("\n"), "broken.out")
+
+    assert [row.operation for row in log.launches[0].blocks[0].tables[0].rows] == ["file_creation", "file_read"]
+    assert [problem.line for problem in log.problems] == [4]
+
+
+def test_lenient_mode_gives_no_launch_for_foreign_text():
+    log = read_mdtest_lenient(["hello", "SUMMARY of something else"], "notes.txt")
+
+    assert log.launches == []

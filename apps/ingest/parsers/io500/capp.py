@@ -10,7 +10,8 @@ Keys before the first section (isc20 - isc21) and keys of ``[run]`` (sc21 on) ar
 * G1 (isc20, early sc20): ``[SCORE] Bandwidth x GB/s`` (the value is GiB/s), ``GiB/s `` with a blank
 * G2 (sc20 after the unit fix): ``[SCORE] Bandwidth x GiB/s``
 * G3 (isc21 on): ``IO500 version v (standard|extended)``, ``[SCORE ]``, ``[SCOREX]``, ``[      ]`` for
-  unscored phases and `` [INVALID]`` suffixes.
+  unscored phases and `` [INVALID]`` suffixes. Its ``[      ] timestamp`` line (and result.txt's
+  ``[timestamp]`` section) is a step that measures nothing: kept apart from the phases.
 
 Parsers here are strict about lines that claim to be results (a garbled ``[RESULT]`` or ``[SCORE``
 line is a ``ParseError`` naming file and line) and about truncation (no ``[SCORE]`` section).
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from apps.ingest.parsers.io500.common import NUMBER
 from apps.ingest.parsers.io500.files import iter_lines
+from apps.ingest.parsers.io500.phases import TIMESTAMP_STEP
 from apps.ingest.parsers.records import ParseError
 
 SECTION = re.compile(r"^\s*\[([^\]]*)\]\s*(?:[#;].*)?$")
@@ -57,6 +59,8 @@ class ResultTxt:
     header: dict[str, Entry] = field(default_factory=dict)  # version, config-hash, result-dir, mode, procs
     phases: dict[str, dict[str, Entry]] = field(default_factory=dict)  # raw section name -> keys
     phase_lines: dict[str, int] = field(default_factory=dict)
+    timestamp_step: dict[str, Entry] = field(default_factory=dict)  # keys of [timestamp]: not a phase
+    timestamp_step_line: int | None = None
     score: dict[str, Entry] = field(default_factory=dict)
     scorex: dict[str, Entry] = field(default_factory=dict)
     comments: list[Entry] = field(default_factory=list)
@@ -119,6 +123,10 @@ def _open_section(result: ResultTxt, name: str, number: int, rel: str) -> dict[s
             result.repeated_sections.append(name)
             target.clear()
         return target
+    if lowered == TIMESTAMP_STEP:
+        result.timestamp_step.clear()
+        result.timestamp_step_line = number
+        return result.timestamp_step
     if name in result.phases:
         result.repeated_sections.append(name)
     result.phases[name] = {}
@@ -158,7 +166,7 @@ class CappSummary:
 
     version: str | None = None
     mode: str = ""
-    phases: list[SummaryPhase] = field(default_factory=list)
+    phases: list[SummaryPhase] = field(default_factory=list)  # the timestamp step is left out
     scores: list[SummaryScore] = field(default_factory=list)
 
     @property
@@ -204,12 +212,24 @@ def parse_capp_summary(path: Path, rel: str) -> CappSummary:
             raise ParseError(rel, number, f"unrecognised line in result_summary.txt: {_excerpt(line)!r}")
         parsed.line = number
         if isinstance(parsed, SummaryPhase):
-            summary.phases.append(parsed)
+            if parsed.name.lower() != TIMESTAMP_STEP:
+                summary.phases.append(parsed)
         else:
             summary.scores.append(parsed)
     if summary.score is None:
         raise ParseError(rel, None, "truncated result_summary.txt: no [SCORE] line")
     return summary
+
+
+def is_capp_summary(path: Path, rel: str) -> bool:
+    """Whether a ``result_summary.txt`` is the C app's (``IO500 version`` header or its result lines)
+    rather than the bash script's: both eras wrote a file of that name."""
+    for _, line in iter_lines(path, rel):
+        if line.strip():
+            return line.startswith("IO500 version") or bool(
+                re.match(r"^\[(RESULT|SCORE ?|      )\]\s+\S+\s+[-\d.]", line)
+            )
+    return False
 
 
 def parse_ini(path: Path, rel: str) -> dict[str, dict[str, str]]:

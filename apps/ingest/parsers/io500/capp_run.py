@@ -25,14 +25,22 @@ from apps.ingest.parsers.io500.common import (
     to_float,
     to_int,
 )
-from apps.ingest.parsers.io500.hashes import config_hash, same_hash, score_hash
+from apps.ingest.parsers.io500.hashes import SCORE_HASH_RULES, config_hash, same_hash, score_hash
 from apps.ingest.parsers.io500.phases import (
     STANDARD_PHASES,
+    hash_group,
     normalise_phase_name,
     score_group,
     unit_for,
 )
+from apps.ingest.parsers.rank_csv import rank_tables
 from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
+from apps.results.scoring.generations import (
+    ERA_CAPP,
+    GENERATION_CAPP_G1,
+    GENERATION_CAPP_G2,
+    GENERATION_CAPP_G3,
+)
 
 VERSION = re.compile(
     r"^(?P<tag>io500-(?:isc|sc)\d\d(?:_v\d+)?|dev)"  # the git tag
@@ -41,7 +49,6 @@ VERSION = re.compile(
 )
 # result.txt keys that have their own PhaseRecord field; the others go to ``details``
 FIELD_KEYS = {"exe", "score", "t_delta"}
-HASH_VARIANTS = (("standard", True), ("isc21_v1", False))  # (build rule, MD and BW hashed)
 
 
 def parse_version(version: str) -> dict:
@@ -63,11 +70,11 @@ def generation_of(result: ResultTxt | None, summary: CappSummary | None, version
     """capp-g1 / capp-g2 / capp-g3 (formats document 2.1), from the summary grammar when present."""
     if summary is not None and summary.score is not None:
         if summary.mode or summary.score.tag in ("SCORE ", "SCOREX"):
-            return "capp-g3"
-        return "capp-g1" if summary.score.bw_unit == "GB/s" else "capp-g2"
+            return GENERATION_CAPP_G3
+        return GENERATION_CAPP_G1 if summary.score.bw_unit == "GB/s" else GENERATION_CAPP_G2
     if result is not None and (result.has_run_section or "mode" in result.header):
-        return "capp-g3"
-    return "capp-g1" if re.search(r"isc20|sc20_v[12]", version) else "capp-g2"
+        return GENERATION_CAPP_G3
+    return GENERATION_CAPP_G1 if re.search(r"isc20|sc20_v[12]", version) else GENERATION_CAPP_G2
 
 
 def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
@@ -86,15 +93,15 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
     if result is None and summary is None:
         raise ParseError(files.rel, None, "no result.txt or result_summary.txt in this folder")
     version = result.header_value("version") if result else (summary.version or "")
-    record = IO500RunRecord(source_path=files.rel, era="capp", benchmark_version=version)
+    record = IO500RunRecord(source_path=files.rel, era=ERA_CAPP, benchmark_version=version)
     record.generation = generation_of(result, summary, version)
-    record.facts["version"] = parse_version(version)
-    record.facts["mode"] = (result.header_value("mode") if result else "") or (
+    record.facts.version = parse_version(version)
+    record.facts.mode = (result.header_value("mode") if result else "") or (
         summary.mode if summary else ""
     )
     if summary_error is not None:
         record.warnings.append(f"result_summary.txt not usable: {summary_error}")
-        record.facts["summary_cross_check"] = {"error": str(summary_error)}
+        record.facts.summary_cross_check = {"error": str(summary_error)}
     if result is not None:
         _from_result_txt(record, files, result, summary)
     else:
@@ -102,6 +109,7 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
         record.warnings.append("no result.txt: numbers from result_summary.txt, score hash not verifiable")
     _validity(record, result, summary)
     _check_complete(record, files)
+    record.rank_tables = rank_tables(files.files, files.rel_of)
     _config(record, files, result)
     return record
 
@@ -115,8 +123,8 @@ def _from_result_txt(
 ) -> None:
     rel = files.rel_of(files.get("result.txt"))
     printed = _summary_phases(summary)
-    record.facts["result_txt_run_section"] = result.has_run_section
-    record.facts["result_txt_end_marker"] = result.has_end
+    record.facts.result_txt_run_section = result.has_run_section
+    record.facts.result_txt_end_marker = result.has_end
     if result.repeated_sections:
         record.warnings.append(
             f"result.txt repeats sections {sorted(set(result.repeated_sections))}; last kept"
@@ -131,6 +139,12 @@ def _from_result_txt(
         or parse_timestamp(result.header_value("result-dir"))
         or parse_timestamp(files.folder.name)
     )
+    if "t_start" in result.timestamp_step:
+        record.facts.timestamp_step = {
+            "t_start": result.timestamp_step["t_start"].value.strip(),
+            "source_file": rel,
+            "source_line": result.timestamp_step_line,
+        }
     for raw_name, keys in result.phases.items():
         name = normalise_phase_name(raw_name)
         line = printed.get(name)
@@ -156,7 +170,7 @@ def _from_result_txt(
         record.phases.append(phase)
     record.reported_score = _score(result.score)
     score_tokens = result.score["SCORE"].value.split()
-    record.facts["reported_score_printed"] = printed_score_fact(
+    record.facts.reported_score_printed = printed_score_fact(
         result.score["BW"].value,
         result.score["MD"].value,
         score_tokens[0] if score_tokens else "",
@@ -165,7 +179,7 @@ def _from_result_txt(
     )
     if result.scorex:
         record.reported_extended = _score(result.scorex)
-    record.facts["validation_messages"] = [
+    record.facts.validation_messages = [
         {"source_file": rel, "source_line": c.line, "text": c.value}
         for c in result.comments
         if c.value.startswith(("ERROR", "WARNING"))
@@ -232,7 +246,7 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
         )
     score = summary.score
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
-    record.facts["reported_score_printed"] = printed_score_fact(
+    record.facts.reported_score_printed = printed_score_fact(
         score.bw, score.md, score.total, rel, score.line
     )
     if summary.scorex is not None:
@@ -241,40 +255,48 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
 
 
 def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
-    """Recompute the ``[SCORE]`` (and ``[SCOREX]``) hash; verified if any known build rule matches."""
+    """Recompute the ``[SCORE]`` (and ``[SCOREX]``) hash; verified if any known build rule matches.
+
+    The rule that matched (``SCORE_HASH_RULES``) is kept in the evidence: it tells an a69cf60-or-later
+    build from an older one.
+    """
     printed = result.score.get("hash")
     if printed is None:
         record.verification = "not_verifiable"
         return
     names = {normalise_phase_name(raw): raw for raw in result.phases}
-    standard = _phase_scores(result, [names[n] for n in STANDARD_PHASES if n in names])
     tokens = result.score["SCORE"].value.split()
     marked_invalid = "[INVALID]" in tokens[1:]
     # The hash includes valid=NO for invalid runs; io500-verify accepts either ("[OK] But this is an
     # invalid run!"), so both are tried after the one the marker suggests.
-    candidates = [
-        (rule, md_bw, valid)
-        for rule, md_bw in HASH_VARIANTS
-        for valid in (not marked_invalid, marked_invalid)
-    ]
-    computed = {
-        candidate: score_hash(
+    candidates = [(rule, valid) for rule in SCORE_HASH_RULES for valid in (not marked_invalid, marked_invalid)]
+    computed = {}
+    for rule, valid in candidates:
+        hashed = [
+            (raw, score)
+            for raw, score in _phase_scores(result, list(result.phases))
+            if rule.hashes_phase(hash_group(normalise_phase_name(raw)), score)
+        ]
+        computed[rule.name, valid] = score_hash(
             version=result.header_value("version"),
-            phase_scores=standard,
-            md=result.score["MD"].value if candidate[1] else None,
-            bw=result.score["BW"].value if candidate[1] else None,
+            phase_scores=hashed,
+            md=result.score["MD"].value if rule.hashes_md_bw else None,
+            bw=result.score["BW"].value if rule.hashes_md_bw else None,
             score=tokens[0],
-            valid=candidate[2],
+            valid=valid,
         )
-        for candidate in candidates
-    }
-    match = next((c for c in candidates if same_hash(printed.value, computed[c])), None)
+    match = next(
+        ((rule.name, valid) for rule, valid in candidates if same_hash(printed.value, computed[rule.name, valid])),
+        None,
+    )
     record.verification = "verified" if match else "hash_mismatch"
-    record.facts["score_hash"] = {
+    first = (candidates[0][0].name, candidates[0][1])
+    record.facts.score_hash = {
         "printed": printed.value.strip(),
-        "computed": computed[match or candidates[0]],
+        "computed": computed[match or first],
         "rule": match[0] if match else None,
-        "hashed_as_valid": match[2] if match else None,
+        "hashed_as_valid": match[1] if match else None,
+        "rules_tried": [rule.name for rule in SCORE_HASH_RULES],
         "source_line": printed.line,
     }
     if result.scorex.get("hash") and all(k in result.scorex for k in ("MD", "BW", "SCORE")):
@@ -288,7 +310,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
             score=x_tokens[0],
             valid="[INVALID]" not in x_tokens[1:],
         )
-        record.facts["extended_score_hash"] = {
+        record.facts.extended_score_hash = {
             "printed": result.scorex["hash"].value.strip(),
             "computed": computed,
             "verified": same_hash(result.scorex["hash"].value, computed),
@@ -329,7 +351,7 @@ def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary
             differences.append(
                 {"score": key, "result_txt": ours, "summary": theirs, "line": summary_score.line}
             )
-    record.facts["summary_cross_check"] = {
+    record.facts.summary_cross_check = {
         "source_file": rel,
         "identical": not differences,
         "differences": differences,
@@ -376,7 +398,7 @@ def _check_complete(record: IO500RunRecord, files: ResultSetFiles) -> None:
             "although the score is not marked invalid (truncated or edited file)",
         )
     if missing:
-        record.facts["missing_phases"] = missing
+        record.facts.missing_phases = missing
 
 
 def _config(record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt | None) -> None:
@@ -394,17 +416,17 @@ def _config(record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt | N
     record.config["scc"] = scc
     record.config["rules"] = "scc" if scc else "regular"
     record.config["stonewall_time"] = to_int(debug_section.get("stonewall-time"))
-    record.facts["rules"] = record.config["rules"]
-    record.facts["scc"] = scc
-    record.facts["min_write_seconds"] = 30 if scc else 300
-    record.facts["stonewall_seconds"] = record.config["stonewall_time"]
+    record.facts.rules = record.config["rules"]
+    record.facts.scc = scc
+    record.facts.min_write_seconds = 30 if scc else 300
+    record.facts.stonewall_seconds = record.config["stonewall_time"]
     printed = result.header_value("config-hash") if result else ""
     if not printed or config_path is None:
         record.config_hash_status = "not_verifiable"
         return
     computed = config_hash(effective)
     record.config_hash_status = "verified" if same_hash(printed, computed) else "hash_mismatch"
-    record.facts["config_hash"] = {
+    record.facts.config_hash = {
         "printed": printed,
         "computed": computed,
         "source_file": files.rel_of(config_path),

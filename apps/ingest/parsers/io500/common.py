@@ -50,7 +50,7 @@ class ResultSetFiles:
 
 
 def printed_score_fact(bw: str, md: str, total: str, source_file: str, source_line: int | None) -> dict:
-    """``facts["reported_score_printed"]``: the reported score exactly as printed, with its place."""
+    """``RunEvidence.reported_score_printed``: the reported score exactly as printed, with its place."""
     return {"bw": bw, "md": md, "total": total, "source_file": source_file, "source_line": source_line}
 
 

@@ -1,6 +1,7 @@
 """Finding result sets (one folder = one benchmark run) in a tree of submissions.
 
-A folder is a result set when it holds
+A folder is a result set when it holds one of the folder kinds of the era registry
+(``apps.ingest.parsers.io500.eras``):
 
 * ``result.txt`` (C application), or
 * one or more ``io-500-summary*.txt`` (bash ``io500.sh``), or
@@ -11,7 +12,7 @@ A folder is a result set when it holds
 A folder whose only result file is a ``result_summary.txt`` (no ``result.txt``, no raw phase
 outputs, no ``io-500-summary``) and that has a result set below it in the same submission is not a
 run of its own: it is the extra copy many uploads carry at the submission root. The run below it
-gets the comparison (``facts["summary_differs_from_run"]`` / ``facts["toplevel_summary"]``).
+gets the comparison (``RunEvidence.summary_differs_from_run`` / ``toplevel_summary``).
 
 Submissions are located by their ``submission-<N>`` folder, never by depth. Submissions with
 nothing scoreable (io-500-gen ``output.txt`` without a score, or only scripts and configs) are not
@@ -23,24 +24,21 @@ folders. Symbolic links to folders are not followed.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from apps.ingest.core.metadata import SUBMISSION_DIR
+from apps.ingest.parsers.io500.eras import SC17_RESULTS, SC17_STDOUT, SUMMARY_ONLY, classify_folder
 from apps.ingest.parsers.io500.files import (
     MAX_SNIFF_BYTES,
-    SUBMISSION_DIR,
     file_size,
     is_junk_name,
     is_skipped_dir_name,
     iter_lines,
     relative_posix,
 )
-from apps.ingest.parsers.io500.script import SC17_RESULTS_FILE, is_sc17_stdout
 from apps.ingest.parsers.records import ParseError
 
-SUMMARY_PREFIX = "io-500-summary"
-RAW_OUTPUT = re.compile(r"^(ior|mdtest)[-_](easy|hard|rnd\w*)[-_]\w+\.txt$", re.IGNORECASE)
 # Lines (not script text that echoes them) that only io-500-gen job output has.
 GEN_OUTPUT_MARKERS = ("[IOR EASY WRITE]", "[MDTEST EASY WRITE]", "[IO-500 COMPLETED]")
 
@@ -48,23 +46,7 @@ GEN_OUTPUT_MARKERS = ("[IOR EASY WRITE]", "[MDTEST EASY WRITE]", "[IO-500 COMPLE
 @dataclass(frozen=True)
 class Folder:
     path: Path
-    kind: str  # capp, script, summary, summary-only, sc17 or sc17-results (see classify_folder)
-
-
-def classify_folder(folder: Path, names: list[str]) -> str | None:
-    """The kind of result files a folder holds (see the module docstring), or None."""
-    usable = [name for name in names if not is_junk_name(name)]
-    if "result.txt" in usable:
-        return "capp"
-    if any(name.startswith(SUMMARY_PREFIX) and name.endswith(".txt") for name in usable):
-        return "script"
-    if "result_summary.txt" in usable:
-        return "summary" if any(RAW_OUTPUT.match(name) for name in usable) else "summary-only"
-    if any(is_sc17_stdout(folder / name, name) for name in usable):
-        return "sc17"
-    if any(SC17_RESULTS_FILE.match(name) for name in usable):
-        return "sc17-results"
-    return None
+    kind: str  # the name of a folder kind of the era registry (see classify_folder)
 
 
 def submission_dir_of(path: Path, root: Path) -> Path | None:
@@ -104,16 +86,16 @@ def select_result_sets(folders: list[Folder], root: Path) -> list[Path]:
     """
     sc17_stdouts: dict[Path | None, list[Path]] = {}
     for folder in folders:
-        if folder.kind == "sc17":
+        if folder.kind == SC17_STDOUT.name:
             sc17_stdouts.setdefault(submission_dir_of(folder.path, root), []).append(folder.path)
     selected: dict[Path | None, list[Path]] = {}
     for folder in sorted(folders, key=lambda f: len(f.path.parts), reverse=True):
         scope = submission_dir_of(folder.path, root)
-        if folder.kind == "sc17-results" and any(
+        if folder.kind == SC17_RESULTS.name and any(
             _is_below(folder.path, stdout) for stdout in sc17_stdouts.get(scope, [])
         ):
             continue
-        if folder.kind == "summary-only" and any(
+        if folder.kind == SUMMARY_ONLY.name and any(
             _is_below(other, folder.path) for other in selected.get(scope, [])
         ):
             continue
@@ -166,7 +148,7 @@ def summary_copies_above(root: Path, result_dir: Path) -> list[Path]:
             names = sorted(os.listdir(folder))
         except OSError:
             continue
-        if classify_folder(folder, names) == "summary-only":
+        if classify_folder(folder, names) == SUMMARY_ONLY.name:
             copies.append(folder / "result_summary.txt")
     return copies
 

@@ -8,7 +8,6 @@ archives packed next to the folders they duplicate. Everything here decodes with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,7 +34,6 @@ JUNK_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini", ".gitkeep"}
 JUNK_SUFFIXES = (".swp", ".swo", ".swx", "~")
 # Files larger than this are not opened just to see what they are (job stdouts, io-500-gen output).
 MAX_SNIFF_BYTES = 4 * 1024 * 1024
-SUBMISSION_DIR = re.compile(r"^submission-(\d{1,12})$")
 
 
 def is_junk_name(name: str) -> bool:

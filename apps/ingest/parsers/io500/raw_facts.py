@@ -11,18 +11,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from apps.ingest.parsers.io500.common import ResultSetFiles, relative_difference, to_int
+from apps.ingest.parsers.io500.common import ResultSetFiles, relative_difference, to_float, to_int
 from apps.ingest.parsers.io500.phases import MDTEST_READBACK_PHASES, STANDARD_PHASES, mdtest_operation
 from apps.ingest.parsers.io500.raw import (
-    IorOutput,
     MdtestOutput,
     parse_find_csv,
     parse_ior_output,
     parse_mdtest_output,
 )
+from apps.ingest.parsers.ior import IorRun, IorTest
+from apps.ingest.parsers.mdtest import rank_shift_option
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 
-RANK_SHIFT_OPTION = re.compile(r"""(?:^|\s)['"]?-N['"]?(?:\s+|=)?['"]?(\d{1,9})""")
 # An mdtest write rate is "inflated" (SC18 IOR-bundled mdtest with -W) when rate x phase time
 # exceeds the items the ranks can have created by more than this factor (formats document 6.16).
 INFLATION_THRESHOLD = 1.5
@@ -63,9 +63,9 @@ def attach_raw_outputs(files: ResultSetFiles, record: IO500RunRecord, *, command
         if phase.name.startswith("ior"):
             ior = parse_ior_output(path, rel)
             if ior:
-                _attach_ior(phase, ior, rel, command_from_raw)
-                _count(nodes, procs, phase.name, ior.nodes, ior.tasks)
-                clients_per_node = to_int(ior.fields.get("clients_per_node"))
+                test = _attach_ior(phase, ior, rel, command_from_raw)
+                _count(nodes, procs, phase.name, test.nodes, test.tasks)
+                clients_per_node = to_int(test.options.get("clients_per_node"))
                 if clients_per_node:
                     per_node.append(clients_per_node)
         elif phase.name.startswith("mdtest"):
@@ -91,43 +91,50 @@ def _count(nodes: dict, procs: dict, name: str, node_count: int | None, tasks: i
         procs[name] = tasks
 
 
-def _attach_ior(phase: PhaseRecord, ior: IorOutput, rel: str, command_from_raw: bool) -> None:
+def _attach_ior(phase: PhaseRecord, ior: IorRun, rel: str, command_from_raw: bool) -> IorTest:
+    """Copy the first test of an IOR run into the phase; returns that test."""
     access = "write" if phase.name.endswith("write") else "read"
+    test = ior.tests[0] if ior.tests else IorTest(index=0, line=ior.line)
     details = phase.details
     details.update({"tool": "ior", "tool_version": ior.version, "raw_file": rel})
-    for key in ("api", "access", "xfersize", "blocksize", "aggregate_filesize", "began", "ordering"):
-        if key in ior.fields:
-            details[f"ior_{key}" if key in ("access", "api") else key] = ior.fields[key]
-    for key in (
-        "tasks",
-        "nodes",
-        "clients_per_node",
-        "repetitions",
-        "stonewalling_time",
-        "stonewall_wearout",
-        "segments",
-    ):
-        number = to_int(ior.fields.get(key))
+    for key in ("api", "access", "xfersize", "blocksize", "aggregate_filesize", "ordering"):
+        if key in test.options:
+            details[f"ior_{key}" if key in ("access", "api") else key] = test.options[key]
+    if ior.began:
+        details["began"] = ior.began
+    for key in ("tasks", "clients_per_node", "repetitions", "stonewalling_time", "stonewall_wearout", "segments"):
+        number = to_int(test.options.get(key))
         if number is not None:
             details[key] = number
-    if "nodes" not in details and ior.nodes:
-        details["nodes"] = ior.nodes
-    if ior.stonewall:
-        details["stonewall"] = dict(ior.stonewall)
-    bandwidth = ior.bandwidth_mib(access)
+    if test.nodes:
+        details["nodes"] = test.nodes
+    phase.task_reordering = ior.reordering_of(test)
+    stonewall = {key: to_float(value) for key, value in test.stonewall.items()}
+    for row in test.summary:
+        for column in ("Stonewall(s)", "Stonewall(MiB)"):
+            value = to_float(row.cells.get(column))
+            if value is not None:
+                stonewall.setdefault(f"{row.operation}_{column.lower()}", value)
+    if stonewall:
+        details["stonewall"] = stonewall
+    rows = test.iterations(access)
+    bandwidth = to_float(rows[0].cells.get("bw(MiB/s)")) if rows else None
+    if bandwidth is None and access in test.max:
+        bandwidth = to_float(test.max[access].printed)
     if bandwidth is not None:
         details["raw_bandwidth_mib"] = bandwidth
         details["raw_value"] = bandwidth / 1024
-    total = ior.total_seconds(access)
+    total = to_float(rows[0].cells.get("total(s)")) if rows else None
     if total is not None:
         details["raw_seconds"] = total
-    if ior.warnings:
-        details["tool_warnings"] = ior.warnings
+    if test.warnings:
+        details["tool_warnings"] = test.warnings
     if ior.command:
         details["raw_command"] = ior.command
-        details["raw_command_source"] = f"{rel}:{ior.field_lines.get('command')}"
+        details["raw_command_source"] = f"{rel}:{ior.command_line_number}"
         if command_from_raw or not phase.command:
             phase.command = ior.command
+    return test
 
 
 def _attach_mdtest(phase: PhaseRecord, mdtest: MdtestOutput, rel: str, command_from_raw: bool) -> None:
@@ -186,11 +193,11 @@ def _set_client_counts(
     record: IO500RunRecord, nodes: dict[str, int], procs: dict[str, int], per_node: list[int]
 ) -> None:
     if nodes:
-        record.facts["tool_client_nodes"] = nodes
+        record.facts.tool_client_nodes = nodes
         record.client_nodes = record.client_nodes or _most_common(nodes)
-        record.facts["client_nodes_source"] = "raw IOR/mdtest outputs (mdtest launch line, IOR nodes/tasks)"
+        record.facts.client_nodes_source = "raw IOR/mdtest outputs (mdtest launch line, IOR nodes/tasks)"
     if procs:
-        record.facts["tool_client_procs"] = procs
+        record.facts.tool_client_procs = procs
         record.client_procs = record.client_procs or _most_common(procs)
     if per_node and record.procs_per_node is None:
         record.procs_per_node = Counter(per_node).most_common(1)[0][0]
@@ -199,21 +206,15 @@ def _set_client_counts(
         record.procs_per_node = procs_count // nodes_count
 
 
-def rank_shift_of(command: str) -> int | None:
-    """The ``-N <k>`` rank shift of an mdtest command line (quoted or not), or None."""
-    match = RANK_SHIFT_OPTION.search(command or "")
-    return int(match.group(1)) if match else None
-
-
 def _derive_facts(record: IO500RunRecord, missing: list[str]) -> None:
     shift: dict[str, bool | None] = {}
     inflation: dict[str, dict] = {}
     cross_check: dict[str, dict] = {}
     for phase in record.phases:
         if phase.name.startswith("mdtest"):
-            phase.details["rank_shift_option"] = rank_shift_of(phase.command)
+            phase.rank_shift = _rank_shift(phase)
         if phase.name in MDTEST_READBACK_PHASES:
-            shift[phase.name] = _shifted(phase)
+            shift[phase.name] = None if phase.rank_shift is None else phase.rank_shift > 0
         if phase.name.startswith("mdtest") and phase.name.endswith("write"):
             evidence = _stonewall_inflation(phase)
             if evidence:
@@ -226,22 +227,20 @@ def _derive_facts(record: IO500RunRecord, missing: list[str]) -> None:
                 "relative_difference": relative_difference(phase.value, raw),
             }
     if shift:
-        record.facts["mdtest_rank_shift"] = shift
+        record.facts.mdtest_rank_shift = shift
     if inflation:
-        record.facts["mdtest_stonewall_inflation"] = inflation
+        record.facts.mdtest_stonewall_inflation = inflation
     if cross_check:
-        record.facts["raw_value_check"] = cross_check
+        record.facts.raw_value_check = cross_check
     if missing:
-        record.facts["missing_raw_files"] = missing
+        record.facts.missing_raw_files = missing
 
 
-def _shifted(phase: PhaseRecord) -> bool | None:
-    """Whether an mdtest phase ran with a rank shift: ``-N k`` in its command or mdtest's own
-    "Shifting ranks by k" line; False when the command is known and has neither, else None."""
-    option, shifted = phase.details.get("rank_shift_option"), phase.details.get("rank_shift")
-    if option is not None or shifted is not None:
-        return bool(option) or bool(shifted)
-    return False if phase.command else None
+def _rank_shift(phase: PhaseRecord) -> int | None:
+    """mdtest's own "Shifting ranks by k" line of the raw output, else the ``-N`` of the command the
+    phase ran (the raw output's, or result.txt's ``exe =`` in the C era)."""
+    printed = phase.details.get("rank_shift")
+    return printed if isinstance(printed, int) else rank_shift_option(phase.command)
 
 
 def _stonewall_inflation(phase: PhaseRecord) -> dict | None:

@@ -29,78 +29,22 @@ What the record holds beyond the numbers:
     (AppleDouble, swap files, archives) excluded: identical for the same files from a folder, a
     .tar.gz or a .zip; duplicate submissions with identical files share it.
 
-``facts`` keys (evidence for the anomaly rules; a key is absent when there is nothing to say). File
-references are ``source_file`` (relative to the ingested root) and ``source_line``:
-
-``reported_score_printed``
-    {bw, md, total, source_file, source_line}: the reported score exactly as printed.
-``write_phases``
-    {phase: {seconds, printed_seconds, source_file, source_line}} for every write phase; the line is
-    the ``t_delta`` line of result.txt (C) or the summary's result line (bash, SC17).
-``rules``, ``scc``, ``min_write_seconds``, ``stonewall_seconds``
-    the rules mode of the run (scc: 30 s minimum write time) and the configured stonewall timer.
-``mdtest_rank_shift``
-    {phase: True/False/None} for the mdtest stat/read/delete phases: ran with ``-N`` (rank shift,
-    from the command line or mdtest's "Shifting ranks" line), without it, or unknown.
-``tool_client_nodes``, ``tool_client_procs``, ``client_nodes_source``
-    {phase: count} as the raw IOR/mdtest outputs report them, and where ``client_nodes`` came from.
-``declared_client_nodes``
-    {value, source}: the node count the submitter declared in ``io500_info_*`` (may differ).
-``mdtest_stonewall_inflation``
-    {phase: {rate_ops, phase_seconds, tasks, items_done_max_per_rank, items_planned, implied_items,
-    created_items_upper_bound, created_items, created_items_estimate, ratio, inflated, source}} for
-    mdtest write phases with stonewall figures: a rate computed from planned items (SC18 IOR-bundled
-    mdtest) shows as ``implied_items`` (rate x phase time) far above what the ranks can have created
-    (``ratio`` = implied / upper bound, ``inflated`` when > 1.5). ``created_items`` is exact when every
-    rank printed a "stonewall rank" line; the estimate is the "stonewall hit" average x tasks.
-``raw_value_check``
-    {phase: {reported, raw, relative_difference}}: the phase value against the tool's own number.
-``missing_raw_files``, ``missing_phases``
-    standard phases without a raw output file / without a result line.
-``summary_differs_from_run``
-    {source_file, run_file, toplevel_total, run_total, differences: [{phase or score, toplevel, run,
-    line}]}: a ``result_summary.txt`` in a folder above (the submission-root copy) that is not this run.
-``toplevel_summary``
-    {source_file, identical: True} when such a copy matches this run; {source_file, identical: False,
-    copy_of} when it repeats another result set of the same submission (a bundle of runs).
-``summary_cross_check``
-    C app: {source_file, identical, differences} between result.txt and the result_summary.txt beside it.
-``score_hash``, ``extended_score_hash``, ``config_hash``
-    printed and recomputed hashes; ``score_hash.rule`` is "standard" or "isc21_v1" (the build variant
-    that matched, None on a mismatch).
-``validation_messages``
-    [{source_file, source_line, text}]: ``; ERROR`` / ``; WARNING`` comments of result.txt.
-``version``
-    C app version string split: {raw, tag, custom, commits_after_tag, commit, modified_lines}.
-``mode``, ``result_txt_run_section``, ``result_txt_end_marker``
-    standard/extended; whether result.txt has a ``[run]`` header (sc21+) and its ``; END`` line.
-``printed_bw_unit``
-    bash: the BW label the script printed (GB/s or GiB/s; the value is GiB/s either way).
-``product_score``
-    product-formula runs: {printed_total, bw_times_md, sqrt_bw_md, recomputed_product}; SC17:
-    {printed_total, recomputed_product, units: "MB/s x IOPS"}.
-``stdout_summary``, ``other_summary_attempts``, ``score_blocks_in_summary``
-    bash: the io-500-summary used, the other scored or unscored attempts found in the folder, and
-    how many runs an appended result_summary.txt holds.
-``sc17_printed``
-    SC17: the printed bw (MB/s), md (IOPS) and product score.
-``info_sources``
-    the files ``info`` was read from.
-``score_rule``
-    the scoring rule used for ``computed_score`` (see ``apps.results.scoring``).
+``facts``
+    a ``RunEvidence`` (``apps.ingest.parsers.records``): typed evidence for the anomaly rules, each
+    field documented there.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from dataclasses import replace
+from pathlib import Path
 
+from apps.ingest.core.metadata import from_layout
 from apps.ingest.parsers.io500.capp import parse_capp_summary
-from apps.ingest.parsers.io500.capp_run import build_capp_record
 from apps.ingest.parsers.io500.common import ResultSetFiles, to_float
 from apps.ingest.parsers.io500.discovery import (
     classify_folder,
@@ -110,8 +54,8 @@ from apps.ingest.parsers.io500.discovery import (
     select_result_sets,
     summary_copies_above,
 )
+from apps.ingest.parsers.io500.eras import Era, era_for_folder
 from apps.ingest.parsers.io500.files import (
-    SUBMISSION_DIR,
     file_size,
     iter_lines,
     list_files,
@@ -120,23 +64,19 @@ from apps.ingest.parsers.io500.files import (
     relative_posix,
     storable,
 )
-from apps.ingest.parsers.io500.phases import WRITE_PHASES, normalise_phase_name
+from apps.ingest.parsers.io500.phases import normalise_phase_name
 from apps.ingest.parsers.io500.raw_facts import attach_raw_outputs
 from apps.ingest.parsers.io500.script import parse_script_summary
-from apps.ingest.parsers.io500.script_run import MIB_PER_MB, build_sc17_record, build_script_record
 from apps.ingest.parsers.io500.sysinfo import (
     declared_client_nodes,
     iter_assignments,
     parse_system_information_json,
     split_info,
 )
+from apps.ingest.parsers.json_values import json_safe
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
-from apps.results.scoring import (
-    RULE_SCRIPT_PRODUCT,
-    compute_extended_score,
-    compute_io500_score,
-    rule_for_record,
-)
+from apps.results.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
+from apps.results.scoring.generations import ERA_SCRIPT
 
 MAX_RAW_FILE_BYTES = 256 * 1024
 CONFIG_FILE = re.compile(
@@ -145,7 +85,6 @@ CONFIG_FILE = re.compile(
     re.IGNORECASE,
 )
 JOB_SCRIPT_MARKERS = (b"#!/", b"#SBATCH", b"#PBS", b"#BSUB", b"mpirun", b"srun ")
-YEAR = re.compile(r"^(19|20)\d\d$")
 # info keys that carry the file-system software version (client side and both server kinds)
 FILESYSTEM_VERSION_KEYS = ("filesystem_version", "ds_software_version", "md_software_version")
 
@@ -186,25 +125,17 @@ def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
         raise ParseError(
             files.rel, None, "no IO500 result files (result.txt, result_summary.txt, io-500-summary)"
         )
-    if kind == "capp":
-        record = build_capp_record(files)
-    elif kind in ("sc17", "sc17-results"):
-        record = build_sc17_record(files)
-    elif kind == "script":
-        record = build_script_record(files)
-    elif _summary_is_capp(files):
-        record = build_capp_record(files)
-    else:
-        record = build_script_record(files)
+    era = era_for_folder(kind, files)
+    record = era.build(files)
     _write_phase_facts(record)
-    if record.generation != "sc17":
-        attach_raw_outputs(files, record, command_from_raw=record.era == "script")
+    if era.reads_raw_outputs:
+        attach_raw_outputs(files, record, command_from_raw=era.commands_from_raw_outputs)
     _info_and_config(record, files)
     _raw_files(record, files)
     record.content_hash = content_hash(list(files.files.values()))
     record.metadata = _metadata(record, root, result_dir)
     _compare_summary_copies(record, files)
-    _scores(record)
+    _scores(record, era)
     _make_json_safe(record)
     return record
 
@@ -212,7 +143,7 @@ def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
 def _make_json_safe(record: IO500RunRecord) -> None:
     """Non-finite floats (``inf``/``nan`` printed in damaged files) as text in the JSON-stored parts:
     JSON has no such numbers and PostgreSQL's jsonb rejects them."""
-    record.facts = json_safe(record.facts)
+    record.facts = replace(record.facts, **json_safe(record.facts.to_dict()))
     record.config = json_safe(record.config)
     record.info = json_safe(record.info)
     record.metadata = json_safe(record.metadata)
@@ -220,19 +151,9 @@ def _make_json_safe(record: IO500RunRecord) -> None:
         phase.details = json_safe(phase.details)
 
 
-def json_safe(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(item) for item in value]
-    return value
-
-
 def _write_phase_facts(record: IO500RunRecord) -> None:
     """Seconds of every write phase with the line that printed them (result.txt: the t_delta line)."""
-    record.facts["write_phases"] = {
+    record.facts.write_phases = {
         phase.name: {
             "seconds": phase.seconds,
             "printed_seconds": phase.details.get("printed_seconds", ""),
@@ -242,17 +163,6 @@ def _write_phase_facts(record: IO500RunRecord) -> None:
         for phase in record.phases
         if phase.name in WRITE_PHASES
     }
-
-
-def _summary_is_capp(files: ResultSetFiles) -> bool:
-    """Whether a lone result_summary.txt is the C app's (``IO500 version`` header) or the bash one."""
-    path = files.get("result_summary.txt")
-    for _, line in iter_lines(path, files.rel_of(path)):
-        if line.strip():
-            return line.startswith("IO500 version") or bool(
-                re.match(r"^\[(RESULT|SCORE ?|      )\]\s+\S+\s+[-\d.]", line)
-            )
-    return False
 
 
 def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
@@ -287,13 +197,13 @@ def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
             record.info["system_information_json"] = parsed
             used.append(files.rel_of(json_path))
     if used:
-        record.facts["info_sources"] = used
-    if record.era == "script" and "variables" not in record.config and variables_from_script:
+        record.facts.info_sources = used
+    if record.era == ERA_SCRIPT and "variables" not in record.config and variables_from_script:
         record.config["variables"] = variables_from_script
         record.config["variables_source"] = "io500.sh assignments"
     declared = declared_client_nodes(record.info)
     if declared:
-        record.facts["declared_client_nodes"] = {"value": declared[0], "source": f"io500_info_{declared[1]}"}
+        record.facts.declared_client_nodes = {"value": declared[0], "source": f"io500_info_{declared[1]}"}
 
 
 def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
@@ -343,29 +253,8 @@ def content_hash(paths: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def layout_metadata(result_dir: Path, root: Path) -> dict:
-    """Institution/System/Filesystem/Year/submission-N from the path below ``root`` (or the full path).
-
-    The file-system part may itself contain "/" (``EPCC/Archer/work / fs2``), so the parts between
-    the system and the year are joined back with "/".
-    """
-    relative = PurePosixPath(relative_posix(result_dir, root)).parts
-    for parts, from_root in ((relative, True), (Path(os.path.abspath(result_dir)).parts, False)):
-        index = next((i for i in range(len(parts) - 1, -1, -1) if SUBMISSION_DIR.match(parts[i])), None)
-        if index is None:
-            continue
-        found: dict = {"submission_id": int(SUBMISSION_DIR.match(parts[index]).group(1))}
-        if index >= 1 and YEAR.match(parts[index - 1]):
-            found["year"] = int(parts[index - 1])
-            head = parts[: index - 1] if from_root else parts[max(0, index - 4) : index - 1]
-            if len(head) >= 3:
-                found.update(institution=head[0], system=head[1], filesystem="/".join(head[2:]))
-        return found
-    return {}
-
-
 def _metadata(record: IO500RunRecord, root: Path, result_dir: Path) -> dict:
-    metadata = layout_metadata(result_dir, root)
+    metadata = from_layout(result_dir, root)
     info = record.info
     for key, candidates in (
         ("institution", ("institution", "institute_name")),
@@ -423,12 +312,12 @@ def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> No
         p.name: p.printed_value.split()[0] if p.printed_value.split() else "" for p in record.phases
     }
     run_score = record.reported_score
-    run_file = record.facts.get("reported_score_printed", {}).get("source_file", files.rel)
+    run_file = (record.facts.reported_score_printed or {}).get("source_file", files.rel)
     for copy in summary_copies_above(files.root, files.folder):
         rel = files.rel_of(copy)
         values = _summary_values(copy, rel)
         if values is None:
-            record.facts["summary_differs_from_run"] = {
+            record.facts.summary_differs_from_run = {
                 "source_file": rel,
                 "run_file": run_file,
                 "differences": [{"error": "the copy is not a readable IO500 summary"}],
@@ -453,9 +342,9 @@ def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> No
         ]
         other_run = _run_with_same_numbers(copy, values, files) if differences else None
         if other_run:
-            record.facts["toplevel_summary"] = {"source_file": rel, "identical": False, "copy_of": other_run}
+            record.facts.toplevel_summary = {"source_file": rel, "identical": False, "copy_of": other_run}
         elif differences:
-            record.facts["summary_differs_from_run"] = {
+            record.facts.summary_differs_from_run = {
                 "source_file": rel,
                 "run_file": run_file,
                 "toplevel_total": score["total"],
@@ -464,7 +353,7 @@ def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> No
             }
             record.warnings.append(f"{rel} is not this run: {len(differences)} value(s) differ")
         else:
-            record.facts["toplevel_summary"] = {"source_file": rel, "identical": True}
+            record.facts.toplevel_summary = {"source_file": rel, "identical": True}
 
 
 def _run_with_same_numbers(copy: Path, values: tuple, files: ResultSetFiles) -> str | None:
@@ -481,22 +370,12 @@ def _run_with_same_numbers(copy: Path, values: tuple, files: ResultSetFiles) -> 
     return None
 
 
-def _scores(record: IO500RunRecord) -> None:
-    rule = rule_for_record(record)
-    record.facts["score_rule"] = rule
+def _scores(record: IO500RunRecord, era: Era) -> None:
+    rule = era.score_rule(record)
+    record.facts.score_rule = rule
     values = {p.name: p.value for p in record.phases}
     record.computed_score = compute_io500_score(values, rule=rule)
-    if record.generation == "sc17":
-        # SC17 printed BW in MB/s and MD in ops/s; its product is recomputed in those units.
-        bw, md = record.computed_score.bw, record.computed_score.md
-        record.facts["product_score"] = {
-            "printed_total": record.reported_score.total,
-            "units": "MB/s x IOPS",
-            "recomputed_product": None if bw is None or md is None else bw / MIB_PER_MB * md * 1000,
-        }
-    elif record.score_formula == "product":
-        record.facts.setdefault("product_score", {})["recomputed_product"] = compute_io500_score(
-            values, rule=RULE_SCRIPT_PRODUCT
-        ).total
-    if record.reported_extended is not None or record.facts.get("mode") == "extended":
+    if era.product_score_facts is not None:
+        era.product_score_facts(record, values)
+    if record.reported_extended is not None or record.facts.mode == "extended":
         record.computed_extended = compute_extended_score(values, rule=rule)

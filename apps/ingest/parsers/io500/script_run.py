@@ -3,7 +3,7 @@
 bash: ``result_summary.txt`` is authoritative; the ``io-500-summary`` stdout copy that prints the same
 ``[SCORE]`` line supplies the variable dump, ``[Exec]`` commands and the ``[FIND]`` counts. Without a
 usable ``result_summary.txt`` the last complete run of the newest ``io-500-summary`` is used. Other
-attempts in the folder (aborted runs, earlier scores) are listed in ``facts["other_summary_attempts"]``.
+attempts in the folder (aborted runs, earlier scores) are listed in ``RunEvidence.other_summary_attempts``.
 
 The printed TOTAL is BW x MD for the Oct 2017 - May 2018 scripts; that is detected from the printed
 numbers (``score_formula = "product"``) and the comparable sqrt score is what ``computed_score`` holds.
@@ -34,6 +34,12 @@ from apps.ingest.parsers.io500.script import (
 from apps.ingest.parsers.io500.sysinfo import split_info
 from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES
+from apps.results.scoring.generations import (
+    ERA_SCRIPT,
+    GENERATION_BASH_PRODUCT,
+    GENERATION_BASH_SQRT,
+    GENERATION_SC17,
+)
 
 MIB_PER_MB = 1e6 / 2**30  # SC17 printed decimal MB/s; phases are stored in GiB/s
 
@@ -57,13 +63,13 @@ def build_script_record(files: ResultSetFiles) -> IO500RunRecord:
         parse_script_summary(primary_path, files.rel_of(primary_path), strict=True) if primary_path else None
     )
     stdouts = _io500_summaries(files)
-    record = IO500RunRecord(source_path=files.rel, era="script")
+    record = IO500RunRecord(source_path=files.rel, era=ERA_SCRIPT)
     block, source_path, stdout = _choose_run(files, record, primary, primary_path, stdouts)
     source_rel = files.rel_of(source_path)
     score = block.score
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
-    record.facts["printed_bw_unit"] = score.bw_unit
-    record.facts["reported_score_printed"] = printed_score_fact(
+    record.facts.printed_bw_unit = score.bw_unit
+    record.facts.reported_score_printed = printed_score_fact(
         score.bw, score.md, score.total, source_rel, score.line
     )
     for phase_line in sorted(block.phases.values(), key=lambda p: p.line):
@@ -133,7 +139,7 @@ def _choose_run(
         block = chosen_stdout[1].run
         source = files.files[chosen_stdout[0]]
     if primary is not None and len(primary.blocks) > 1:
-        record.facts["score_blocks_in_summary"] = len(primary.blocks)
+        record.facts.score_blocks_in_summary = len(primary.blocks)
     attempts = []
     for name, parsed in stdouts:
         rel = files.rel_of(files.files[name])
@@ -158,12 +164,12 @@ def _choose_run(
                 }
             )
     if attempts:
-        record.facts["other_summary_attempts"] = attempts
+        record.facts.other_summary_attempts = attempts
     if chosen_stdout is not None:
-        record.facts["stdout_summary"] = files.rel_of(files.files[chosen_stdout[0]])
+        record.facts.stdout_summary = files.rel_of(files.files[chosen_stdout[0]])
         for line, text in chosen_stdout[1].bad_lines:
             record.warnings.append(
-                f"{record.facts['stdout_summary']}:{line}: garbled result line {text[:80]!r}"
+                f"{record.facts.stdout_summary}:{line}: garbled result line {text[:80]!r}"
             )
     return block, source, chosen_stdout[1] if chosen_stdout else None
 
@@ -200,20 +206,20 @@ def _require_phases(
             "invalid (truncated or edited summary)",
         )
     if missing:
-        record.facts["missing_phases"] = missing
+        record.facts.missing_phases = missing
 
 
 def _formula(record: IO500RunRecord) -> None:
     """Product (early scripts) or sqrt, judged by which one reproduces the printed TOTAL."""
     bw, md, total = record.reported_score.bw, record.reported_score.md, record.reported_score.total
-    record.generation, record.score_formula = "bash-sqrt", "sqrt"
+    record.generation, record.score_formula = GENERATION_BASH_SQRT, "sqrt"
     if None in (bw, md, total) or not total or not all(map(math.isfinite, (bw, md, total))):
         return
     product_error = abs(total - bw * md) / abs(total)
     sqrt_error = abs(total - math.sqrt(abs(bw * md))) / abs(total)
     if product_error < 0.01 and product_error < sqrt_error:
-        record.generation, record.score_formula = "bash-product", "product"
-        record.facts["product_score"] = {
+        record.generation, record.score_formula = GENERATION_BASH_PRODUCT, "product"
+        record.facts.product_score = {
             "printed_total": total,
             "bw_times_md": bw * md,
             "sqrt_bw_md": math.sqrt(abs(bw * md)),
@@ -230,7 +236,7 @@ def _validity(record: IO500RunRecord, block: ScriptBlock, rel: str, stdout: Scri
             seconds = phase.details["printed_seconds"]
             reasons.append(f"{rel}:{phase.source_line}: [RESULT-invalid] {phase.name} (time {seconds} s)")
     if stdout is not None:
-        reasons += [f"{record.facts.get('stdout_summary')}:{line}: {text}" for line, text in stdout.notes]
+        reasons += [f"{record.facts.stdout_summary}:{line}: {text}" for line, text in stdout.notes]
     record.invalid_reasons = reasons
 
 
@@ -239,17 +245,17 @@ def _variables(record: IO500RunRecord, stdout: ScriptSummary | None) -> None:
     if stdout is not None and stdout.assignments:
         info, variables = split_info(stdout.assignments)
         record.config["variables"] = variables
-        record.config["variables_source"] = record.facts.get("stdout_summary")
+        record.config["variables_source"] = record.facts.stdout_summary
         record.info.update(info)
     variables = record.config.get("variables", {})
     rules = variables.get("io500_rules", "regular").strip().lower() or "regular"
     record.config["rules"] = rules
     record.config["scc"] = rules == "scc"
     record.config["stonewall_time"] = to_int(variables.get("io500_stonewall_timer"))
-    record.facts["rules"] = rules
-    record.facts["scc"] = rules == "scc"
-    record.facts["min_write_seconds"] = 30 if rules == "scc" else 300
-    record.facts["stonewall_seconds"] = record.config["stonewall_time"]
+    record.facts.rules = rules
+    record.facts.scc = rules == "scc"
+    record.facts.min_write_seconds = 30 if rules == "scc" else 300
+    record.facts.stonewall_seconds = record.config["stonewall_time"]
 
 
 def _timestamp(files: ResultSetFiles, stdout: ScriptSummary | None) -> datetime | None:
@@ -287,7 +293,9 @@ def build_sc17_record(files: ResultSetFiles) -> IO500RunRecord:
     parsed = parse_sc17(sources)
     if not parsed.phases:
         raise ParseError(sources[0][1], None, "no SC17 phase lines (N/<phase> BW:... or IOPs:...)")
-    record = IO500RunRecord(source_path=files.rel, era="script", generation="sc17", score_formula="product")
+    record = IO500RunRecord(
+        source_path=files.rel, era=ERA_SCRIPT, generation=GENERATION_SC17, score_formula="product"
+    )
     for phase_line in sorted(parsed.phases.values(), key=lambda p: (p.file, p.line)):
         name = phase_line.name
         printed = to_float(phase_line.value)
@@ -315,14 +323,14 @@ def build_sc17_record(files: ResultSetFiles) -> IO500RunRecord:
         total=to_float(parsed.score[0]) if parsed.score else None,
     )
     if parsed.score:
-        record.facts["reported_score_printed"] = printed_score_fact(
+        record.facts.reported_score_printed = printed_score_fact(
             parsed.bw_score[0] if parsed.bw_score else "",
             parsed.md_score[0] if parsed.md_score else "",
             parsed.score[0],
             sources[0][1],
             parsed.score[1],
         )
-    record.facts["sc17_printed"] = {
+    record.facts.sc17_printed = {
         "bw_mb_s": parsed.bw_score[0] if parsed.bw_score else None,
         "md_iops": parsed.md_score[0] if parsed.md_score else None,
         "score_bw_times_md": parsed.score[0] if parsed.score else None,
@@ -334,14 +342,14 @@ def build_sc17_record(files: ResultSetFiles) -> IO500RunRecord:
     per_node = to_float(parsed.variables.get("ppn"))
     if nodes and nodes.is_integer():
         record.client_nodes = int(nodes)
-        record.facts["client_nodes_source"] = f"{sources[0][1]}: nodes= of the job script"
+        record.facts.client_nodes_source = f"{sources[0][1]}: nodes= of the job script"
         if per_node and per_node.is_integer():
             record.procs_per_node = int(per_node)
             record.client_procs = int(nodes * per_node)
     record.config["variables"] = dict(parsed.variables)
     record.config["rules"] = "regular"
-    record.facts["rules"] = "regular"
-    record.facts["scc"] = False
-    record.facts["min_write_seconds"] = 300
+    record.facts.rules = "regular"
+    record.facts.scc = False
+    record.facts.min_write_seconds = 300
     record.run_timestamp = parse_timestamp(parsed.variables.get("date"))
     return record

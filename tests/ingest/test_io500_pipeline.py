@@ -7,9 +7,11 @@ import pytest
 from django.core.files import File
 from django.core.management import call_command
 
-from apps.ingest.services import IngestError, ingest_path, ingest_upload
+from apps.ingest.core.common import IngestError
+from apps.ingest.pipelines.io500 import ingest_path, ingest_upload
 from apps.results.models import PhaseResult, Run, StorageSystem, Upload
 from tests.conftest import REPO_ROOT
+from tests.ingest.parsers.io500_samples import SAMPLES
 
 DEMO = REPO_ROOT / "fixtures" / "demo"
 CAPP_SUBMISSION = DEMO / "Intel" / "Wolf" / "DAOS" / "2020" / "submission-8"
@@ -75,6 +77,21 @@ def test_a_sidecar_names_the_system_when_no_option_does(tmp_path):
     assert Run.objects.get().system.name == "Sidecar HPC"
 
 
+def test_a_client_network_declared_in_the_sidecar_exposes_a_read_faster_than_the_network(tmp_path):
+    """LCPQ submission-686 read ior-easy at 2.311728 GiB/s on 30 nodes: 0.66 Gbit/s per node."""
+    copy = tmp_path / "run"
+    shutil.copytree(SAMPLES / "capp-result-dir" / "submission-686", copy)
+    (copy / "ioboard.yaml").write_text("client_network: 0.5 Gb/s\nclient_memory: 64 GiB\n")
+
+    (run,) = Run.objects.filter(pk__in=ingest_path(copy).run_ids)
+
+    assert run.facts["client_network_gbit"] == 0.5
+    (anomaly,) = run.anomalies.filter(rule="cache_effect_read")
+    assert (anomaly.phase, anomaly.evidence["decisive"]) == ("ior_easy_read", "network")
+    network = next(piece for piece in anomaly.evidence["cache_evidence"] if piece["piece"] == "network")
+    assert network["per_node_gbit"] == pytest.approx(2.311728 * 8 * 1.073741824 / 30)
+
+
 def test_spellings_of_one_system_share_one_storage_system(tmp_path):
     ingest_path(CAPP_SUBMISSION, overrides={"institution": "Intel", "system": "Wolf", "filesystem": "DAOS"})
     ingest_path(SCRIPT_SUBMISSION, overrides={"institution": "intel ", "system": "WOLF", "filesystem": "daos"})
@@ -132,7 +149,8 @@ def test_export_runs_writes_every_run_in_the_documented_shape(tmp_path):
     assert len(exported) == Run.objects.count()
     assert set(exported[0]) == {
         "id", "source_path", "institution", "system", "filesystem", "client_nodes", "client_procs",
-        "benchmark_version", "era", "phases", "score", "reported_score", "verification", "valid", "anomalies"}
+        "benchmark_version", "era", "phases", "score", "reported_score", "verification", "valid", "anomalies",
+        "ranks"}
     assert set(exported[0]["score"]) == {"bw", "md", "total"}
     first_phase = next(iter(exported[0]["phases"].values()))
     assert set(first_phase) == {"value", "unit", "seconds"}

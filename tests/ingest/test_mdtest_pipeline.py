@@ -11,8 +11,8 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.management import CommandError, call_command
 
-from apps.ingest.mdtest_services import ingest_mdtest_paths, ingest_mdtest_upload
-from apps.ingest.services import IngestError
+from apps.ingest.core.common import IngestError
+from apps.ingest.pipelines.mdtest import ingest_mdtest_paths, ingest_mdtest_upload
 from apps.results.models import ScalingPoint, ScalingSeries, Upload
 from apps.results.scaling.analysis import analyse_points
 

@@ -63,6 +63,17 @@ def detect_format(path: Path) -> str:
     raise ArchiveError(f"{path.name}: not a tar, tar.gz, tar.bz2, tar.xz or zip archive (unknown magic bytes)")
 
 
+def is_archive(path: Path) -> bool:
+    """A regular file in one of the archive formats ``detect_format`` knows (anything else is a plain file)."""
+    if not path.is_file():
+        return False
+    try:
+        detect_format(path)
+    except ArchiveError:
+        return False
+    return True
+
+
 def _looks_like_tar_header(block: bytes) -> bool:
     """A POSIX/GNU header says "ustar" at offset 257; a v7 header only has a valid checksum."""
     if len(block) < 512:

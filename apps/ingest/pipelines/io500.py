@@ -1,6 +1,7 @@
-"""Ingest: result directories and uploads in, runs out.
+"""The IO500 pipeline: result directories, trees of submissions and uploads in, runs out.
 
-Parsers turn files into plain records; this module turns records into rows. Each run is stored in
+Parsers (``apps.ingest.parsers.io500``) turn files into plain records; this module turns records
+into rows. Each run is stored in
 one transaction (an upload: all its runs in one), so a failure leaves nothing half-written. A
 run's identity is the content hash of its result files plus its path inside the ingested tree,
 so ingesting the same data again finds the existing run and changes nothing.
@@ -14,20 +15,23 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
 
 from apps.ingest.anomaly_facts import facts_from_record
-from apps.ingest.archive import ArchiveError, open_input
-from apps.ingest.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
+from apps.ingest.core.archive import ArchiveError, open_input
+from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, fit
+from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.parsers.io500 import parse_result_set, survey_tree
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.pipelines.base import Pipeline
 from apps.ingest.provenance import Provenance, collect_provenance
 from apps.results.anomaly_checks import check_run_anomalies
 from apps.results.models import (
     LustreBuild,
     LustrePatch,
+    PhaseRankStats,
     PhaseResult,
+    ReviewStatus,
     Run,
     RunFile,
     StorageSystem,
@@ -35,12 +39,14 @@ from apps.results.models import (
     Tunable,
     Upload,
 )
+from apps.results.rank_stats import summarise_ranks
+from apps.results.reproducibility import QuestionnaireError, clean_reproducibility
+from apps.results.tasks import schedule_change_detection
 
 logger = logging.getLogger(__name__)
 
-
-class IngestError(Exception):
-    """Bad content: the message names the file and line. Retrying cannot help."""
+# Options of the ``ingest`` command that name the system, overriding the files.
+OVERRIDE_OPTIONS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes")
 
 
 @dataclass
@@ -59,6 +65,21 @@ class IngestSummary:
         for name in ("created", "updated", "unchanged", "failed", "skipped"):
             getattr(self, name).extend(getattr(other, name))
 
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def write_report(self, out, err) -> None:
+        """Failures and skipped folders to ``err``, the counts to ``out`` (the ``ingest`` command's report)."""
+        for failure in self.failed:
+            err.write(f"FAILED {failure}")
+        for skipped in self.skipped:
+            err.write(f"skipped {skipped}")
+        out.write(
+            f"created {len(self.created)}, updated {len(self.updated)}, "
+            f"unchanged {len(self.unchanged)}, failed {len(self.failed)}, skipped {len(self.skipped)}"
+        )
+
 
 @dataclass
 class ParsedRun:
@@ -67,13 +88,6 @@ class ParsedRun:
     record: IO500RunRecord
     metadata: dict
     provenance: Provenance
-
-
-def archive_caps() -> dict:
-    return {
-        "max_entries": settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
-        "max_expanded_bytes": settings.IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES,
-    }
 
 
 def parse_io500_tree(root: Path, result_dirs: list[Path], overrides: dict | None = None,
@@ -88,6 +102,7 @@ def parse_io500_tree(root: Path, result_dirs: list[Path], overrides: dict | None
                 record_metadata=record.metadata, layout=from_layout(result_dir, root),
             )
             provenance = collect_provenance(record, sidecar, result_dir, root)
+            metadata["reproducibility"] = reproducibility_answers(overrides, sidecar, result_dir, root)
         except SidecarError as exc:
             yield ParseError(str(exc), None, "sidecar could not be read")
             continue
@@ -95,6 +110,17 @@ def parse_io500_tree(root: Path, result_dirs: list[Path], overrides: dict | None
             yield exc
             continue
         yield ParsedRun(record, metadata, provenance)
+
+
+def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: Path, root: Path) -> dict:
+    """The `reproducibility:` answers: the upload's field when given, else the sidecar's (checked either way)."""
+    if (overrides or {}).get("reproducibility"):
+        return clean_reproducibility(overrides["reproducibility"], "upload field reproducibility")
+    try:
+        return clean_reproducibility(sidecar.get("reproducibility"))
+    except QuestionnaireError as exc:
+        where = (result_dir.resolve().relative_to(root.resolve()) / "ioboard.yaml").as_posix()
+        raise SidecarError(f"{where}: {exc}") from exc
 
 
 def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = False,
@@ -118,15 +144,35 @@ def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = 
                     progress(done, len(result_dirs))
     except ArchiveError as exc:
         summary.failed.append(f"{path}: {exc}")
+    schedule_change_detection(summary.created + summary.updated)
+    return summary
+
+
+def ingest_paths(paths: Iterable[Path], options: dict, *,
+                 progress_for: Callable[[Path], Callable[[int, int], None] | None] | None = None) -> IngestSummary:
+    """The ``ingest --kind io500`` command: each path in turn; with ``reprocess`` and no path, every stored upload.
+
+    ``options`` may name the system (``institution``, ``system``, ``filesystem``, ``storage_vendor``,
+    ``client_nodes``), overriding what the files say.
+    """
+    paths = list(paths)
+    if not paths and not options.get("reprocess"):
+        raise IngestUsageError("give at least one PATH (or --reprocess to re-parse stored uploads)")
+    overrides = {key: options[key] for key in OVERRIDE_OPTIONS if options.get(key) not in (None, "")}
+    summary = IngestSummary()
+    if not paths:
+        summary.merge(reprocess_uploads(Upload.objects.filter(kind=Upload.Kind.IO500).order_by("pk")))
+    for path in map(Path, paths):
+        if not path.exists():
+            summary.failed.append(f"{path}: no such file or directory")
+            continue
+        summary.merge(ingest_path(path, overrides=overrides, reprocess=bool(options.get("reprocess")),
+                                  progress=progress_for(path) if progress_for else None))
     return summary
 
 
 def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     """Ingest a stored upload, all or nothing. Re-running it finds the runs it already made."""
-    if upload.kind == Upload.Kind.MDTEST:
-        from apps.ingest.mdtest_services import ingest_mdtest_upload
-
-        return ingest_mdtest_upload(upload)
     overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
     try:
         with open_input(Path(upload.file.path), **archive_caps()) as root:
@@ -143,6 +189,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
         for item in parsed:
             run, _ = store_parsed_run(item, upload=upload, reprocess=reprocess)
             runs.append(run)
+        schedule_change_detection(run.pk for run in runs)
     return runs
 
 
@@ -161,6 +208,7 @@ def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reproce
         existing.files.all().delete()
         existing.tunables.all().delete()
         existing.stripings.all().delete()
+        existing.rank_stats.all().delete()
         existing.anomalies.all().delete()
         for name, value in fields.items():
             setattr(existing, name, value)
@@ -169,7 +217,10 @@ def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reproce
         existing.save()
         run, outcome = existing, "updated"
     else:
-        run = Run.objects.create(identity=identity, upload=upload, **fields)
+        # A new upload is a submission the committee has yet to review, unless its uploader may publish
+        # without review; published archives ingested from the command line were reviewed.
+        status = ReviewStatus.SUBMITTED if upload and upload.needs_review else ReviewStatus.ACCEPTED
+        run = Run.objects.create(identity=identity, upload=upload, review_status=status, **fields)
         outcome = "created"
     store_children(run, parsed)
     check_run_anomalies(run)
@@ -199,9 +250,9 @@ def run_fields(parsed: ParsedRun) -> dict:
         "source_path": record.source_path,
         "submission_id": str(metadata.get("submission_id", "")),
         "kind": Run.Kind.IO500,
-        "benchmark_version": record.benchmark_version[:255],
+        "benchmark_version": fit(Run, "benchmark_version", record.benchmark_version),
         "era": record.era,
-        "generation": record.generation[:50],
+        "generation": fit(Run, "generation", record.generation),
         "run_timestamp": timestamp,
         "year": year,
         "client_nodes": client_nodes,
@@ -209,7 +260,7 @@ def run_fields(parsed: ParsedRun) -> dict:
         "procs_per_node": record.procs_per_node,
         "config": record.config,
         "info": {**record.info, **({"notes": metadata["notes"]} if metadata.get("notes") else {})},
-        "facts": facts_from_record(record).to_dict(),
+        "facts": facts_from_record(record, metadata).to_dict(),
         "lustre_build": store_lustre_build(parsed.provenance),
         "score_bw": record.computed_score.bw,
         "score_md": record.computed_score.md,
@@ -223,6 +274,7 @@ def run_fields(parsed: ParsedRun) -> dict:
         "invalid_reasons": record.invalid_reasons,
         "verification": record.verification,
         "config_hash_status": record.config_hash_status,
+        "reproducibility": metadata.get("reproducibility") or {},
     }
 
 
@@ -235,27 +287,42 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
         seen.add(phase.name)
         phases.append(PhaseResult(
             run=run, name=phase.name, position=position, value=phase.value, unit=phase.unit,
-            seconds=phase.seconds, printed_value=phase.printed_value[:50], printed_unit=phase.printed_unit[:20],
+            seconds=phase.seconds, printed_value=fit(PhaseResult, "printed_value", phase.printed_value),
+            printed_unit=fit(PhaseResult, "printed_unit", phase.printed_unit),
             score_group=phase.score_group, command=phase.command, invalid=phase.invalid,
-            source_file=phase.source_file[:1000], source_line=phase.source_line, details=phase.details,
+            source_file=fit(PhaseResult, "source_file", phase.source_file), source_line=phase.source_line,
+            details=phase.details,
         ))
     PhaseResult.objects.bulk_create(phases)
     RunFile.objects.bulk_create(
-        RunFile(run=run, name=name[:500], content=content.replace("\x00", ""))
+        RunFile(run=run, name=fit(RunFile, "name", name), content=content.replace("\x00", ""))
         for name, content in record.raw_files.items()
     )
+    PhaseRankStats.objects.bulk_create(rank_stats_rows(run, record.rank_tables))
     Tunable.objects.bulk_create(
-        Tunable(run=run, parameter=t.parameter[:255], value=str(t.value)[:500], scope=t.scope,
-                source_file=(t.source_file or "")[:1000], source_line=t.source_line)
+        Tunable(run=run, parameter=fit(Tunable, "parameter", t.parameter), value=fit(Tunable, "value", str(t.value)),
+                scope=t.scope, source_file=fit(Tunable, "source_file", t.source_file), source_line=t.source_line)
         for t in provenance.tunables
     )
     Striping.objects.bulk_create(
-        Striping(run=run, path_role=(s.path_role or s.path or "")[:255], stripe_count=s.stripe_count,
-                 stripe_size=str(s.stripe_size or "")[:50], overstriping=s.overstriping,
+        Striping(run=run, path_role=fit(Striping, "path_role", s.path_role or s.path), stripe_count=s.stripe_count,
+                 stripe_size=fit(Striping, "stripe_size", str(s.stripe_size or "")), overstriping=s.overstriping,
                  dir_stripe_count=s.dir_stripe_count, inherited=s.inherited, command=s.command or "",
-                 source_file=(s.source_file or "")[:1000], source_line=s.source_line)
+                 source_file=fit(Striping, "source_file", s.source_file), source_line=s.source_line)
         for s in provenance.stripings
     )
+
+
+def rank_stats_rows(run: Run, tables: dict) -> list[PhaseRankStats]:
+    rows = []
+    for phase, table in sorted(tables.items()):
+        samples = [(s.rank, s.runtime, s.throughput) for s in table.samples]
+        summary = summarise_ranks(samples)
+        rows.append(PhaseRankStats(
+            run=run, phase=phase[:50], tool=table.tool, **summary.to_dict(), stonewall_pairs=table.stonewall_pairs,
+            per_rank=[list(sample) for sample in samples], source_file=table.source_file[:1000],
+        ))
+    return rows
 
 
 def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
@@ -266,18 +333,19 @@ def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
     row, created = LustreBuild.objects.get_or_create(
         fingerprint=provenance.lustre_fingerprint,
         defaults={
-            "server_version": (build.server_version or "")[:100],
-            "client_version": (build.client_version or "")[:100],
-            "base_tag": (build.base_tag or "")[:255],
-            "base_commit": (build.base_commit or "")[:64],
+            "server_version": fit(LustreBuild, "server_version", build.server_version),
+            "client_version": fit(LustreBuild, "client_version", build.client_version),
+            "base_tag": fit(LustreBuild, "base_tag", build.base_tag),
+            "base_commit": fit(LustreBuild, "base_commit", build.base_commit),
             "notes": build.notes or "",
         },
     )
     if created:
         LustrePatch.objects.bulk_create(
-            LustrePatch(build=row, position=position, commit=(p.commit or "")[:64], ticket=(p.ticket or "")[:32],
-                        component=(p.component or "")[:100], summary=p.summary or "",
-                        review_url=(p.review_url or "")[:500], status=p.status)
+            LustrePatch(build=row, position=position, commit=fit(LustrePatch, "commit", p.commit),
+                        ticket=fit(LustrePatch, "ticket", p.ticket),
+                        component=fit(LustrePatch, "component", p.component), summary=p.summary or "",
+                        review_url=fit(LustrePatch, "review_url", p.review_url), status=p.status)
             for position, p in enumerate(build.patches)
         )
     return row
@@ -303,3 +371,6 @@ def _as_int(value) -> int | None:
         return int(str(value).strip())
     except ValueError:
         return None
+
+
+PIPELINE = Pipeline(kind="io500", ingest_upload=ingest_upload, ingest_paths=ingest_paths)

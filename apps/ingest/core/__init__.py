@@ -1,0 +1,11 @@
+"""What every ingest pipeline shares.
+
+* ``archive``: reading a folder or a safely extracted archive, within the entry and size limits;
+* ``metadata``: who ran it, on what (options, ``ioboard.yaml`` sidecars, info values, and the one
+  definition of the public archive layout ``Institution/System/Filesystem/Year/submission-N``);
+* ``common``: ``IngestError``, the configured archive limits, and storing text in model fields
+  cut to their ``max_length``.
+
+``archive`` and ``metadata`` are plain Python (parsers may use them); ``common`` knows Django.
+The pipelines built on this core live in ``apps.ingest.pipelines``.
+"""

@@ -1,0 +1,33 @@
+"""The parts of the ingest core that know Django: the error a pipeline raises, limits and field sizes."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Model
+
+
+class IngestError(Exception):
+    """Bad content: the message names the file and line. Retrying cannot help."""
+
+
+class IngestUsageError(ValueError):
+    """A pipeline was asked for something it cannot do as asked (a missing option, no path)."""
+
+
+def archive_caps() -> dict:
+    """The configured limits for reading an archive (``IOBOARD_ARCHIVE_MAX_*``), as ``open_input`` takes them."""
+    return {
+        "max_entries": settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
+        "max_expanded_bytes": settings.IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES,
+    }
+
+
+def fit(model: type[Model], field_name: str, value: str | None) -> str:
+    """``value`` cut to the ``max_length`` of ``model.field_name`` (``None`` becomes "").
+
+    Parsed text (a printed value, a file name, a Lustre tag) can be longer than any sane column;
+    reading the limit from the model keeps one definition of each size.
+    """
+    text = value or ""
+    max_length = model._meta.get_field(field_name).max_length
+    return text[:max_length] if max_length else text

@@ -1,0 +1,158 @@
+"""Ingesting IOR logs into a parameter study: exact values, axes from logs and manifest, comparisons,
+all-or-nothing per log, idempotence, the export shape. Expected values come from truth.json."""
+
+import io
+import json
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from apps.ingest.pipelines.ior import ingest_ior_paths
+from apps.results.models import Study, StudyPoint
+from tests.conftest import shared_path
+
+pytestmark = pytest.mark.django_db
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "ior"
+SLICE = DATA / "study-slice"
+EXPORT_KEYS = {"name", "axes", "points", "comparisons"}
+POINT_KEYS = {"axes", "operation", "max", "min", "mean", "stddev", "iterations", "source"}
+COMPARISON_KEYS = {"operation", "axis", "a", "b", "fixed", "p_value", "ratio", "significant"}
+
+
+@pytest.fixture
+def study_folder(tmp_path) -> Path:
+    return Path(shutil.copytree(SLICE, tmp_path / "study"))
+
+
+def export(name: str) -> dict:
+    out = io.StringIO()
+    call_command("export_study", name, "--format", "json", stdout=out)
+    return json.loads(out.getvalue(), parse_float=Decimal)
+
+
+def check_against_truth(document: dict, truth: dict) -> dict[str, tuple[int, int]]:
+    """Every truth cell stored exactly; returns (significant, total) for the different and same pairs."""
+    points = {(p["source"], p["operation"]): p for p in document["points"]}
+    for cell in truth["cells"]:
+        stored = points[(cell["log"], cell["operation"])]
+        assert [stored[key] for key in ("max", "min", "mean", "stddev")] == [
+            Decimal(str(cell[key])) for key in ("max", "min", "mean", "stddev")], cell["log"]
+        assert stored["iterations"] == [Decimal(str(value)) for value in cell["iterations"]], cell["log"]
+        for axis in ("filesystem", "api", "config", "nodes", "tasks"):
+            assert stored["axes"][axis] == cell[axis], (cell["log"], axis)
+    # An axis with one value in the whole study (api in the slice) is not a fixed axis of any comparison.
+    group_axes = ("filesystem", "api", "nodes")
+    varying = [len({p["axes"][axis] for p in document["points"]}) > 1 for axis in group_axes]
+    comparisons = {(*(c["fixed"].get(axis) for axis in group_axes), c["operation"], *pair): c
+                   for c in document["comparisons"] if c["axis"] == "config"
+                   for pair in ((c["a"], c["b"]), (c["b"], c["a"]))}
+
+    def key(pair):
+        return (*(value if vary else None for value, vary in zip(pair[:3], varying, strict=True)), *pair[3:])
+
+    return {kind: (sum(comparisons[key(pair)]["significant"] for pair in truth[kind]), len(truth[kind]))
+            for kind in ("different", "same")}
+
+
+def test_a_study_slice_is_stored_exactly_and_its_known_effects_come_out(study_folder):
+    summary = ingest_ior_paths([study_folder], study_name="hints", manifest=study_folder / "manifest.csv")
+    assert (len(summary.stored), summary.points_created, summary.failed) == (8, 16, [])
+    assert sorted(summary.skipped) == ["manifest.csv", "truth.json"]
+    document = export("hints")
+    truth = json.loads((study_folder / "truth.json").read_text())
+    rates = check_against_truth(document, truth)
+    assert rates == {"different": (10, 10), "same": (0, 6)}
+
+
+def test_the_export_has_exactly_the_documented_shape(study_folder):
+    ingest_ior_paths([study_folder], study_name="hints", manifest=study_folder / "manifest.csv")
+    document = export("hints")
+    assert set(document) == EXPORT_KEYS
+    assert {"api", "nodes", "tasks", "filesystem", "config", "label"} <= set(document["axes"])
+    assert all(set(point) == POINT_KEYS for point in document["points"])
+    assert all(set(comparison) == COMPARISON_KEYS for comparison in document["comparisons"])
+    assert {p["source"] for p in document["points"]} >= {"CephFS/MPIIO/hint4-8n.txt", "Lustre/MPIIO/hint7-8n.txt"}
+    # every pair of values of every varying axis: config at CephFS/MPIIO/8 nodes holds 4 configs -> 6 pairs
+    cephfs_8 = [c for c in document["comparisons"] if c["axis"] == "config" and c["operation"] == "write"
+                and c["fixed"] == {"filesystem": "CephFS", "nodes": 8}]
+    assert sorted((c["a"], c["b"]) for c in cephfs_8) == [
+        ("hint4", "hint5"), ("hint4", "hint7"), ("hint4", "hint8"), ("hint5", "hint7"), ("hint5", "hint8"),
+        ("hint7", "hint8")]
+    assert {c["axis"] for c in document["comparisons"]} >= {"filesystem", "config", "label", "nodes", "tasks"}
+
+
+def test_the_whole_shared_sample_meets_the_acceptance_rates():
+    sample = shared_path("ior-study-sample")
+    summary = ingest_ior_paths([sample], study_name="sample", manifest=sample / "manifest.csv")
+    assert summary.failed == []
+    truth = json.loads((sample / "truth.json").read_text())
+    rates = check_against_truth(export("sample"), truth)
+    different, same = rates["different"], rates["same"]
+    assert different[0] >= 0.95 * different[1]
+    assert same[0] <= 0.05 * same[1]
+
+
+def test_a_garbled_log_is_reported_with_its_line_and_nothing_of_it_is_stored(study_folder):
+    log = study_folder / "CephFS/MPIIO/hint5-8n.txt"
+    lines = log.read_text().split("\n")
+    lines[39] = lines[39].replace("3393.83", "33?3.83")  # a result row of iteration 1
+    log.write_text("\n".join(lines))
+    truncated = study_folder / "Lustre/MPIIO/hint7-8n.txt"
+    truncated.write_text("\n".join(truncated.read_text().split("\n")[:44]))
+
+    summary = ingest_ior_paths([study_folder], study_name="hints", manifest=study_folder / "manifest.csv")
+
+    assert sorted(summary.failed) == [
+        "CephFS/MPIIO/hint5-8n.txt:40: malformed write result row: '33?3.83' is not a number",
+        "Lustre/MPIIO/hint7-8n.txt:44: the file ends inside the IOR run of line 1: no 'Finished' line (truncated?)",
+    ]
+    assert len(summary.stored) == 6
+    sources = set(StudyPoint.objects.values_list("source", flat=True))
+    assert "CephFS/MPIIO/hint5-8n.txt" not in sources
+    assert "Lustre/MPIIO/hint7-8n.txt" not in sources
+
+
+def test_ingesting_again_adds_nothing_and_a_corrected_manifest_replaces_the_axes(study_folder):
+    ingest_ior_paths([study_folder], study_name="hints")
+    again = ingest_ior_paths([study_folder], study_name="hints")
+    assert (len(again.stored), len(again.unchanged), StudyPoint.objects.count()) == (0, 8, 16)
+
+    manifest = study_folder / "manifest.csv"
+    lines = manifest.read_text().splitlines()
+    manifest.write_text("\n".join([lines[0] + ",stripe_count", *(line + ",4" for line in lines[1:])]) + "\n")
+    corrected = ingest_ior_paths([study_folder], study_name="hints")
+    assert (len(corrected.updated), StudyPoint.objects.count()) == (8, 16)
+    assert set(StudyPoint.objects.values_list("axes__stripe_count", flat=True)) == {4}
+
+
+def test_a_manifest_inside_the_folder_is_used_when_none_is_given(study_folder):
+    summary = ingest_ior_paths([study_folder], study_name="hints")
+    assert summary.manifest == "manifest.csv"
+    point = StudyPoint.objects.get(source="Lustre/MPIIO/hint4-8n.txt", operation="write")
+    assert (point.axes["filesystem"], point.axes["config"], point.axes["api"], point.axes["nodes"]) == (
+        "Lustre", "hint4", "MPIIO", 8)
+
+
+def test_a_json_log_becomes_points_with_its_printed_digits(tmp_path):
+    shutil.copy(DATA / "ior-3.3.0_json-summary-format_constructed.json", tmp_path / "run.json")
+    summary = ingest_ior_paths([tmp_path], study_name="json")
+    assert summary.failed == []
+    write = StudyPoint.objects.get(operation="write")
+    assert (write.mean, write.stddev, write.iterations) == ("2865.8952", "58.1354",
+                                                            ["2875.3311", "2790.4467", "2931.9079"])
+    assert (write.axes["api"], write.axes["nodes"], write.axes["tasks"]) == ("POSIX", 4, 64)
+
+
+def test_the_command_needs_a_study_and_reports_failures(study_folder):
+    with pytest.raises(CommandError, match="--study"):
+        call_command("ingest", "--kind", "ior", str(study_folder))
+    out = io.StringIO()
+    call_command("ingest", "--kind", "ior", str(study_folder), "--study", "hints", stdout=out)
+    assert "8 logs stored (16 points)" in out.getvalue()
+    assert Study.objects.get().name == "hints"
+    with pytest.raises(CommandError, match="no study named 'nope'"):
+        call_command("export_study", "nope")

@@ -1,0 +1,38 @@
+"""One pipeline per input kind, chosen by the upload's kind; the core they share."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from apps.ingest.core.common import IngestError, fit
+from apps.ingest.pipelines import PIPELINES, ingest_upload, pipeline_for
+from apps.results.models import LustrePatch, PhaseResult, Upload
+
+
+def test_every_upload_kind_has_its_pipeline():
+    assert set(PIPELINES) == set(Upload.Kind.values)
+    assert all(PIPELINES[kind].kind == kind for kind in PIPELINES)
+
+
+def test_an_upload_of_an_unknown_kind_is_bad_content_naming_the_kind():
+    with pytest.raises(IngestError, match=r"no ingest pipeline for kind 'hdf5'; known: io500, ior, mdtest"):
+        ingest_upload(Upload(kind="hdf5", original_name="x.tar.gz"))
+
+
+def test_the_command_offers_exactly_the_registered_kinds():
+    with pytest.raises(CommandError, match="invalid choice: 'hdf5'"):
+        call_command("ingest", "--kind", "hdf5", "somewhere")
+    assert pipeline_for("mdtest") is PIPELINES["mdtest"]
+
+
+def test_a_pipeline_reports_a_missing_option_as_a_command_error():
+    with pytest.raises(CommandError, match="--series NAME is required with --kind mdtest"):
+        call_command("ingest", "--kind", "mdtest", "log.txt")
+    with pytest.raises(CommandError, match="give at least one PATH"):
+        call_command("ingest")
+
+
+def test_text_is_cut_to_the_column_the_model_declares():
+    # PhaseResult.printed_unit is a 20-character column, LustrePatch.ticket a 32-character one.
+    assert fit(PhaseResult, "printed_unit", "G" * 30) == "G" * 20
+    assert fit(LustrePatch, "ticket", "LU-12345") == "LU-12345"
+    assert fit(LustrePatch, "ticket", None) == ""
