@@ -1,8 +1,99 @@
+from django import forms
 from django.contrib import admin
 from django.db import transaction
 
 from apps.results import models
+from apps.results.changes.services import triage
 from apps.results.editions import freeze_entries
+from apps.results.reproducibility import LEVELS, SECTIONS, TARGET_LISTS, QuestionnaireError, clean_reproducibility
+from apps.results.review import reproducibility_report
+from apps.results.tasks import schedule_change_detection
+
+REVIEW_FIELDS = ["review_status", "reproducibility_level", "production_accepted"]
+
+
+class RunReviewFormBase(forms.ModelForm):
+    """The run with its questionnaire as one field per section (stored as Run.reproducibility)."""
+
+    target_level = forms.ChoiceField(choices=[("", "—"), *LEVELS.items()], required=False)
+    target_list = forms.ChoiceField(choices=[("", "—"), *((name, name) for name in TARGET_LISTS)], required=False)
+    production_applications = forms.BooleanField(required=False, label="Declared: runs production applications "
+                                                 "on a regular, frequent and ongoing basis")
+    no_single_point_of_failure = forms.BooleanField(required=False, label="Declared: no single point of failure")
+    production_description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    acknowledged_rules = forms.BooleanField(required=False, label="Submitter acknowledged the rules")
+    acknowledged_publication = forms.BooleanField(required=False, label="Submitter acknowledged publication")
+
+    class Meta:
+        model = models.Run
+        fields = REVIEW_FIELDS  # the admin adds the run's other fields; `reproducibility` is built from the sections
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        data = self.instance.reproducibility or {}
+        for name in SECTIONS:
+            answer = (data.get("questionnaire") or {}).get(name, "")
+            self.initial[f"section_{name}"] = "\n".join(answer.values()) if isinstance(answer, dict) else answer
+        production = data.get("production") or {}
+        acknowledgements = data.get("acknowledgements") or {}
+        self.initial.update(
+            target_level=data.get("target_level", ""), target_list=data.get("target_list", ""),
+            production_applications=production.get("production_applications", False),
+            no_single_point_of_failure=production.get("no_single_point_of_failure", False),
+            production_description=production.get("description", ""),
+            acknowledged_rules=acknowledgements.get("rules", False),
+            acknowledged_publication=acknowledgements.get("publication", False),
+        )
+
+    def clean(self):
+        cleaned = super().clean()
+        existing = (self.instance.reproducibility or {}).get("questionnaire") or {}
+        questionnaire = {}
+        for name in SECTIONS:
+            text = cleaned.get(f"section_{name}", "")
+            previous = existing.get(name)
+            if isinstance(previous, dict) and "\n".join(previous.values()) == text:
+                questionnaire[name] = previous  # unchanged structured answer (keeps `obtainable`)
+            elif text:
+                questionnaire[name] = text
+        try:
+            self.reproducibility = clean_reproducibility({
+                "questionnaire": questionnaire, "target_level": cleaned.get("target_level"),
+                "target_list": cleaned.get("target_list"),
+                "production": {"production_applications": cleaned.get("production_applications", False),
+                               "no_single_point_of_failure": cleaned.get("no_single_point_of_failure", False),
+                               "description": cleaned.get("production_description", "")},
+                "acknowledgements": {"rules": cleaned.get("acknowledged_rules", False),
+                                     "publication": cleaned.get("acknowledged_publication", False)},
+            })
+        except QuestionnaireError as error:
+            raise forms.ValidationError(str(error)) from error
+        return cleaned
+
+    def save(self, commit=True):
+        self.instance.reproducibility = self.reproducibility
+        return super().save(commit)
+
+
+#: One declared text field per questionnaire section, so the admin lays them out with the run's own fields.
+RunReviewForm = type("RunReviewForm", (RunReviewFormBase,), {
+    f"section_{name}": forms.CharField(label=title, required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    for name, title in SECTIONS.items()
+})
+
+
+class ReviewNoteInline(admin.TabularInline):
+    model = models.ReviewNote
+    extra = 1
+    fields = ["text", "status", "author", "created_at"]
+    readonly_fields = ["author", "created_at"]
+
+
+class ReviewCheckInline(admin.TabularInline):
+    model = models.ReviewCheck
+    extra = 0
+    fields = ["rules_edition", "item", "passed", "note", "checked_by", "checked_at"]
+    readonly_fields = ["checked_by", "checked_at"]
 
 
 class InstitutionAliasInline(admin.TabularInline):
@@ -81,11 +172,57 @@ class AnomalyInline(admin.TabularInline):
 
 @admin.register(models.Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ["pk", "system", "kind", "era", "client_nodes", "score_total", "verification", "flagged"]
-    list_filter = ["kind", "era", "verification", "valid", "flagged"]
+    form = RunReviewForm
+    list_display = ["pk", "system", "kind", "era", "client_nodes", "score_total", "verification", "flagged",
+                    "review_status", "reproducibility_level", "production_accepted"]
+    list_filter = ["review_status", "reproducibility_level", "production_accepted", "kind", "era", "verification",
+                   "valid", "flagged"]
     search_fields = ["system__name", "system__institution__name", "source_path", "content_hash"]
     raw_id_fields = ["system", "upload", "lustre_build"]
-    inlines = [PhaseInline, AnomalyInline]
+    readonly_fields = ["completeness"]
+    exclude = ["reproducibility"]
+    inlines = [ReviewNoteInline, ReviewCheckInline, PhaseInline, AnomalyInline]
+
+    @admin.display(description="Completeness and proposed level")
+    def completeness(self, run):
+        if not run.pk:
+            return "—"
+        report = reproducibility_report(run, staff=True)
+        return (f"proposed {report['proposed_level']} (target {report['target_level'] or '—'}, assigned "
+                f"{report['assigned_level']}); sections {report['sections_answered']}/{report['sections_total']}; "
+                f"metadata missing: {', '.join(report['metadata_missing']) or 'none'}; tuning dumps missing: "
+                f"{', '.join(report['tuning_missing']) or 'none'}")
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        changed = [name for name in REVIEW_FIELDS if name in form.changed_data]
+        if change and changed:
+            models.ReviewNote.objects.create(
+                run=obj, author=request.user, status=obj.review_status if "review_status" in changed else "",
+                text="changed in the admin: " + ", ".join(f"{name} = {getattr(obj, name)}" for name in changed))
+
+    def save_formset(self, request, form, formset, change):
+        """Notes and checks record who wrote them."""
+        instances = formset.save(commit=False)
+        for instance in instances:
+            if isinstance(instance, models.ReviewNote) and instance.author_id is None:
+                instance.author = request.user
+            if isinstance(instance, models.ReviewCheck):
+                instance.checked_by = request.user
+            instance.save()
+        for deleted in formset.deleted_objects:
+            deleted.delete()
+
+
+@admin.register(models.RulesEdition)
+class RulesEditionAdmin(admin.ModelAdmin):
+    list_display = ["name", "since", "until"]
+
+
+@admin.register(models.CustomList)
+class CustomListAdmin(admin.ModelAdmin):
+    list_display = ["name", "token", "equation", "base_list", "created_at"]
+    search_fields = ["name", "token", "equation"]
 
 
 @admin.register(models.RunFile)
@@ -168,3 +305,44 @@ class ScalingPointAdmin(admin.ModelAdmin):
     list_display = ["series", "operation", "mdt_count", "tasks", "mean"]
     list_filter = ["operation", "striping"]
     raw_id_fields = ["series"]
+
+
+@admin.register(models.Change)
+class ChangeAdmin(admin.ModelAdmin):
+    """Triage: staff set the status and a note; everything else is what detection found."""
+
+    list_display = ["system", "metric", "kind", "direction", "magnitude_pct", "run_after", "status", "detected"]
+    list_filter = ["status", "kind", "direction", "detected", "metric"]
+    search_fields = ["system__name", "system__institution__name", "metric", "note"]
+    list_select_related = ["system__institution", "run_after"]
+    fields = ["system", "metric", "kind", "direction", "magnitude_pct", "confidence", "run_before", "run_after",
+              "attribution", "status", "note", "triaged_by", "triaged_at", "detected", "detected_at"]
+    readonly_fields = [name for name in fields if name not in ("status", "note")]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change):
+        triage(obj, status=form.cleaned_data.get("status"), note=form.cleaned_data.get("note"), user=request.user)
+
+
+@admin.register(models.Annotation)
+class AnnotationAdmin(admin.ModelAdmin):
+    """An expected change: saving one recomputes the system's changes with the run as a new baseline."""
+
+    list_display = ["system", "run", "metric", "text", "author", "created_at"]
+    list_select_related = ["system__institution", "author"]
+    raw_id_fields = ["run"]
+    fields = ["run", "metric", "text"]
+
+    def save_model(self, request, obj, form, change):
+        obj.system = obj.run.system
+        if not change:
+            obj.author = request.user
+        super().save_model(request, obj, form, change)
+        schedule_change_detection([obj.run_id])
+
+    def delete_model(self, request, obj):
+        run_id = obj.run_id
+        super().delete_model(request, obj)
+        schedule_change_detection([run_id])

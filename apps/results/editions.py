@@ -12,30 +12,45 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
 from django.db.models import F, Prefetch
-from django.db.models.functions import NullIf
+from django.utils import timezone
 
-from apps.results.models import Anomaly, Edition, EditionEntry, Run
-from apps.results.querysets import SEVERITY_ORDER, criteria_condition, sort_field
+from apps.results.list_kinds import LIST_KINDS
+from apps.results.models import Anomaly, Edition, EditionEntry, ListEntry, RulesEdition
+from apps.results.querysets import SEVERITY_ORDER, criteria_condition, normalised_scores, sort_field
+from apps.results.review import rules_edition_on
 
 
 class EditionError(Exception):
     """An edition cannot be frozen (it exists already, or its name or list is not valid)."""
 
 
-def freeze_edition(name: str, list_kind: str, title: str = "", description: str = "") -> Edition:
-    """Create edition `name` of the list `list_kind` from the live list, in one transaction."""
+def freeze_edition(name: str, list_kind: str, title: str = "", description: str = "",
+                   rules_edition: RulesEdition | None = None) -> Edition:
+    """Create edition `name` of the list `list_kind` from the live list, in one transaction, under the rules
+    edition given or else the one in force today."""
     try:
         validate_slug(name)
     except ValidationError as exc:
         raise EditionError(f"{name!r} is not a valid edition name: letters, digits, - and _ only") from exc
-    if list_kind not in Edition.ListKind.values:
-        raise EditionError(f"unknown list {list_kind!r}; choose one of {', '.join(Edition.ListKind.values)}")
+    if list_kind not in LIST_KINDS:
+        raise EditionError(f"unknown list {list_kind!r}; choose one of {', '.join(LIST_KINDS)}")
     with transaction.atomic():
         if Edition.objects.filter(name=name, list_kind=list_kind).exists():
             raise EditionError(f"edition {name} of the {list_kind} list exists already; editions never change")
-        edition = Edition.objects.create(name=name, list_kind=list_kind, title=title, description=description)
+        rules = rules_edition or rules_edition_on(timezone.localdate())
+        edition = Edition.objects.create(name=name, list_kind=list_kind, title=title, description=description,
+                                         rules_edition=rules)
         freeze_entries(edition)
     return edition
+
+
+def freeze_lists(name: str, list_kinds: list[str] | None = None, title: str = "", description: str = "",
+                 rules_edition: RulesEdition | None = None) -> list[Edition]:
+    """Freeze edition `name` of every list kind frozen by default (or of `list_kinds`): all of them, or none."""
+    kinds = list_kinds or [kind.slug for kind in LIST_KINDS.values() if kind.frozen_by_default]
+    with transaction.atomic():
+        return [freeze_edition(name, kind, title=title, description=description, rules_edition=rules_edition)
+                for kind in kinds]
 
 
 def freeze_entries(edition: Edition) -> int:
@@ -43,7 +58,7 @@ def freeze_entries(edition: Edition) -> int:
     with transaction.atomic():
         if edition.entries.exists():
             raise EditionError(f"edition {edition} is frozen already; editions never change")
-        runs = Run.objects.listing(edition.list_kind).prefetch_related(None)
+        runs = ListEntry.objects.listed(edition.list_kind).runs()
         entries = [
             EditionEntry(
                 edition=edition, run=run, system=run.system, rank=run.rank,
@@ -95,10 +110,6 @@ ENTRY_FIELDS = {
 }
 
 
-def _per(numerator: str, denominator: str):
-    return F(numerator) / NullIf(F(denominator), 0)
-
-
 def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
     """An edition's entries with the live lists' columns, filters and sort keys; badges are the run's current ones."""
     badges = Anomaly.objects.defer("evidence").order_by(SEVERITY_ORDER, "rule", "pk")
@@ -107,14 +118,7 @@ def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | 
         .select_related("run", "system")
         .defer("run__config", "run__info", "run__facts", "run__extended_scores", "run__invalid_reasons")
         .prefetch_related(Prefetch("run__anomalies", queryset=badges, to_attr="badges"))
-        .annotate(
-            score_per_node=_per("score", "client_nodes"),
-            bw_per_node=_per("score_bw", "client_nodes"),
-            md_per_node=_per("score_md", "client_nodes"),
-            score_per_server=_per("score", "system__server_count"),
-            bw_per_server=_per("score_bw", "system__server_count"),
-            md_per_server=_per("score_md", "system__server_count"),
-        )
+        .annotate(**normalised_scores(total="score", nodes="client_nodes", servers="system__server_count"))
     )
     entries = entries.filter(criteria_condition(criteria or {}, ENTRY_FIELDS))
     field, descending = sort_field(sort)

@@ -1,10 +1,10 @@
-"""Runs as plain dicts and flat rows: the one export shape behind `export_runs` and list exports."""
+"""The export record of a run (``run_to_dict``): one shape behind ``export_runs``, the list exports and the API."""
 
 from collections.abc import Iterable, Iterator
 
 from django.db.models import Prefetch
 
-from apps.results.models import Anomaly, PhaseResult, Run
+from apps.results.models import Anomaly, PhaseRankStats, PhaseResult, Run
 
 CHUNK = 2000
 
@@ -14,7 +14,13 @@ def export_queryset(queryset=None):
     return base.select_related("system__institution").defer("config", "info", "facts").prefetch_related(
         Prefetch("phases", queryset=PhaseResult.objects.only("run_id", "name", "value", "unit", "seconds", "position")),
         Prefetch("anomalies", queryset=Anomaly.objects.only("run_id", "rule", "severity", "phase", "evidence")),
+        rank_stats_prefetch(),
     )
+
+
+def rank_stats_prefetch() -> Prefetch:
+    """The per-phase rank figures of the export record, without the per-rank rows only charts read."""
+    return Prefetch("rank_stats", queryset=PhaseRankStats.objects.defer("per_rank"))
 
 
 def iter_runs(queryset=None) -> Iterator[Run]:
@@ -22,11 +28,28 @@ def iter_runs(queryset=None) -> Iterator[Run]:
     yield from export_queryset(queryset).order_by("pk").iterator(chunk_size=CHUNK)
 
 
-def _score(bw, md, total) -> dict:
+def score_record(bw: float | None, md: float | None, total: float | None) -> dict:
+    """A score in every export: {"bw": GiB/s, "md": kIOPS, "total": float}, never a bare float."""
     return {"bw": bw, "md": md, "total": total}
 
 
-def run_to_dict(run: Run) -> dict:
+def phase_record(phase: PhaseResult) -> dict:
+    return {"value": phase.value, "unit": phase.unit, "seconds": phase.seconds}
+
+
+def anomaly_record(anomaly: Anomaly) -> dict:
+    return {"rule": anomaly.rule, "severity": anomaly.severity, "phase": anomaly.phase, "evidence": anomaly.evidence}
+
+
+def run_to_dict(run: Run, anomalies: Iterable[Anomaly] | None = None) -> dict:
+    """The export record of a run: the documented ``export_runs --format json`` object.
+
+    The list exports (``apps.leaderboard.exports``) extend it with their list columns, and the API
+    presents the same field names with the same types (``score`` and ``reported_score`` are
+    {bw, md, total}; ``phases`` maps a name to {value, unit, seconds}; ``ranks`` maps a phase with
+    per-rank CSVs to ``PhaseRankStats.to_export()``). ``anomalies`` replaces
+    ``run.anomalies.all()`` when the caller prefetched them under another name.
+    """
     return {
         "id": run.pk,
         "source_path": run.source_path,
@@ -37,16 +60,31 @@ def run_to_dict(run: Run) -> dict:
         "client_procs": run.client_procs,
         "benchmark_version": run.benchmark_version,
         "era": run.era,
-        "phases": {p.name: {"value": p.value, "unit": p.unit, "seconds": p.seconds} for p in run.phases.all()},
-        "score": _score(run.score_bw, run.score_md, run.score_total),
-        "reported_score": _score(run.reported_bw, run.reported_md, run.reported_total),
+        "phases": {p.name: phase_record(p) for p in run.phases.all()},
+        "score": score_record(run.score_bw, run.score_md, run.score_total),
+        "reported_score": score_record(run.reported_bw, run.reported_md, run.reported_total),
         "verification": run.verification,
         "valid": run.valid,
-        "anomalies": [
-            {"rule": a.rule, "severity": a.severity, "phase": a.phase, "evidence": a.evidence}
-            for a in run.anomalies.all()
-        ],
+        "anomalies": [anomaly_record(a) for a in (run.anomalies.all() if anomalies is None else anomalies)],
+        "ranks": {stats.phase: stats.to_export() for stats in run.rank_stats.all()},
     }
+
+
+# CSV has no nesting: the score records become these columns (the models' own field names).
+SCORE_COLUMNS = {
+    "score": ("score_bw", "score_md", "score_total"),
+    "reported_score": ("reported_bw", "reported_md", "reported_total"),
+}
+
+
+def flat_scores(record: dict) -> dict:
+    """The record's score dicts as flat CSV columns (``score`` -> ``score_bw``, ``score_md``, ``score_total``)."""
+    flat = {}
+    for key, columns in SCORE_COLUMNS.items():
+        if key in record:
+            for column, part in zip(columns, ("bw", "md", "total"), strict=True):
+                flat[column] = record[key][part]
+    return flat
 
 
 CSV_FIXED = [
@@ -65,9 +103,9 @@ def csv_header(phase_names: Iterable[str]) -> list[str]:
 
 def run_to_row(run: Run, phase_names: list[str]) -> list:
     data = run_to_dict(run)
-    row = [data[key] for key in CSV_FIXED[:9]]
-    row += [run.score_bw, run.score_md, run.score_total, run.reported_bw, run.reported_md, run.reported_total,
-            run.verification, run.valid, ";".join(f"{a['rule']}:{a['severity']}" for a in data["anomalies"])]
+    data.update(flat_scores(data))
+    data["anomalies"] = ";".join(f"{a['rule']}:{a['severity']}" for a in data["anomalies"])
+    row = [data[key] for key in CSV_FIXED]
     for name in phase_names:
         phase = data["phases"].get(name, {})
         row += [phase.get("value"), phase.get("unit"), phase.get("seconds")]

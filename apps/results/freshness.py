@@ -1,4 +1,4 @@
-"""The data version, and the page cache it keeps honest.
+"""The data version: one number that every committed write to the results app changes.
 
 Ranked lists are read far more often than results change: a list page at 100,000 runs ranks every
 system's best run (hundreds of milliseconds), while a new result arrives a few times a day. So the
@@ -13,36 +13,36 @@ commit; the write paths that bypass signals (``QuerySet.update``, ``bulk_create`
 each process has its own local memory) the page cache stays off, since a `manage.py ingest` in
 another process could not tell the web server that its pages are stale.
 
-A cache that cannot be reached never fails a request: the page is rendered uncached. The page
-timeout (``IOBOARD_PAGE_CACHE_SECONDS``) bounds how long a page can outlive a bump lost to such an
-outage.
+Keys carry ``IOBOARD_CACHE_PREFIX`` (one per deployment, derived from the database name unless
+set), so two deployments sharing one Redis keep separate versions and pages. The page cache that
+reads the version is web code: ``apps.web.page_cache``.
 """
 
-import functools
-import hashlib
 import logging
 import time
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.http import HttpResponse
-
-DATA_VERSION_KEY = "ioboard:data-version"
-PAGE_KEY_PREFIX = "ioboard:page"
-CACHE_STATUS_HEADER = "X-Ioboard-Cache"
-#: Headers of one response that another client must not receive.
-UNSHARED_HEADERS = {"set-cookie", "x-ioboard-cache"}
 
 log = logging.getLogger(__name__)
 
 
+def cache_key(*parts: str) -> str:
+    """A cache key of this deployment: ``IOBOARD_CACHE_PREFIX`` first, so deployments sharing a cache never meet."""
+    return ":".join((settings.IOBOARD_CACHE_PREFIX, *parts))
+
+
+def data_version_key() -> str:
+    return cache_key("data-version")
+
+
 def current_data_version() -> int:
     """The version now; a flushed cache starts a new one that no earlier page key can carry."""
-    version = cache.get(DATA_VERSION_KEY)
+    version = cache.get(data_version_key())
     if version is None:
-        cache.add(DATA_VERSION_KEY, time.time_ns(), timeout=None)
-        version = cache.get(DATA_VERSION_KEY)
+        cache.add(data_version_key(), time.time_ns(), timeout=None)
+        version = cache.get(data_version_key())
     return version
 
 
@@ -50,9 +50,9 @@ def bump_data_version() -> None:
     """Never raises: it runs after a commit, when the write it reports can no longer be undone."""
     try:
         try:
-            cache.incr(DATA_VERSION_KEY)
+            cache.incr(data_version_key())
         except ValueError:  # no version yet (a fresh or flushed cache): start one
-            cache.add(DATA_VERSION_KEY, time.time_ns(), timeout=None)
+            cache.add(data_version_key(), time.time_ns(), timeout=None)
     except Exception:
         log.warning("the data version could not be bumped; cached pages expire within %ss",
                     settings.IOBOARD_PAGE_CACHE_SECONDS, exc_info=True)
@@ -67,56 +67,3 @@ def bump_data_version_on_commit() -> None:
 def bump_on_results_write(sender, **kwargs) -> None:
     """post_save / post_delete receiver for the models of the results app (connected in its AppConfig)."""
     bump_data_version_on_commit()
-
-
-def _page_key(request, version: int) -> str:
-    identity = "\n".join([str(version), request.get_full_path(), request.headers.get("Accept", "")])
-    return f"{PAGE_KEY_PREFIX}:{hashlib.sha256(identity.encode()).hexdigest()}"
-
-
-def _cacheable_request(request) -> bool:
-    """Anonymous GETs only: a signed-in page shows the user's own links and must not be shared."""
-    return (
-        settings.IOBOARD_PAGE_CACHE_SECONDS > 0
-        and request.method == "GET"
-        and "HTTP_AUTHORIZATION" not in request.META
-        and settings.SESSION_COOKIE_NAME not in request.COOKIES
-    )
-
-
-def cache_page_until_data_changes(view):
-    """Serve the view's anonymous GET responses from the cache until the data version changes."""
-
-    @functools.wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not _cacheable_request(request):
-            return view(request, *args, **kwargs)
-        try:
-            key = _page_key(request, current_data_version())
-            stored = cache.get(key)
-        except Exception:
-            log.warning("page cache unreachable; rendering uncached", exc_info=True)
-            return view(request, *args, **kwargs)
-        if stored is not None:
-            content, headers = stored
-            response = HttpResponse(content, headers=headers)
-            response[CACHE_STATUS_HEADER] = "hit"
-            return response
-
-        def store(response):
-            if response.status_code == 200 and not response.streaming:
-                try:
-                    headers = {name: value for name, value in response.items() if name.lower() not in UNSHARED_HEADERS}
-                    cache.set(key, (response.content, headers), settings.IOBOARD_PAGE_CACHE_SECONDS)
-                except Exception:
-                    log.warning("page cache unreachable; response not stored", exc_info=True)
-            response[CACHE_STATUS_HEADER] = "miss"
-            return response
-
-        response = view(request, *args, **kwargs)
-        if hasattr(response, "render") and not response.is_rendered:
-            response.add_post_render_callback(store)
-            return response
-        return store(response)
-
-    return wrapper

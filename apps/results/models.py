@@ -12,8 +12,13 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from apps.results.freshness import bump_data_version_on_commit
-from apps.results.querysets import RunQuerySet
+from apps.results.anomalies import PhaseFacts, RunFacts, ScoreFacts
+from apps.results.anomalies.registry import resolve_thresholds
+from apps.results.anomalies.rules import reproduced, score_reproduction
+from apps.results.list_kinds import list_kind_choices
+from apps.results.querysets import ListEntryQuerySet, RunQuerySet
+from apps.results.reproducibility import LEVELS, UNDEFINED
+from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
 
 
 def identity_key(*parts: str) -> str:
@@ -101,10 +106,10 @@ class StorageSystem(models.Model):
         if not created:
             missing = {field: value for field, value in defaults.items() if value and not getattr(system, field)}
             if missing:
-                cls.objects.filter(pk=system.pk).update(**missing)
-                bump_data_version_on_commit()
                 for field, value in missing.items():
                     setattr(system, field, value)
+                # A save, not an update(): its post_save copies the new values into the list entries.
+                system.save(update_fields=list(missing))
         return system
 
 
@@ -134,6 +139,7 @@ class Upload(models.Model):
     class Kind(models.TextChoices):
         IO500 = "io500", "IO500"
         MDTEST = "mdtest", "mdtest"
+        IOR = "ior", "IOR"
 
     file = models.FileField(upload_to="uploads/%Y/%m/")
     sha256 = models.CharField(max_length=64, unique=True)
@@ -151,6 +157,15 @@ class Upload(models.Model):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.sha256[:12]})"
+
+    @property
+    def needs_review(self) -> bool:
+        """Runs of this upload wait for the committee, unless its uploader may publish without review.
+
+        A committee board ranks only accepted runs (issue: the lists as the IO500 publishes them); a site's
+        own board gives its submitters the permission, and their uploads are ranked at the next read.
+        """
+        return not (self.uploader and self.uploader.has_perm("results.publish_without_review"))
 
     @staticmethod
     def hash_file(fileobj) -> str:
@@ -203,6 +218,16 @@ class LustrePatch(models.Model):
         return f"https://jira.whamcloud.com/browse/{self.ticket}" if self.ticket else ""
 
 
+class ReviewStatus(models.TextChoices):
+    """Where a submission stands with the committee."""
+
+    SUBMITTED = "submitted"
+    UNDER_REVIEW = "under_review", "under review"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    WITHDRAWN = "withdrawn"
+
+
 class Run(models.Model):
     """One benchmark execution, with its configuration, provenance, scores and verdicts."""
 
@@ -211,8 +236,8 @@ class Run(models.Model):
         MDTEST = "mdtest", "mdtest"
 
     class Era(models.TextChoices):
-        SCRIPT = "script", "io500.sh script (2017-2020)"
-        CAPP = "capp", "C application (2020+)"
+        SCRIPT = ERA_SCRIPT, "io500.sh script (2017-2020)"
+        CAPP = ERA_CAPP, "C application (2020+)"
         NONE = "", "n/a"
 
     class Verification(models.TextChoices):
@@ -263,10 +288,25 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    # The submission and its review (apps.results.review). Runs loaded from published archives were accepted
+    # by the committee of their day, hence the default; uploads start as submitted (apps.ingest.pipelines).
+    reproducibility = models.JSONField(
+        default=dict, blank=True,
+        help_text="questionnaire, target level and list, production declaration, acknowledgements "
+                  "(apps.results.reproducibility)")
+    review_status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.ACCEPTED,
+                                     db_index=True, help_text="ranked lists show accepted runs only")
+    reproducibility_level = models.CharField(max_length=20, choices=list(LEVELS.items()), default=UNDEFINED,
+                                             help_text="assigned by the committee")
+    production_accepted = models.BooleanField(default=False,
+                                              help_text="the committee accepted the production declaration")
+
     objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-score_total", "pk"]
+        permissions = [("publish_without_review",
+                        "Publish uploaded runs at once: a site's own submitters, on a board without a committee")]
         indexes = [
             models.Index(fields=["system", "-score_total"], name="run_system_score"),
             models.Index(fields=["-score_total"], name="run_score"),
@@ -294,6 +334,28 @@ class Run(models.Model):
     def is_ranked(self) -> bool:
         return not self.exclusion_reason and self.score_total is not None
 
+    def score_agreement(self) -> dict[str, bool]:
+        """{"bw"|"md"|"total": whether the reported value agrees with the recomputed one}.
+
+        Agreement is the print-precision model of ``anomalies.rules.score_reproduction`` (the rule
+        ``reported_score_mismatch`` applies), on the stored facts, or on the run's own columns for
+        runs stored without facts. A component without both numbers is left out; TOTAL is left out
+        for product-formula runs, whose printed TOTAL is not comparable.
+        """
+        facts = RunFacts.from_dict(self.facts) if self.facts else self._score_facts()
+        safety = float(resolve_thresholds(settings.IOBOARD_ANOMALY_THRESHOLDS)["score_tolerance_safety_factor"])
+        return {component: reproduced(item) for component, item in score_reproduction(facts, safety).items()}
+
+    def _score_facts(self) -> RunFacts:
+        return RunFacts(
+            era=self.era,
+            generation=self.generation,
+            score_formula=self.score_formula,
+            phases={p.name: PhaseFacts(value=p.value, printed_value=p.printed_value) for p in self.phases.all()},
+            reported_score=ScoreFacts(bw=self.reported_bw, md=self.reported_md, total=self.reported_total),
+            computed_score=ScoreFacts(bw=self.score_bw, md=self.score_md, total=self.score_total),
+        )
+
     @staticmethod
     def make_identity(content_hash: str, source_path: str) -> str:
         return hashlib.sha256(f"{content_hash}\0{source_path}".encode()).hexdigest()
@@ -310,8 +372,8 @@ class Run(models.Model):
             reasons.append("no score")
         self.exclusion_reason = "\n".join(reasons)
         self.flagged = any(a.severity == Anomaly.Severity.WARN for a in anomalies)
-        Run.objects.filter(pk=self.pk).update(exclusion_reason=self.exclusion_reason, flagged=self.flagged)
-        bump_data_version_on_commit()
+        # A save, not an update(): its post_save keeps the list entries (apps.results.apps) and bumps the version.
+        self.save(update_fields=["exclusion_reason", "flagged"])
 
 
 class RunFile(models.Model):
@@ -353,6 +415,50 @@ class PhaseResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} = {self.value} {self.unit}"
+
+
+class PhaseRankStats(models.Model):
+    """How evenly the ranks of one phase worked, from the C app's per-rank CSV (``rank_stats``).
+
+    ``per_rank`` keeps ``[rank, runtime, throughput]`` rows for the run page's chart; runtime is the
+    CSV's ``runtime`` column for IOR phases and ``time-<op>`` for mdtest phases, throughput bytes/s
+    (IOR) or ops/s (mdtest).
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rank_stats")
+    phase = models.CharField(max_length=50)
+    tool = models.CharField(max_length=10)
+    ranks = models.PositiveIntegerField()
+    slowest_rank = models.PositiveIntegerField()
+    fastest_rank = models.PositiveIntegerField()
+    runtime_max = models.FloatField()
+    runtime_min = models.FloatField()
+    runtime_median = models.FloatField()
+    imbalance = models.FloatField(null=True, blank=True, help_text="runtime_max / runtime_min")
+    cv = models.FloatField(null=True, blank=True, help_text="coefficient of variation of per-rank throughput")
+    slow_tail = models.JSONField(default=list, blank=True, help_text="ranks > median runtime by the straggler cut")
+    stonewall_pairs = models.JSONField(default=dict, blank=True, help_text="IOR: pairs accessed min/max")
+    per_rank = models.JSONField(default=list, blank=True)
+    source_file = models.CharField(max_length=1000, blank=True)
+
+    class Meta:
+        ordering = ["run", "phase"]
+        constraints = [models.UniqueConstraint(fields=["run", "phase"], name="rank_stats_unique_phase")]
+
+    def __str__(self) -> str:
+        return f"{self.phase}: {self.ranks} ranks, imbalance {self.imbalance}"
+
+    def to_export(self) -> dict:
+        """The ``ranks`` entry of a run's export (``export_runs --format json``)."""
+        return {
+            "ranks": self.ranks,
+            "slowest_rank": self.slowest_rank,
+            "fastest_rank": self.fastest_rank,
+            "runtime_max": self.runtime_max,
+            "runtime_min": self.runtime_min,
+            "imbalance": self.imbalance,
+            "cv": self.cv,
+        }
 
 
 class Tunable(models.Model):
@@ -417,19 +523,91 @@ class Anomaly(models.Model):
         return f"{self.rule} ({self.severity})"
 
 
+class RulesEdition(models.Model):
+    """The submission rules in force between two dates, with the review checklist of that edition.
+
+    Kept simple (name, since, until, notes, checklist) until the rules checker's clause registry lands: its
+    clauses carry since/until dates of their own, and an edition's clauses are then those in force on `since`.
+    """
+
+    name = models.SlugField(max_length=50, unique=True)
+    since = models.DateField()
+    until = models.DateField(null=True, blank=True, help_text="empty: still in force")
+    notes = models.TextField(blank=True)
+    checklist = models.JSONField(default=list, blank=True, help_text="what a reviewer checks, one item a string")
+
+    class Meta:
+        ordering = ["-since"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ReviewCheck(models.Model):
+    """One checklist item of a rules edition, checked for one run: who, when, with what outcome."""
+
+    run = models.ForeignKey("Run", on_delete=models.CASCADE, related_name="review_checks")
+    rules_edition = models.ForeignKey(RulesEdition, on_delete=models.CASCADE, related_name="checks")
+    item = models.CharField(max_length=255)
+    passed = models.BooleanField()
+    note = models.TextField(blank=True)
+    checked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    checked_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "rules_edition", "item"]
+        constraints = [models.UniqueConstraint(fields=["run", "rules_edition", "item"], name="reviewcheck_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.item}: {'passed' if self.passed else 'failed'}"
+
+
+class ReviewNote(models.Model):
+    """A reviewer's note on a run, with each status change it made."""
+
+    run = models.ForeignKey("Run", on_delete=models.CASCADE, related_name="review_notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    text = models.TextField(blank=True)
+    status = models.CharField(max_length=12, choices=ReviewStatus.choices, blank=True,
+                              help_text="the status the run was given with this note, if any")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"note on run {self.run_id}"
+
+
+class CustomList(models.Model):
+    """A reader's list: the members of a registered list kind ranked by an equation (apps.results.equations)."""
+
+    token = models.SlugField(max_length=22, unique=True, help_text="the stable link: /lists/custom/<token>/")
+    name = models.CharField(max_length=200)
+    equation = models.CharField(max_length=500)
+    base_list = models.CharField(max_length=20, choices=list_kind_choices, default="full")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("custom-list", args=[self.token])
+
+
 class Edition(models.Model):
     """A list frozen under a name (e.g. "ISC19"): its membership and scores never change afterwards."""
 
-    class ListKind(models.TextChoices):
-        IO500 = "io500", "IO500"
-        TEN_NODE = "ten-node", "10-node challenge"
-        HISTORIC = "historic", "Historic"
-
     name = models.SlugField(max_length=50)
-    list_kind = models.CharField(max_length=10, choices=ListKind.choices)
+    list_kind = models.CharField(max_length=20, choices=list_kind_choices, help_text="apps.results.list_kinds")
     title = models.CharField(max_length=255, blank=True)
     description = models.TextField(blank=True)
     frozen_at = models.DateTimeField(auto_now_add=True)
+    rules_edition = models.ForeignKey("RulesEdition", null=True, blank=True, on_delete=models.PROTECT,
+                                      related_name="editions", help_text="the rules in force for this list")
 
     class Meta:
         ordering = ["-frozen_at"]
@@ -437,6 +615,94 @@ class Edition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.get_list_kind_display()})"
+
+
+class ListEntry(models.Model):
+    """A run's place on a live list, maintained on write (apps.results.list_entries), never computed per read.
+
+    One row per (list kind, member run), with copies of the columns that list pages filter and sort
+    on, so a page reads one narrow indexed table. The rank is `base_rank` plus the net count of
+    ListRankShift rows after `shifts_after` whose score is higher: an insert or removal anywhere in the
+    list costs one shift row instead of renumbering every entry below it, and a settle folds the
+    shifts back into base ranks (see apps.results.list_entries).
+    """
+
+    kind = models.CharField(max_length=20, choices=list_kind_choices)
+    run = models.ForeignKey("Run", on_delete=models.CASCADE, related_name="list_entries")
+    system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="list_entries")
+    ranked = models.BooleanField(help_text="gets a rank on this list (historic lists also show unranked runs)")
+    score = models.FloatField(null=True)
+    base_rank = models.PositiveIntegerField(null=True, help_text="the rank when shifts_after was the last shift")
+    shifts_after = models.BigIntegerField(default=0)
+    score_bw = models.FloatField(null=True)
+    score_md = models.FloatField(null=True)
+    client_nodes = models.PositiveIntegerField(null=True)
+    client_procs = models.PositiveIntegerField(null=True)
+    year = models.PositiveIntegerField(null=True)
+    flagged = models.BooleanField(default=False)
+    filesystem = models.CharField(max_length=255)
+    storage_vendor = models.CharField(max_length=255, blank=True)
+    institution_name = models.CharField(max_length=255)
+    system_name = models.CharField(max_length=255)
+    server_count = models.PositiveIntegerField(null=True)
+
+    objects = ListEntryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "list entries"
+        constraints = [models.UniqueConstraint(fields=["kind", "run"], name="listentry_unique_run")]
+        # The list-order indexes (kind, score DESC NULLS LAST, run) and (kind, score_bw/score_md DESC NULLS LAST)
+        # are made by migration 0006 (SQLite cannot state NULLS LAST in an index; its DESC puts NULLs last anyway):
+        # a list page in list order then reads its 50 index entries whatever the list's size.
+        indexes = [
+            # Neighbours of a new entry when its rank is computed (ascending, ranked entries only).
+            models.Index(fields=["kind", "score"], name="listentry_ranked_score", condition=models.Q(ranked=True)),
+            models.Index(fields=["kind", "system"], name="listentry_system"),
+            # Sorting by node count and filtering by year, the commonest narrowing of the historic list; a year
+            # sorted by node count reads its page straight from the second (at 1M runs, (kind, year) alone
+            # left the planner walking listentry_nodes past ~50,000 entries of other years: 17 ms vs <1 ms).
+            models.Index(fields=["kind", "client_nodes"], name="listentry_nodes"),
+            models.Index(fields=["kind", "year", "client_nodes"], name="listentry_year_nodes"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: run {self.run_id}"
+
+
+class ListRankShift(models.Model):
+    """A ranked entry entered (+1) or left (-1) a list at `score`: every entry below it moves by `delta`."""
+
+    kind = models.CharField(max_length=20, choices=list_kind_choices)
+    score = models.FloatField()
+    delta = models.SmallIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["kind", "score"], name="listrankshift_score")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.delta:+d} at {self.score}"
+
+
+class ListState(models.Model):
+    """Per list kind: its counts and population statistics, kept with the entries.
+
+    Counts change in the same transaction as the entries. The phase medians are refreshed after
+    the commit by a task (apps.results.tasks): a median over a list of 100k entries costs about a
+    second, more than a whole upload may take; pages show `statistics_as_of` next to them.
+    """
+
+    kind = models.CharField(max_length=20, choices=list_kind_choices, primary_key=True)
+    entry_count = models.PositiveIntegerField(default=0)
+    ranked_count = models.PositiveIntegerField(default=0)
+    pending_shifts = models.PositiveIntegerField(default=0, help_text="shift rows since the last settle")
+    phase_medians = models.JSONField(default=dict, blank=True, help_text="{phase: median value} of ranked entries")
+    filesystems = models.JSONField(default=list, blank=True, help_text="the file systems of the entries, sorted")
+    statistics_stale = models.BooleanField(default=True)
+    statistics_as_of = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.entry_count} entries"
 
 
 class EditionEntry(models.Model):
@@ -552,3 +818,176 @@ class ScalingPoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operation} @ {self.mdt_count} MDT, {self.tasks} tasks"
+
+
+class Study(models.Model):
+    """A parameter study: IOR runs over named axes (api, hints, nodes, file system...), compared for
+    significance across their repetitions. See ``apps.results.studies.analysis``."""
+
+    name = models.CharField(max_length=255, unique=True)
+    system = models.ForeignKey(StorageSystem, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="studies")
+    filesystem = models.CharField(max_length=255, blank=True,
+                                  help_text="file system under test, when the whole study has one")
+    lustre_build = models.ForeignKey(LustreBuild, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="studies")
+    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies")
+    notes = models.TextField(blank=True)
+    axis_order = models.JSONField(default=list, blank=True,
+                                  help_text="axis names in the order ingest first met them: the manifest's columns, "
+                                            "then the log's (PostgreSQL's jsonb does not keep a point's key order)")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "studies"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("study-detail", args=[self.pk])
+
+    def note_axes(self, names) -> bool:
+        """Append axis names not met before, keeping the order they first came in; whether any was new."""
+        new = [name for name in dict.fromkeys(names) if name not in self.axis_order]
+        self.axis_order = [*self.axis_order, *new]
+        return bool(new)
+
+    def ordered_points(self, points=None) -> list:
+        """The study's points with each point's axes in the study's axis order, for the analysis and the pages,
+        whose sentences and columns follow that order whatever the database did to the keys."""
+        rank = {name: index for index, name in enumerate(self.axis_order)}
+        points = list(self.points.all() if points is None else points)
+        for point in points:
+            point.axes = dict(sorted(point.axes.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0])))
+        return points
+
+    @classmethod
+    def with_counts(cls):
+        """Studies with their size, for lists: one query however many studies."""
+        return cls.objects.select_related("system__institution").annotate(
+            point_count=models.Count("points"),
+            log_count=models.Count("points__log_hash", distinct=True),
+        )
+
+
+class StudyPoint(models.Model):
+    """One operation of one IOR test: its axes, the Summary row's max/min/mean/stddev exactly as
+    printed (strings: ``"3378.82"``, ``"NA"``), the per-iteration bandwidths as printed and its source."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="points")
+    axes = models.JSONField(default=dict, help_text='e.g. {"api": "MPIIO", "nodes": 8, "config": "hint4"}')
+    operation = models.CharField(max_length=20)
+    max = models.CharField(max_length=40, blank=True, help_text="MiB/s as printed")
+    min = models.CharField(max_length=40, blank=True)
+    mean = models.CharField(max_length=40, blank=True)
+    stddev = models.CharField(max_length=40, blank=True)
+    iterations = models.JSONField(default=list, blank=True, help_text="per-iteration bw(MiB/s) as printed")
+    source = models.CharField(max_length=1000, help_text="the log, relative to the ingested folder")
+    source_line = models.PositiveIntegerField(null=True, blank=True, help_text="the Summary row, when printed")
+    test_index = models.PositiveIntegerField(default=0, help_text="the test of a multi-test (-f) launch")
+    log_hash = models.CharField(max_length=64, db_index=True)
+
+    class Meta:
+        ordering = ["study", "source", "test_index", "operation"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "log_hash", "test_index", "operation"],
+                                    name="studypoint_unique_row"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.operation} {self.axes}"
+
+
+class Annotation(models.Model):
+    """An expected change (e.g. "upgrade to 2.15") at a run: that run starts a new baseline for detection.
+
+    Like conbench's distribution change: history before the run is not compared with history after
+    it, and a step found exactly there is recorded as expected. A blank metric means every metric.
+    """
+
+    system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="annotations")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="annotations",
+                            help_text="the first run of the new baseline")
+    metric = models.CharField(max_length=50, blank=True, help_text="phase name, score, score_bw or score_md; "
+                                                                  "blank for every metric")
+    text = models.CharField(max_length=500)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["system", "run"]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Change(models.Model):
+    """A step or an outlier found in one metric of a system's history, with what changed at that moment."""
+
+    class Kind(models.TextChoices):
+        STEP = "step"
+        OUTLIER = "outlier"
+
+    class Direction(models.TextChoices):
+        UP = "up"
+        DOWN = "down"
+
+    class Status(models.TextChoices):
+        NEW = "new"
+        ACKNOWLEDGED = "acknowledged"
+        EXPECTED = "expected"
+        INVALID = "invalid"
+
+    system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="changes")
+    metric = models.CharField(max_length=50, help_text="phase name, or score, score_bw, score_md")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    run_before = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+",
+                                   help_text="last run at the old level; for an outlier, the outlying run")
+    run_after = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+",
+                                  help_text="first run at the new level; for an outlier, the outlying run")
+    direction = models.CharField(max_length=4, choices=Direction.choices)
+    magnitude_pct = models.FloatField(help_text="new level against the old one, in per cent")
+    confidence = models.FloatField(help_text="1 - p of the shift against the series' own noise")
+    attribution = models.JSONField(default=list, blank=True,
+                                   help_text='[{"field", "before", "after"}], most specific first; [] = unexplained')
+    status = models.CharField(max_length=15, choices=Status.choices, default=Status.NEW)
+    note = models.TextField(blank=True)
+    triaged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    triaged_at = models.DateTimeField(null=True, blank=True)
+    detected = models.BooleanField(default=True, help_text="false when the latest detection no longer finds it "
+                                                           "(kept because it was triaged)")
+    detected_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-run_after__run_timestamp", "system", "metric"]
+        constraints = [models.UniqueConstraint(fields=["system", "metric", "kind", "run_after"],
+                                               name="change_unique_place")]
+        indexes = [models.Index(fields=["status", "kind"], name="change_status_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.direction} {self.magnitude_pct:+.1f} % in {self.metric} of {self.system.name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("system-history", args=[self.system_id]) + f"#change-{self.pk}"
+
+
+class MetricNoise(models.Model):
+    """A system's run-to-run noise in one metric, within one configuration class (>= 3 runs)."""
+
+    system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="noise")
+    metric = models.CharField(max_length=50)
+    config_class = models.CharField(max_length=255, help_text="client nodes, kind and rules mode of the runs")
+    sigma = models.FloatField(help_text="standard deviation of the log value (0.04 ≈ 4 %)")
+    runs = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["system", "metric", "config_class"]
+        constraints = [models.UniqueConstraint(fields=["system", "metric", "config_class"],
+                                               name="metricnoise_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.metric} of {self.system.name}: ±{100 * self.sigma:.1f} %"

@@ -1,54 +1,55 @@
-"""Run querysets: the ranked lists, composed once and shared by pages, API and exports.
+"""Querysets: runs, and the live lists read from their maintained entries.
 
-Ranking happens in SQL in two steps: an anti-join keeps each system's best run (no run of the
-same system beats it), then Rank() runs over the survivors. Both read runs in score order, so the
-first page of a list reads a few hundred index entries whatever the size of the table (at 100k
-runs: 0.7 ms for the page's keys where a RowNumber window over every system took 89 ms).
+A list page never ranks runs: membership, rank and the columns a list filters and sorts on are
+kept in ListEntry rows, written in the same transaction as the run (apps.results.list_entries).
+A page filters and sorts those rows on their own indexes, cuts a page of (run id, rank) keys and
+then loads the page's runs; at a million runs the first page reads 50 index entries.
 
 Filtering a list keeps the global rank. A reader who narrows the IO500 list to "Lustre, 10 to
 100 nodes" still sees each system's place on the whole list (#3, #17, #40...), because that
 place is what the list publishes; re-numbering the survivors 1, 2, 3 would invent ranks that no
-list has. `filter_listed()` therefore applies its criteria *after* the ranking window: the
-criteria become one conditional expression over the rank, which Django evaluates in an outer
-query around the ranked one (its QUALIFY emulation). Sorting by any column never changes the
-rank either: the window has its own ORDER BY.
+list has. With stored ranks a filter is a plain WHERE, and sorting by any column never changes
+the rank either.
 
 Usage, the same for HTML pages, exports and the API::
 
-    Run.objects.io500_list().filter_listed(filesystem="Lustre", nodes_min=10).sort_listed("-bw")
+    ListEntry.objects.listed("io500").filter_listed(filesystem="Lustre", nodes_min=10).sort_listed("-bw")
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from itertools import islice
 
+from django.apps import apps
 from django.db import models
 from django.db.models import (
     Case,
     Count,
-    Exists,
     F,
+    IntegerField,
     OuterRef,
     Prefetch,
     Q,
+    Subquery,
+    Sum,
     Value,
-    ValueRange,
     When,
     Window,
 )
-from django.db.models.functions import Coalesce, NullIf, Rank, RowNumber
+from django.db.models.functions import Coalesce, NullIf, RowNumber
 
-BY_SCORE = [F("score_total").desc(), F("pk").asc()]
-ELIGIBLE = Q(kind="io500", exclusion_reason="", score_total__isnull=False)
+from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, list_kind
 
-#: Public sort keys of list views → the expression they order by. Prefix "-" for descending.
+#: Public sort keys of list views → the ListEntry column or annotation they order by. Prefix "-" for descending.
+#: "rank" orders by score: the rank is a function of the score (competition ranking), and the score has the index.
 SORTS = {
-    "rank": "rank",
-    "institution": "system__institution__name",
-    "system": "system__name",
-    "vendor": "system__storage_vendor",
-    "filesystem": "system__filesystem",
+    "rank": "score",
+    "institution": "institution_name",
+    "system": "system_name",
+    "vendor": "storage_vendor",
+    "filesystem": "filesystem",
     "nodes": "client_nodes",
     "procs": "client_procs",
-    "score": "score_total",
+    "score": "score",
     "bw": "score_bw",
     "md": "score_md",
     "score_per_node": "score_per_node",
@@ -59,20 +60,22 @@ SORTS = {
     "md_per_server": "md_per_server",
     "year": "year",
     "flagged": "flagged",
-    "id": "pk",
+    "id": "run_id",
 }
+#: Sort keys whose natural order is the reverse of their column's ("rank" ascending = score descending).
+REVERSED_SORTS = {"rank"}
 
-#: Where each filter criterion looks in a run row (editions map the same criteria to their own fields).
+#: Where each filter criterion looks in a list entry (editions map the same criteria to their own fields).
 LIST_FIELDS = {
-    "filesystem": "system__filesystem",
-    "institution": "system__institution__name",
-    "vendor": "system__storage_vendor",
+    "filesystem": "filesystem",
+    "institution": "institution_name",
+    "vendor": "storage_vendor",
     "system": "system_id",
-    "system_name": "system__name",
+    "system_name": "system_name",
     "year": "year",
     "nodes": "client_nodes",
     "flagged": "flagged",
-    "run": "pk",
+    "run": "run_id",
 }
 #: Filter criteria → (the LIST_FIELDS keys they look in, any of which may match; the lookup).
 CRITERIA = {
@@ -106,12 +109,20 @@ def criteria_condition(criteria: Mapping, fields: Mapping[str, str]) -> Q:
 SEVERITY_ORDER = Case(When(severity="error", then=Value(0)), When(severity="warn", then=Value(1)), default=Value(2))
 
 
-def _eligible_count_over(frame):
-    return Window(Count("pk", filter=ELIGIBLE), order_by=[F("score_total").desc(nulls_last=True)], frame=frame)
-
-
-def _per(numerator: str, denominator: str):
+def per_unit(numerator: str, denominator: str):
+    """``numerator / denominator`` in SQL, NULL where the denominator is 0 or unknown (score per node,
+    per server): the live lists and the frozen editions annotate the same ratios."""
     return F(numerator) / NullIf(F(denominator), 0)
+
+
+def normalised_scores(*, total: str, nodes: str, servers: str) -> dict:
+    """The six per-node and per-server score annotations every list shows, for a model whose total score,
+    client-node count and server count are the named fields (runs, list entries, edition entries)."""
+    scores = {"score": total, "bw": "score_bw", "md": "score_md"}
+    return {
+        **{f"{name}_per_node": per_unit(field, nodes) for name, field in scores.items()},
+        **{f"{name}_per_server": per_unit(field, servers) for name, field in scores.items()},
+    }
 
 
 class RunQuerySet(models.QuerySet):
@@ -122,28 +133,10 @@ class RunQuerySet(models.QuerySet):
         """Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score."""
         return self.filter(ELIGIBLE)
 
-    def best_per_system(self):
-        """The runs no other run of the same system in this set beats (a higher score, or an equal one
-        first stored). An anti-join rather than a RowNumber window: read in score order it streams, so
-        the first page of a list stops after a few hundred index probes instead of ranking every system."""
-        beaten_by = self.order_by().filter(system_id=OuterRef("system_id")).filter(
-            Q(score_total__gt=OuterRef("score_total")) | Q(score_total=OuterRef("score_total"), pk__lt=OuterRef("pk"))
-        )
-        return self.filter(~Exists(beaten_by))
-
-    def ranked(self):
-        return self.annotate(rank=Window(Rank(), order_by=[F("score_total").desc()])).order_by(*BY_SCORE)
-
     def with_normalised(self):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
-        return self.annotate(
-            score_per_node=_per("score_total", "client_nodes"),
-            bw_per_node=_per("score_bw", "client_nodes"),
-            md_per_node=_per("score_md", "client_nodes"),
-            score_per_server=_per("score_total", "system__server_count"),
-            bw_per_server=_per("score_bw", "system__server_count"),
-            md_per_server=_per("score_md", "system__server_count"),
-        )
+        return self.annotate(**normalised_scores(total="score_total", nodes="client_nodes",
+                                                 servers="system__server_count"))
 
     def _anomalies(self):
         return self.model._meta.get_field("anomalies").related_model.objects.order_by(SEVERITY_ORDER, "rule", "pk")
@@ -168,74 +161,6 @@ class RunQuerySet(models.QuerySet):
             .with_badges()
         )
 
-    def io500_list(self):
-        """The IO500 list: each storage system's best eligible run, ranked by total score."""
-        return self.eligible().best_per_system().ranked().with_list_columns()
-
-    def ten_node_list(self):
-        """The 10-node challenge: each system's best eligible run among runs on exactly 10 client nodes."""
-        return self.eligible().filter(client_nodes=10).best_per_system().ranked().with_list_columns()
-
-    def historic_list(self):
-        """Every IO500 run, eligible or not; eligible runs are ranked among themselves, the others have no rank."""
-        return (
-            self.io500()
-            .annotate(
-                # Rank() among the eligible runs without partitioning by eligibility: 1 + the eligible
-                # runs scoring strictly higher = (eligible runs up to and including this score) - (eligible
-                # runs with this very score) + 1. Both windows run in plain score order, which the
-                # run_historic_order index gives, so a page reads its rows and those before it, not the
-                # whole table, and both counts move along in one pass.
-                rank=Case(
-                    When(ELIGIBLE, then=_eligible_count_over(ValueRange(start=None, end=0))
-                         - _eligible_count_over(ValueRange(start=0, end=0)) + 1),
-                    default=None,
-                    output_field=models.IntegerField(),
-                )
-            )
-            .order_by(F("score_total").desc(nulls_last=True), "pk")
-            .with_list_columns()
-        )
-
-    def listing(self, kind: str):
-        """The live list of a kind: "io500", "ten-node" or "historic" (the values of Edition.ListKind)."""
-        lists = {"io500": self.io500_list, "ten-node": self.ten_node_list, "historic": self.historic_list}
-        if kind not in lists:
-            raise ValueError(f"unknown list kind {kind!r}")
-        return lists[kind]()
-
-    def filter_listed(self, **criteria):
-        """Narrow a ranked list without re-ranking it (see the module docstring). Unset values are ignored.
-
-        Criteria: filesystem, institution, vendor, system (id), search, year, nodes_min, nodes_max,
-        flagged (bool), run (id).
-        """
-        condition = criteria_condition(criteria, LIST_FIELDS)
-        if not condition:
-            return self
-        # The condition is folded into an expression that carries the rank window, so it is evaluated
-        # after the window in an outer query; a plain .filter() would run first and re-rank the rest.
-        listed = Case(When(condition, then=Coalesce(F("rank"), Value(0))), default=None)
-        return self.alias(listed=listed).filter(listed__isnull=False)
-
-    def sort_listed(self, key: str | None):
-        """Order a list by a public sort key of SORTS ("score", "-bw"...), NULLs last, ties by rank then id."""
-        field, descending = sort_field(key)
-        if field is None:
-            return self
-        expression = F(SORTS[field])
-        primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
-        return self.order_by(primary, F("score_total").desc(nulls_last=True), "pk")
-
-    def ranked_keys(self):
-        """(pk, rank) of the listed runs, in list order: a narrow query to count and cut a page from.
-
-        A list's window runs over every listed run; with only two columns to carry, the database sorts
-        and ranks ids instead of whole joined rows (page 20 of the historic list at 10k runs: 77 ms as
-        one query, 26 ms as keys then rows). Load the page's full rows with `load_rows()`.
-        """
-        return self.prefetch_related(None).values_list("pk", "rank")
-
     def load_rows(self, keys) -> list:
         """The list rows of (pk, rank) keys, in the keys' order with their rank: two queries (rows, badges)."""
         keys = list(keys)
@@ -246,6 +171,13 @@ class RunQuerySet(models.QuerySet):
             row.rank = rank
             rows.append(row)
         return rows
+
+    def total(self) -> int:
+        """How many runs there are, without counting a million rows: the historic list's maintained count
+        holds every IO500 run; the runs of other kinds (mdtest campaigns) are few and counted by index."""
+        state = apps.get_model("results", "ListState").objects.filter(kind=EVERY_RUN_LIST).first()
+        others = [kind for kind in self.model.Kind.values if kind != "io500"]
+        return (state.entry_count if state else 0) + self.model.objects.filter(kind__in=others).count()
 
     def phase_medians(self) -> dict[str, float]:
         """{phase name: median value} over these runs, in one query on any database.
@@ -267,9 +199,127 @@ class RunQuerySet(models.QuerySet):
             found.setdefault(name, []).append(value)
         return {name: sum(values) / len(values) for name, values in found.items()}
 
+
+class ListEntryQuerySet(models.QuerySet):
+    """The maintained entries of the live lists (apps.results.models.ListEntry)."""
+
+    def listed(self, kind: str):
+        """The entries of list `kind` in list order (score, then run id), each with its current `rank`."""
+        list_kind(kind)
+        return self.filter(kind=kind).with_rank().order_by(F("score").desc(nulls_last=True), "run_id")
+
+    def with_rank(self):
+        """rank = base_rank + the net shifts stored after it above its score (ListEntry's docstring).
+
+        The subquery reads the few shift rows since the last settle, and only for the rows a page
+        returns: PostgreSQL evaluates it after the LIMIT.
+        """
+        shifts = apps.get_model("results", "ListRankShift").objects.filter(
+            kind=OuterRef("kind"), pk__gt=OuterRef("shifts_after"), score__gt=OuterRef("score")
+        ).order_by().values("kind").annotate(net=Sum("delta")).values("net")
+        return self.annotate(rank=Case(
+            When(base_rank__isnull=False, then=F("base_rank") + Coalesce(Subquery(shifts), Value(0))),
+            default=None, output_field=IntegerField(),
+        ))
+
+    def with_normalised(self):
+        """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
+        return self.annotate(**normalised_scores(total="score", nodes="client_nodes", servers="server_count"))
+
+    def filter_listed(self, **criteria):
+        """Narrow a list without re-ranking it (ranks are stored). Unset values are ignored.
+
+        Criteria: filesystem, institution, vendor, system (id), search, year, nodes_min, nodes_max,
+        flagged (bool), run (id).
+        """
+        return self.filter(criteria_condition(criteria, LIST_FIELDS))
+
+    def sort_listed(self, key: str | None):
+        """Order a list by a public sort key of SORTS ("score", "-bw"...), NULLs last, ties by score then run."""
+        field, descending = sort_field(key)
+        if field is None:
+            return self
+        if field in REVERSED_SORTS:
+            descending = not descending
+        queryset = self.with_normalised() if field.endswith(("_per_node", "_per_server")) else self
+        expression = F(SORTS[field])
+        primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
+        return queryset.order_by(primary, F("score").desc(nulls_last=True), "run_id")
+
+    def ranked_keys(self):
+        """(run id, rank) of the listed entries, in list order: what a page is cut from."""
+        return self.values_list("run_id", "rank")
+
+    def page_keys(self, kind: str, criteria: Mapping, sort: str | None):
+        """The (run id, rank) keys of a list page view, with a count that never scans a whole list.
+
+        Unfiltered, the count is the list's maintained one. Filtered, counting is stopped at
+        COUNT_CAP + 1 matches: a reader pages through the first COUNT_CAP rows and is told there are
+        more, and a broad filter on a million-entry list costs a bounded scan instead of a full one.
+
+        Unordered, PostgreSQL costs a sequential scan under the LIMIT as if matches were spread evenly
+        over the table; but a list's entries are stored together (lists are filled one kind after
+        another), so at 1M runs the filtered 10-node count read ~1.1M entries of other lists first
+        (150-280 ms, depending on where a synchronized scan started). It only picks that scan when it
+        expects many matches, which it estimates well for the numeric and exact criteria: their capped
+        count keeps the list order and walks the list's order index instead (1 ms). Text criteria
+        (iexact, icontains) are estimated as rare, so PostgreSQL reads them through the kind's index
+        anyway, and ordering them would make it sort every match (at 1M runs, 6-13 ms -> 40-50 ms).
+        """
+        entries = self.listed(kind).filter_listed(**criteria)
+        keys = entries.sort_listed(sort).ranked_keys()
+        if criteria_condition(criteria, LIST_FIELDS):
+            capped = entries if _estimated_well(criteria) else entries.order_by()
+            found = capped.values("pk")[:COUNT_CAP + 1].count()
+            return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
+        state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
+        return CountedKeys(keys, state.entry_count if state else 0)
+
     def placement(self, **criteria) -> Mapping[int, int | None]:
-        """{run id: rank} of the listed runs that match the criteria: one query."""
+        """{run id: rank} of the entries that match the criteria: one query."""
         return dict(self.filter_listed(**criteria).ranked_keys())
+
+    def runs(self, chunk_size: int = 1000) -> Iterator:
+        """The listed runs in list order, with their rank and list columns, loaded a chunk at a time."""
+        keys = self.ranked_keys().iterator(chunk_size=chunk_size)
+        run_model = self.model._meta.get_field("run").related_model
+        while chunk := list(islice(keys, chunk_size)):
+            yield from run_model.objects.load_rows(chunk)
+
+
+#: Lookups whose selectivity PostgreSQL's statistics estimate (ListEntryQuerySet.page_keys).
+ESTIMATED_LOOKUPS = {"exact", "gte", "lte"}
+
+
+def _estimated_well(criteria: Mapping) -> bool:
+    return all(CRITERIA[name][1] in ESTIMATED_LOOKUPS for name, value in criteria.items() if value not in (None, ""))
+
+
+#: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
+#: Counting stops there because the count of a broad filter is the one read that grows with the list (at 1M
+#: runs, under load: 54 ms to count 10,000 DDN entries of the 10-node list, 13 ms to count 2,000).
+COUNT_CAP = 2000
+
+
+class CountedKeys:
+    """Keys whose count is known already (maintained, or capped): paginators slice them and never COUNT.
+
+    `capped`: there are more rows than `count`; pages stop at `count`.
+    """
+
+    def __init__(self, keys, count: int, capped: bool = False):
+        self.keys = keys
+        self._count = count
+        self.capped = capped
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):
+        return self.keys[index]
 
 
 def sort_field(key: str | None) -> tuple[str | None, bool]:

@@ -33,9 +33,15 @@ def test_thresholds_keep_two_significant_digits(value, rounded):
 
 
 def test_the_suggested_threshold_is_five_times_the_90th_percentile():
-    ratios = [float(value) for value in range(1, 11)]
+    """By hand: the 90th percentile of 2, 4, 6, 8, 10 sits at position 0.9 * 4 = 3.6, so 8 + 0.6 * 2 = 9.2;
+    five times that is 46, already two significant digits."""
+    assert suggested_ratio_threshold([2.0, 4.0, 6.0, 8.0, 10.0]) == pytest.approx(46.0)
 
-    assert suggested_ratio_threshold(ratios) == round_significant(5 * percentile(ratios, 0.9))
+
+def test_the_suggested_threshold_is_rounded_to_two_significant_digits():
+    """By hand: the 90th percentile of 1, 2, 3, 100 sits at position 2.7, so 3 + 0.7 * 97 = 70.9;
+    five times that is 354.5, rounded to 350."""
+    assert suggested_ratio_threshold([1.0, 2.0, 3.0, 100.0]) == pytest.approx(350.0)
 
 
 def test_ratios_skip_runs_without_both_positive_phases():

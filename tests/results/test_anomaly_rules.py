@@ -6,7 +6,7 @@ import math
 import pytest
 
 from apps.ingest.anomaly_facts import facts_from_record
-from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord, Score
+from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 from apps.results.anomalies import (
     DEFAULT_THRESHOLDS,
     RULES,
@@ -18,7 +18,8 @@ from apps.results.anomalies import (
     evaluate_all,
     resolve_thresholds,
 )
-from apps.results.scoring import BW_PHASES, MD_PHASES
+from apps.results.anomalies.facts import TaskReordering
+from apps.results.scoring import BW_PHASES, MD_PHASES, Score
 from apps.results.scoring import geometric_mean as scoring_geometric_mean
 
 # Cambridge Data Accelerator, June 2019 (ISC19 #1), from the LAD'19 talk in seeds/000.
@@ -306,33 +307,63 @@ def test_it_flags_an_invalid_phase_marker_even_when_the_score_is_unmarked():
 
 def test_it_flags_stat_without_rank_shift_in_the_c_era():
     facts = make_facts()
-    facts.phases["mdtest_easy_stat"].command = "./mdtest -T -n 1000 -u -L -d /data/mdtest-easy"
+    facts.phases["mdtest_easy_stat"].rank_shift = 0
 
     (finding,) = findings_of("stat_without_rank_shift", facts)
 
     assert (finding.phase, finding.severity) == ("mdtest_easy_stat", "error")
 
 
-def test_it_accepts_a_quoted_rank_shift_option():
+def test_it_accepts_a_rank_shift():
     facts = make_facts(era="script", run_date="2019-11-10")
-    facts.phases["mdtest_easy_stat"].command = '"./mdtest" "-T" "-N" "1" "-d" "/data/mdt_easy"'
+    facts.phases["mdtest_easy_stat"].rank_shift = 1
 
     assert findings_of("stat_without_rank_shift", facts) == []
 
 
-def test_it_trusts_the_tools_own_rank_shift_line_over_the_command():
+def test_it_reads_the_rank_shift_fact_never_the_command_line():
     facts = make_facts()
-    facts.phases["mdtest_hard_stat"].command = "./mdtest -T"
-    facts.phases["mdtest_hard_stat"].details["rank_shift"] = 8
+    facts.phases["mdtest_hard_stat"].command = "./mdtest -T"  # no -N printed, but the tool said it shifted
+    facts.phases["mdtest_hard_stat"].rank_shift = 8
+
+    assert findings_of("stat_without_rank_shift", facts) == []
+
+
+def test_it_does_not_judge_an_unknown_rank_shift():
+    facts = make_facts()
+    facts.phases["mdtest_easy_stat"].rank_shift = None
 
     assert findings_of("stat_without_rank_shift", facts) == []
 
 
 def test_it_does_not_judge_rank_shift_before_the_script_required_it():
     facts = make_facts(era="script", run_date="2019-06-01")
-    facts.phases["mdtest_easy_stat"].command = "mdtest -T -n 540000 -u -L"
+    facts.phases["mdtest_easy_stat"].rank_shift = 0
 
     assert findings_of("stat_without_rank_shift", facts) == []
+
+
+@pytest.mark.parametrize(
+    ("stored_phase", "expected"),
+    [
+        ({"command": "./mdtest -T", "details": {"rank_shift_option": None}}, 0),
+        ({"command": "./mdtest -T -N 1", "details": {"rank_shift_option": 1}}, 1),
+        ({"command": "./mdtest -T", "details": {"rank_shift_option": None, "rank_shift": 8}}, 8),
+        ({"command": "", "details": {"rank_shift_option": None}}, None),
+        ({"command": "./ior -w", "details": {}}, None),
+        ({"command": "./mdtest -T", "rank_shift": 2, "details": {}}, 2),
+    ],
+)
+def test_facts_stored_before_rank_shift_was_a_field_still_load(stored_phase, expected):
+    assert PhaseFacts.from_dict(stored_phase).rank_shift == expected
+
+
+def test_task_reordering_round_trips_through_stored_json():
+    facts = RunFacts(phases={"ior_easy_read": PhaseFacts(task_reordering=TaskReordering(constant=True, offset=1))})
+
+    stored = json.loads(json.dumps(facts.to_dict()))
+
+    assert RunFacts.from_dict(stored).phases["ior_easy_read"].task_reordering == TaskReordering(constant=True, offset=1)
 
 
 def test_it_flags_declared_nodes_that_differ_from_the_tools():

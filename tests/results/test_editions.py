@@ -4,7 +4,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from apps.results.editions import EditionError, edition_entries, freeze_edition, freeze_entries
-from apps.results.models import Edition, Run
+from apps.results.models import Edition, ListEntry, Run
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +40,7 @@ def test_an_edition_never_changes_when_the_live_list_moves():
 
     edition = Edition.objects.get(name="SC19")
     assert [(e.rank, e.run_id, e.score) for e in edition.entries.all()] == [(1, frozen_run.pk, 50.0), (2, None, 40.0)]
-    assert [r.rank for r in Run.objects.io500_list()] == [1, 2]
+    assert [rank for _, rank in ListEntry.objects.listed("io500").ranked_keys()] == [1, 2]
 
 
 def test_the_ten_node_and_historic_lists_can_be_frozen():
@@ -83,12 +83,13 @@ def test_bad_names_and_lists_are_refused(name, kind, message):
     assert not Edition.objects.exists()
 
 
-def test_the_command_freezes_the_io500_and_ten_node_lists_by_default(capsys):
+def test_the_command_freezes_the_full_and_the_four_ranked_lists_by_default(capsys):
     run(score=80, client_nodes=10)
     call_command("freeze_edition", "ISC19", "--title", "ISC 2019")
     frozen = sorted(Edition.objects.values_list("list_kind", "title"))
-    assert frozen == [("io500", "ISC 2019"), ("ten-node", "ISC 2019")]
-    assert "froze ISC19 (IO500): 1 entries" in capsys.readouterr().out
+    assert frozen == [("full", "ISC 2019"), ("io500", "ISC 2019"), ("production", "ISC 2019"),
+                      ("ten-node", "ISC 2019"), ("ten-node-production", "ISC 2019")]
+    assert "froze ISC19 (Research): 1 entries" in capsys.readouterr().out
 
 
 def test_the_command_freezes_all_lists_or_none():

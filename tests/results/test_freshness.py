@@ -6,8 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from apps.results.freshness import CACHE_STATUS_HEADER, bump_data_version, current_data_version
-from apps.results.models import Run
+from apps.results.freshness import bump_data_version, current_data_version
+from apps.results.models import Run, StorageSystem
+from apps.web.page_cache import CACHE_STATUS_HEADER
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db
@@ -155,3 +156,37 @@ def test_a_write_commits_even_when_the_cache_is_unreachable(page_cache, settings
         run = RunFactory(phases=False)
 
     assert Run.objects.filter(pk=run.pk).exists()
+
+
+def test_two_deployments_sharing_one_cache_never_serve_each_other_pages(page_cache, settings, client):
+    RunFactory(system=StorageSystemFactory(name="Deployment A System"), phases=False)
+    settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
+    from_a = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")
+    assert from_a[CACHE_STATUS_HEADER] == "miss"
+
+    # Deployment B: same cache, same URL, its own database (here: the same rows, renamed).
+    settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-b"
+    StorageSystem.objects.update(name="Deployment B System")
+    from_b = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")
+    settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
+    again_a = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")
+
+    assert from_b[CACHE_STATUS_HEADER] == "miss"
+    assert "Deployment B System" in from_b.content.decode()
+    assert "Deployment A System" not in from_b.content.decode()
+    assert again_a[CACHE_STATUS_HEADER] == "hit"
+    assert "Deployment A System" in again_a.content.decode()
+
+
+def test_each_deployment_keeps_its_own_data_version(page_cache, settings):
+    settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
+    version_a = current_data_version()
+    settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-b"
+    version_b = current_data_version()
+
+    bump_data_version()
+
+    assert current_data_version() == version_b + 1
+    settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
+    assert current_data_version() == version_a
+

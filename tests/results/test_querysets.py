@@ -1,8 +1,10 @@
-"""The ranked lists: best run per system, ranks in SQL, filters that keep the global rank, sorting."""
+"""The live lists read from their maintained entries: best run per system, ranks, filters that keep the
+global rank, sorting, statistics."""
 
 import pytest
 
-from apps.results.models import Run
+from apps.results.list_entries import refresh_statistics
+from apps.results.models import ListEntry, ListState, Run
 from apps.results.querysets import SORTS
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
 
@@ -14,8 +16,17 @@ def run(system=None, score=100.0, **fields):
     return RunFactory(system=system or StorageSystemFactory(), score_bw=score, score_md=score, phases=False, **fields)
 
 
-def ranks(queryset):
-    return [(r.pk, r.rank) for r in queryset]
+def listed(kind):
+    return ListEntry.objects.listed(kind)
+
+
+def ranks(entries):
+    return list(entries.ranked_keys())
+
+
+def medians(kind="io500"):
+    refresh_statistics(kind)
+    return ListState.objects.get(kind=kind).phase_medians
 
 
 def test_io500_list_has_each_systems_best_eligible_run_by_descending_score():
@@ -26,12 +37,12 @@ def test_io500_list_has_each_systems_best_eligible_run_by_descending_score():
     run(b, 50, exclusion_reason="phase_too_short: ior_hard_write ran 95 s")
     run(c, 90, kind="mdtest")
     run(c, None)
-    assert ranks(Run.objects.io500_list()) == [(best_a.pk, 1), (best_b.pk, 2)]
+    assert ranks(listed("io500")) == [(best_a.pk, 1), (best_b.pk, 2)]
 
 
 def test_equal_scores_share_a_rank_and_the_next_place_is_skipped():
     first, tied, third = run(score=50), run(score=50), run(score=10)
-    assert ranks(Run.objects.io500_list()) == [(first.pk, 1), (tied.pk, 1), (third.pk, 3)]
+    assert ranks(listed("io500")) == [(first.pk, 1), (tied.pk, 1), (third.pk, 3)]
 
 
 def test_ten_node_list_takes_the_best_run_on_exactly_ten_nodes():
@@ -41,7 +52,7 @@ def test_ten_node_list_takes_the_best_run_on_exactly_ten_nodes():
     run(system, 30, client_nodes=10)
     other = run(score=60, client_nodes=10)
     run(score=99, client_nodes=11)
-    assert ranks(Run.objects.ten_node_list()) == [(other.pk, 1), (ten.pk, 2)]
+    assert ranks(listed("ten-node")) == [(other.pk, 1), (ten.pk, 2)]
 
 
 def test_historic_list_has_every_io500_run_and_ranks_only_the_eligible_ones():
@@ -51,7 +62,7 @@ def test_historic_list_has_every_io500_run_and_ranks_only_the_eligible_ones():
     excluded = run(system, 90, exclusion_reason="marked invalid by the benchmark", valid=False)
     unscored = run(system, None)
     run(system, 70, kind="mdtest")
-    rows = list(Run.objects.historic_list())
+    rows = list(listed("historic").runs())
     assert [(r.pk, r.rank) for r in rows] == [(excluded.pk, None), (good.pk, 1), (older.pk, 2), (unscored.pk, None)]
     assert rows[0].exclusion_reason == "marked invalid by the benchmark"
 
@@ -60,7 +71,7 @@ def test_filters_keep_the_place_on_the_whole_list():
     lustre = [run(StorageSystemFactory(filesystem="Lustre"), score) for score in (90, 50)]
     run(StorageSystemFactory(filesystem="DAOS"), 70)
     run(StorageSystemFactory(filesystem="GPFS"), 95)
-    filtered = Run.objects.io500_list().filter_listed(filesystem="lustre")
+    filtered = listed("io500").filter_listed(filesystem="lustre")
     assert ranks(filtered) == [(lustre[0].pk, 2), (lustre[1].pk, 4)]
     assert filtered.count() == 2
 
@@ -83,7 +94,7 @@ def test_each_criterion_narrows_the_list(criteria, expected):
         "mid": run(StorageSystemFactory(storage_vendor="IBM"), 50, client_nodes=10),
         "small": run(StorageSystemFactory(institution__name="Lakeside University"), 20, client_nodes=2, year=2019),
     }
-    found = [r.pk for r in Run.objects.io500_list().filter_listed(**criteria)]
+    found = [pk for pk, _ in ranks(listed("io500").filter_listed(**criteria))]
     assert found == [named[name].pk for name in expected]
 
 
@@ -91,29 +102,29 @@ def test_a_system_criterion_gives_its_placement():
     system = StorageSystemFactory()
     best = run(system, 40)
     run(score=80)
-    assert Run.objects.io500_list().placement(system=system.pk) == {best.pk: 2}
-    assert Run.objects.ten_node_list().placement(run=best.pk) == {best.pk: 2}
-    assert Run.objects.io500_list().placement(system=StorageSystemFactory().pk) == {}
+    assert listed("io500").placement(system=system.pk) == {best.pk: 2}
+    assert listed("ten-node").placement(run=best.pk) == {best.pk: 2}
+    assert listed("io500").placement(system=StorageSystemFactory().pk) == {}
 
 
 def test_unknown_criteria_are_refused():
     with pytest.raises(ValueError, match="colour"):
-        Run.objects.io500_list().filter_listed(colour="blue")
+        listed("io500").filter_listed(colour="blue")
 
 
 def test_sorting_orders_rows_but_never_changes_ranks():
     slow = run(score=90, client_nodes=1000)
     fast = run(score=50, client_nodes=10)
     unknown = run(score=10, client_nodes=None)
-    by_nodes = Run.objects.io500_list().sort_listed("nodes")
+    by_nodes = listed("io500").sort_listed("nodes")
     assert ranks(by_nodes) == [(fast.pk, 2), (slow.pk, 1), (unknown.pk, 3)]
-    assert ranks(Run.objects.io500_list().sort_listed("-nodes")) == [(slow.pk, 1), (fast.pk, 2), (unknown.pk, 3)]
-    assert ranks(Run.objects.io500_list().sort_listed("-rank")) == [(unknown.pk, 3), (fast.pk, 2), (slow.pk, 1)]
+    assert ranks(listed("io500").sort_listed("-nodes")) == [(slow.pk, 1), (fast.pk, 2), (unknown.pk, 3)]
+    assert ranks(listed("io500").sort_listed("-rank")) == [(unknown.pk, 3), (fast.pk, 2), (slow.pk, 1)]
 
 
 def test_unknown_sort_keys_keep_the_list_order():
     first, second = run(score=90), run(score=50)
-    assert [r.pk for r in Run.objects.io500_list().sort_listed("password")] == [first.pk, second.pk]
+    assert [r.run_id for r in listed("io500").sort_listed("password")] == [first.pk, second.pk]
 
 
 @pytest.mark.parametrize("key", sorted(SORTS))
@@ -122,15 +133,15 @@ def test_every_sort_key_runs_on_every_list(key, django_assert_num_queries):
     run(score=50)
     for kind in ("io500", "ten-node", "historic"):
         for direction in ("", "-"):
-            with django_assert_num_queries(2):  # the rows, then their badges
-                assert len(Run.objects.listing(kind).sort_listed(direction + key)) == 2
+            with django_assert_num_queries(1):  # the entries alone
+                assert len(ranks(listed(kind).sort_listed(direction + key))) == 2
 
 
 def test_normalised_columns_divide_by_client_nodes_and_known_server_counts():
     with_servers = run(StorageSystemFactory(server_count=8), 100, client_nodes=10)
     without = run(StorageSystemFactory(server_count=None), 80, client_nodes=4)
     zero = run(StorageSystemFactory(server_count=0), 60, client_nodes=0)
-    rows = {r.pk: r for r in Run.objects.io500_list()}
+    rows = {r.pk: r for r in listed("io500").runs()}
     assert rows[with_servers.pk].score_per_node == pytest.approx(10.0)
     assert rows[with_servers.pk].bw_per_server == pytest.approx(12.5)
     assert rows[with_servers.pk].md_per_node == pytest.approx(10.0)
@@ -148,8 +159,8 @@ def test_badges_come_with_the_list_errors_first_without_a_query_per_row(django_a
     AnomalyFactory(run=excluded, rule="stonewall", severity="error")
     for _ in range(5):
         run(score=10)
-    with django_assert_num_queries(2):
-        rows = {r.pk: r for r in Run.objects.historic_list()}
+    with django_assert_num_queries(3):  # the keys, the rows, their badges
+        rows = {r.pk: r for r in listed("historic").runs()}
         assert [a.rule for a in rows[flagged.pk].badges] == ["cache_effect_stat", "a_note"]
         assert [a.rule for a in rows[excluded.pk].badges] == ["stonewall"]
 
@@ -158,18 +169,18 @@ def test_badges_come_with_the_list_errors_first_without_a_query_per_row(django_a
 def test_list_queries_are_constant_whatever_the_row_count(count, django_assert_num_queries):
     for score in range(count):
         AnomalyFactory(run=run(score=score + 1))
-    with django_assert_num_queries(2):
-        list(Run.objects.io500_list().filter_listed(nodes_min=1).sort_listed("-bw"))
+    with django_assert_num_queries(3):  # the keys, the rows, their badges
+        list(listed("io500").filter_listed(nodes_min=1).sort_listed("-bw").runs())
 
 
 def test_phase_medians_take_the_middle_value_or_the_mean_of_the_two_middle_values():
     for score in (1, 2, 3, 10):
         RunFactory(score_bw=score, score_md=score * 100)
-    medians = Run.objects.io500_list().phase_medians()
-    assert medians["ior_easy_write"] == pytest.approx(2.5)
-    assert medians["mdtest_hard_stat"] == pytest.approx(250)
+    found = medians()
+    assert found["ior_easy_write"] == pytest.approx(2.5)
+    assert found["mdtest_hard_stat"] == pytest.approx(250)
     RunFactory(score_bw=50, score_md=5000)
-    assert Run.objects.io500_list().phase_medians()["ior_hard_read"] == pytest.approx(3)
+    assert medians()["ior_hard_read"] == pytest.approx(3)
 
 
 def test_phase_medians_only_read_the_listed_runs():
@@ -177,7 +188,7 @@ def test_phase_medians_only_read_the_listed_runs():
     RunFactory(system=system, score_bw=10, score_md=10)
     RunFactory(system=system, score_bw=1, score_md=1)
     RunFactory(score_bw=1000, score_md=1000, exclusion_reason="excluded")
-    assert Run.objects.io500_list().phase_medians()["find"] == pytest.approx(10)
+    assert medians()["find"] == pytest.approx(10)
 
 
 @pytest.mark.parametrize("patches", [1, 6])
@@ -195,15 +206,15 @@ def test_with_details_loads_a_run_in_a_constant_number_of_queries(patches, djang
 
 
 def test_listing_names_the_three_live_lists():
-    assert Run.objects.listing("ten-node").query.annotations.keys() >= {"rank", "score_per_node"}
+    assert "rank" in listed("ten-node").query.annotations
     with pytest.raises(ValueError, match="top10"):
-        Run.objects.listing("top10")
+        listed("top10")
 
 
 def test_a_page_is_cut_from_narrow_keys_then_loaded_with_its_ranks(django_assert_num_queries):
     runs = [run(score=score) for score in (90, 80, 70, 60)]
     AnomalyFactory(run=runs[2])
-    keys = Run.objects.io500_list().filter_listed(nodes_min=1).sort_listed("score").ranked_keys()
+    keys = listed("io500").filter_listed(nodes_min=1).sort_listed("score").ranked_keys()
     with django_assert_num_queries(1):
         page = list(keys[1:3])
     assert page == [(runs[2].pk, 3), (runs[1].pk, 2)]
@@ -234,14 +245,27 @@ def test_every_list_ranks_like_the_competition_ranking_it_publishes_ties_include
     best = {}
     for candidate in sorted(eligible, key=lambda r: (-r.score_total, r.pk)):
         best.setdefault(candidate.system_id, candidate)
-    assert ranks(Run.objects.io500_list()) == reference_ranks([(r.pk, r.score_total) for r in best.values()])
+    assert ranks(listed("io500")) == reference_ranks([(r.pk, r.score_total) for r in best.values()])
 
     ten = {}
     for candidate in sorted((r for r in eligible if r.client_nodes == 10), key=lambda r: (-r.score_total, r.pk)):
         ten.setdefault(candidate.system_id, candidate)
-    assert ranks(Run.objects.ten_node_list()) == reference_ranks([(r.pk, r.score_total) for r in ten.values()])
+    assert ranks(listed("ten-node")) == reference_ranks([(r.pk, r.score_total) for r in ten.values()])
 
-    historic = dict(ranks(Run.objects.historic_list()))
+    historic = dict(ranks(listed("historic")))
     assert {pk: rank for pk, rank in historic.items() if rank is not None} == dict(
         reference_ranks([(r.pk, r.score_total) for r in eligible]))
     assert len(historic) == Run.objects.count()
+
+
+def test_a_filtered_count_stops_at_the_cap_and_says_so(monkeypatch):
+    from apps.results import querysets
+
+    monkeypatch.setattr(querysets, "COUNT_CAP", 2)
+    for score in (10, 20, 30, 40):
+        run(score=score)
+    filtered = ListEntry.objects.page_keys("io500", {"filesystem": "lustre"}, None)
+    assert (filtered.count(), filtered.capped) == (2, True)
+    assert [rank for _, rank in filtered[:5]] == [1, 2, 3, 4]
+    everything = ListEntry.objects.page_keys("io500", {}, None)
+    assert (everything.count(), everything.capped) == (4, False)

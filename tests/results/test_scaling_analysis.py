@@ -11,10 +11,10 @@ import pytest
 from apps.ingest.parsers.dne_manifest import place_log, read_manifest, scaling_point_records
 from apps.ingest.parsers.mdtest import parse_mdtest_file
 from apps.results.scaling.analysis import analyse_points, coefficient_of_variation, knee, operation_label
+from tests.conftest import shared_path
 from tests.results.campaign_factory import OPERATION_LABELS, CampaignSpec, write_campaign
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "mdtest"
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 @dataclass
@@ -225,9 +225,7 @@ def test_a_collapsing_rate_warns(tmp_path):
 @pytest.mark.corpus
 @pytest.mark.parametrize("use_manifest", [True, False])
 def test_the_shared_campaign_sample_matches_truth_json(use_manifest):
-    root = SHARED / "dne-campaign-sample"
-    if not root.is_dir():
-        pytest.skip(f"{root} is absent")
+    root = shared_path("dne-campaign-sample")
     comparisons = detected_vs_truth(root, use_manifest=use_manifest)
     assert len(comparisons) == 12
     assert_knees_recovered(comparisons)

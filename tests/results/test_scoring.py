@@ -1,7 +1,6 @@
 """Era-aware IO500 score rules (apps.results.scoring): pure functions, no database."""
 
 import math
-from types import SimpleNamespace
 
 import pytest
 
@@ -18,7 +17,6 @@ from apps.results.scoring import (
     compute_io500_score,
     extended_phase_names,
     geometric_mean,
-    rule_for_record,
 )
 
 # Poznan Supercomputing and Networking Center/Altair/Lustre/2024/submission-701 (io500-isc24_v3), as
@@ -192,16 +190,3 @@ def test_it_rejects_an_unknown_rule():
 )
 def test_capp_rule_follows_the_version_and_the_file_grammar(version, generation, has_run, expected):
     assert capp_rule_for_version(version, generation=generation, has_run_section=has_run) == expected
-
-
-def test_rule_for_record_scores_product_era_runs_with_the_comparable_root():
-    def record(**fields):
-        defaults = {"era": "script", "generation": "bash-sqrt", "benchmark_version": "", "facts": {}}
-        return SimpleNamespace(**{**defaults, **fields})
-
-    assert rule_for_record(record(generation="bash-product")) == RULE_SCRIPT
-    assert rule_for_record(record(generation="sc17")) == RULE_SC17
-    capp = record(
-        era="capp", generation="capp-g3", benchmark_version="", facts={"result_txt_run_section": False}
-    )
-    assert rule_for_record(capp) == RULE_CAPP_ZERO_ENTERS

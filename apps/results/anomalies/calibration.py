@@ -11,9 +11,10 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from apps.results.anomalies.facts import RunFacts
 from apps.results.anomalies.rules import READ_PAIRS, STAT_PAIRS
@@ -149,3 +150,131 @@ def agreement(
                     tally.false_positives.append(submission)
         results.append(tally)
     return results
+
+
+# -- Out of sample -------------------------------------------------------------------------------
+# The ratio thresholds are fitted without labels (5 x p90 of the ratio), but fitted on the runs they
+# are then judged on, their recall is in-sample. Out of sample, every run is judged with thresholds
+# fitted on other runs only, chosen by a split that never looks at labels:
+#
+# * ``by_year``: forward chaining. A run in folder year Y is judged with thresholds fitted on the
+#   runs of the years before Y (at least ``MIN_TRAINING_RUNS`` of them; runs of earlier years are
+#   not judged by this split). This is how the board meets new submissions.
+# * ``by_institution``: leave one institution out. Every run is judged with thresholds fitted on
+#   the runs of all other institutions, so a site's repeated submissions cannot calibrate each other.
+
+MIN_TRAINING_RUNS = 20
+_YEAR_FOLDER = re.compile(r"(?:^|/)((?:19|20)\d\d)/")
+
+
+def folder_year(path: str) -> int | None:
+    """The ``<Year>`` folder of the corpus layout (the upload year, not the list year)."""
+    match = _YEAR_FOLDER.search(path.replace("\\", "/"))
+    return int(match.group(1)) if match else None
+
+
+def institution_of(path: str) -> str:
+    return path.replace("\\", "/").split("/", 1)[0]
+
+
+DRISHTI_IMBALANCE = 0.30  # drishti/includes/module.py: imbalance threshold of per-rank time
+RANK_IMBALANCE_QUANTILE = 0.95
+
+
+def rank_time_imbalances(runs: Iterable[RunFacts]) -> list[float]:
+    """(slowest - fastest) / slowest rank runtime of every phase with per-rank data."""
+    return [
+        (stats["runtime_max"] - stats["runtime_min"]) / stats["runtime_max"]
+        for facts in runs
+        for stats in facts.rank_stats.values()
+        if stats.get("runtime_max")
+    ]
+
+
+def fit_rank_imbalance(training: list[RunFacts]) -> float | None:
+    """Drishti's 0.30, raised to the 95th percentile of the training phases; None without per-rank data."""
+    fractions = rank_time_imbalances(training)
+    if not fractions:
+        return None
+    return max(DRISHTI_IMBALANCE, round_significant(percentile(fractions, RANK_IMBALANCE_QUANTILE)))
+
+
+def fit_thresholds(training: list[RunFacts]) -> dict[str, float]:
+    """Every fitted threshold: the ratio pairs and the rank imbalance."""
+    fitted = fit_ratio_thresholds(training)
+    imbalance = fit_rank_imbalance(training)
+    if imbalance is not None:
+        fitted["rank_time_imbalance"] = imbalance
+    return fitted
+
+
+def fit_ratio_thresholds(training: list[RunFacts]) -> dict[str, float]:
+    """The calibration procedure itself: ``RATIO_MULTIPLE`` x the ``RATIO_QUANTILE`` quantile per pair."""
+    fitted = {}
+    for distribution in ratio_distributions(training):
+        if distribution.ratios:
+            fitted[distribution.threshold_key] = distribution.suggested_threshold
+    return fitted
+
+
+def split_by_year(runs: list[RunFacts]) -> list[tuple[list[RunFacts], list[RunFacts]]]:
+    """(training, judged) pairs of forward chaining over folder years."""
+    years = sorted({year for year in map(folder_year, (r.source_path for r in runs)) if year is not None})
+    splits = []
+    for year in years:
+        training = [r for r in runs if (folder_year(r.source_path) or 0) < year]
+        judged = [r for r in runs if folder_year(r.source_path) == year]
+        if len(training) >= MIN_TRAINING_RUNS:
+            splits.append((training, judged))
+    return splits
+
+
+def split_by_institution(runs: list[RunFacts]) -> list[tuple[list[RunFacts], list[RunFacts]]]:
+    institutions = sorted({institution_of(r.source_path) for r in runs})
+    return [
+        (
+            [r for r in runs if institution_of(r.source_path) != name],
+            [r for r in runs if institution_of(r.source_path) == name],
+        )
+        for name in institutions
+    ]
+
+
+SPLITS = {"by_year": split_by_year, "by_institution": split_by_institution}
+
+
+def held_out_rules(
+    runs: list[RunFacts],
+    split: str,
+    evaluate: Callable[[RunFacts, Mapping[str, float]], Iterable[str]],
+    base_thresholds: Mapping[str, Any] | None = None,
+) -> dict[str, set[str]]:
+    """Rule names per submission, each run judged with thresholds fitted on its split's training runs.
+
+    ``evaluate(facts, thresholds)`` returns the rule names that fire; only the judged submissions
+    appear in the result, so recall and false positives are counted over held-out runs alone.
+    """
+    flagged: dict[str, set[str]] = {}
+    for training, judged in SPLITS[split](runs):
+        thresholds = {**(base_thresholds or {}), **fit_thresholds(training)}
+        for facts in judged:
+            submission = submission_id(facts.source_path)
+            if submission:
+                flagged.setdefault(submission, set()).update(evaluate(facts, thresholds))
+    return flagged
+
+
+# node_count_mismatch answers to two labels of expected.csv: the declared count differs from the
+# tools' (``declared_nodes_differ``) and the official count differs from the files'
+# (``client_nodes_mismatch``). A run with either label is a positive; a false positive is a run
+# flagged with neither.
+NODE_COUNT_KINDS = ("declared_nodes_differ", "client_nodes_mismatch")
+NODE_COUNT_LABEL = "node_count_labelled"
+
+
+def with_node_count_label(expected: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The labels with ``NODE_COUNT_LABEL`` added wherever one of ``NODE_COUNT_KINDS`` is."""
+    return {
+        submission: kinds | ({NODE_COUNT_LABEL} if kinds & set(NODE_COUNT_KINDS) else set())
+        for submission, kinds in expected.items()
+    }

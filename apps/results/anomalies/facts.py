@@ -17,6 +17,23 @@ def _known_keys(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key in names}
 
 
+@dataclass(frozen=True)
+class TaskReordering:
+    """How IOR reassigned tasks before reading back (``-C``, ``-Z``, ``-Q``), as its reader extracted it.
+
+    Without reordering each task reads the data it wrote itself, from its own node's page cache.
+    Filled by the IOR reader (``apps.ingest.parsers.ior``); rules read it, never the command line.
+    """
+
+    constant: bool = False  # -C: read back with a constant shift of tasks_per_node (IO500 default)
+    random: bool = False  # -Z: read back with a random task order
+    offset: int | None = None  # -Q: the shift, in tasks, of -C (1 when not given)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskReordering:
+        return cls(**_known_keys(cls, data))
+
+
 @dataclass
 class PhaseFacts:
     """One benchmark phase: the measured value, its wall time and where it was read."""
@@ -25,15 +42,38 @@ class PhaseFacts:
     unit: str = ""
     seconds: float | None = None
     printed_value: str = ""  # exactly as printed: its number of decimals is its precision
-    command: str = ""  # the IOR/mdtest command line, when a raw output or result.txt holds it
+    command: str = ""  # the IOR/mdtest command line, for people: rules read the typed fields below
     invalid: bool = False  # marked invalid by the benchmark itself
     source_file: str = ""
     source_line: int | None = None
-    details: dict[str, Any] = field(default_factory=dict)  # tool-reported tasks, nodes, rank shift...
+    rank_shift: int | None = None
+    """mdtest phases: the ``-N`` rank shift the phase ran with, as the mdtest parser extracted it
+    (mdtest's own "Shifting ranks by" line, else its command line); 0 = none, None = unknown."""
+    task_reordering: TaskReordering | None = None
+    """IOR phases: the read-back task reordering (``-C``/``-Z``/``-Q``); None = unknown."""
+    details: dict[str, Any] = field(default_factory=dict)  # tool-reported tasks, nodes, stonewall figures...
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PhaseFacts:
-        return cls(**_known_keys(cls, data))
+        known = _known_keys(cls, data)
+        if "rank_shift" not in data:
+            known["rank_shift"] = _stored_rank_shift(data.get("details") or {}, bool(data.get("command")))
+        if isinstance(data.get("task_reordering"), dict):
+            known["task_reordering"] = TaskReordering.from_dict(data["task_reordering"])
+        return cls(**known)
+
+
+def _stored_rank_shift(details: dict[str, Any], has_command: bool) -> int | None:
+    """The rank shift of facts stored before it was a field of its own.
+
+    Those kept mdtest's "Shifting ranks by" value as ``details["rank_shift"]`` and the parsed
+    ``-N`` of the command line as ``details["rank_shift_option"]`` (None both when the command
+    line had no ``-N`` and when there was no command line).
+    """
+    for key in ("rank_shift", "rank_shift_option"):
+        if isinstance(details.get(key), int):
+            return details[key]
+    return 0 if has_command and "rank_shift_option" in details else None
 
 
 @dataclass
@@ -60,7 +100,7 @@ class RunFacts:
 
     source_path: str = ""
     era: str = ""  # "script" (io500.sh) or "capp" (C application)
-    generation: str = ""  # e.g. "bash-sqrt", "bash-product", "sc17", "capp-g3"
+    generation: str = ""  # one of apps.results.scoring.generations.GENERATIONS
     benchmark_version: str = ""
     run_date: str = ""  # ISO date of the run, when known
     rules_mode: str = "regular"  # "regular" or "scc" (student cluster competition: 30 s writes)
@@ -77,6 +117,14 @@ class RunFacts:
     summary_conflicts: list[dict[str, Any]] = field(default_factory=list)  # a second summary that differs
     stonewall_inflation: list[dict[str, Any]] = field(default_factory=list)  # SC18 mdtest planned-item rates
     content_hash: str = ""
+    stonewall_seconds: float | None = None  # C app [debug] stonewall-time
+    included_files: list[str] = field(default_factory=list)  # configuration and job files submitted with the run
+    client_network_gbit: float | None = None  # declared client network bandwidth per node (sidecar, system info)
+    client_network_source: str = ""
+    client_memory_gib: float | None = None  # declared memory per client node
+    client_memory_source: str = ""
+    # phase -> rank_stats.RankSummary.to_dict() (+ "stonewall_pairs", "source_file"), from per-rank CSVs
+    rank_stats: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

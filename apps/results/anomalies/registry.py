@@ -57,6 +57,7 @@ class AnomalyRule:
     description: ClassVar[str] = ""
     severity: ClassVar[str] = "warn"
     thresholds: ClassVar[tuple[str, ...]] = ()  # the DEFAULT_THRESHOLDS keys the rule reads
+    clause: ClassVar[str] = ""  # the submission-rule clause it checks (submission_rules.CLAUSES); "" = advisory
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
         raise NotImplementedError

@@ -14,19 +14,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from apps.results.anomalies import cache_physics
 from apps.results.anomalies.facts import PhaseFacts, RunFacts
 from apps.results.anomalies.registry import AnomalyRule, Finding, RuleContext, register
-from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES
+from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, WRITE_PHASES
+from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT, GENERATION_SC17
 
-WRITE_PHASES = (
-    "ior_easy_write",
-    "ior_hard_write",
-    "mdtest_easy_write",
-    "mdtest_hard_write",
-    "ior_rnd4k_write",
-    "ior_rnd1mb_write",
-    "ior_rnd_write",
-)
 # (fast phase, reference phase, threshold key): the fast phase re-reads what the reference made.
 STAT_PAIRS = (
     ("mdtest_easy_stat", "mdtest_easy_write", "stat_over_create_easy"),
@@ -38,7 +31,6 @@ READ_PAIRS = (
     ("mdtest_hard_read", "mdtest_hard_write", "read_over_write_mdtest_hard"),
 )
 RANK_SHIFT_PHASES = ("mdtest_easy_stat", "mdtest_hard_stat", "mdtest_hard_read")
-_RANK_SHIFT_OPTION = re.compile(r"""(?:^|\s)["']?-N["']?(?:=|\s*["']?)(\d+)""")
 
 
 def _where(phase: PhaseFacts) -> dict[str, Any]:
@@ -55,8 +47,13 @@ def _ratio_findings(
     thresholds: Mapping[str, Any],
     pairs: tuple[tuple[str, str, str], ...],
     explain: str,
+    physics: bool = False,
 ) -> list[Finding]:
-    """One finding per (fast, reference) pair whose ratio reaches its threshold."""
+    """One finding per (fast, reference) pair whose ratio reaches its threshold.
+
+    With ``physics`` the cache evidence of ``cache_physics`` decides instead of the ratio alone: every
+    piece is kept in ``evidence["cache_evidence"]`` and the decisive one named in ``evidence["decisive"]``.
+    """
     findings = []
     for fast_name, reference_name, key in pairs:
         fast, reference = facts.phases.get(fast_name), facts.phases.get(reference_name)
@@ -64,12 +61,24 @@ def _ratio_findings(
             continue
         ratio = fast.value / reference.value
         threshold = float(thresholds[key])
-        if ratio < threshold:
+        decisive, pieces = "ratio", []
+        if physics:
+            fraction = float(thresholds["supported_ratio_fraction"])
+            decisive, pieces = cache_physics.judge(facts, fast_name, ratio, threshold, fraction)
+            if decisive is None:
+                continue
+        elif ratio < threshold:
             continue
+        because = {
+            "ratio": f"threshold {threshold:g}x",
+            "network": "more per node than the declared client network carries",
+            "ratio_with_own_data_reads": f"at least {float(thresholds.get('supported_ratio_fraction', 1)):g} of the "
+            f"{threshold:g}x threshold, and each node read its own data",
+        }[decisive]
         message = (
             f"{fast_name} ran {ratio:.1f}x faster than {reference_name} "
             f"({_number(fast.value)} vs {_number(reference.value)} {fast.unit or reference.unit}; "
-            f"threshold {threshold:g}x): {explain}"
+            f"{because}): {explain}"
         )
         evidence = {
             "phase": fast_name,
@@ -84,11 +93,14 @@ def _ratio_findings(
             "ratio": ratio,
             "threshold": threshold,
             "threshold_key": key,
-            "rank_shift": rank_shift_of(fast) if fast_name.startswith("mdtest") else None,
+            "rank_shift": fast.rank_shift if fast_name.startswith("mdtest") else None,
             **_where(fast),
             "reference_source_file": reference.source_file,
             "reference_source_line": reference.source_line,
         }
+        if physics:
+            evidence["decisive"] = decisive
+            evidence["cache_evidence"] = pieces
         findings.append(rule.finding(message, evidence, phase=fast_name))
     return findings
 
@@ -103,13 +115,14 @@ class CacheEffectStatRule(AnomalyRule):
     """
 
     name = "cache_effect_stat"
+    clause = "IO500-NO-CLIENT-CACHE"
     description = "mdtest stat rate implausibly far above the create rate of the same files (client cache)"
     severity = "warn"
-    thresholds = ("stat_over_create_easy", "stat_over_create_hard")
+    thresholds = ("stat_over_create_easy", "stat_over_create_hard", "supported_ratio_fraction")
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
         explain = "the stats were most likely answered from client caches, not by the metadata servers."
-        return _ratio_findings(self, facts, thresholds, STAT_PAIRS, explain)
+        return _ratio_findings(self, facts, thresholds, STAT_PAIRS, explain, physics=True)
 
 
 @register
@@ -122,13 +135,19 @@ class CacheEffectReadRule(AnomalyRule):
     """
 
     name = "cache_effect_read"
+    clause = "IO500-NO-CLIENT-CACHE"
     description = "read rate implausibly far above the write rate of the same data (page/client cache)"
     severity = "warn"
-    thresholds = ("read_over_write_ior_easy", "read_over_write_ior_hard", "read_over_write_mdtest_hard")
+    thresholds = (
+        "read_over_write_ior_easy",
+        "read_over_write_ior_hard",
+        "read_over_write_mdtest_hard",
+        "supported_ratio_fraction",
+    )
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
         explain = "the data was most likely read back from caches rather than from the storage."
-        return _ratio_findings(self, facts, thresholds, READ_PAIRS, explain)
+        return _ratio_findings(self, facts, thresholds, READ_PAIRS, explain, physics=True)
 
 
 @register
@@ -161,6 +180,7 @@ class WritePhaseUnderMinimumRule(AnomalyRule):
     """
 
     name = "write_phase_under_minimum"
+    clause = "IO500-WRITE-300S"
     description = "a write phase printed a run time below the minimum write time of the rules"
     severity = "warn"
     thresholds = ("write_phase_minimum_seconds", "write_phase_minimum_seconds_scc")
@@ -197,7 +217,7 @@ def _printed_relative_precision(phase: PhaseFacts, era: str) -> float:
     """
     decimals = _decimals(phase.printed_value)
     if decimals is None:
-        decimals = 3 if era == "script" else 6
+        decimals = 3 if era == ERA_SCRIPT else 6
     return 0.5 * 10.0**-decimals / abs(phase.value)
 
 
@@ -212,7 +232,7 @@ def _printed_score_precision(printed: str, value: float, era: str) -> float:
     """Relative precision of a printed BW/MD/TOTAL: awk ``%.6g`` (bash) or C ``%f`` (6 decimals)."""
     if value == 0:
         return 0.0
-    if era == "script":
+    if era == ERA_SCRIPT:
         return 5e-6
     decimals = _decimals(printed)
     return 0.5 * 10.0 ** -(6 if decimals is None else decimals) / abs(value)
@@ -241,7 +261,7 @@ def score_reproduction(facts: RunFacts, safety: float) -> dict[str, dict[str, An
     plus the precision of the printed score itself, times ``safety``.
     """
     reported, computed = facts.reported_score, facts.computed_score
-    md_names = SC17_MD_PHASES if facts.generation == "sc17" else MD_PHASES
+    md_names = SC17_MD_PHASES if facts.generation == GENERATION_SC17 else MD_PHASES
     bw_error, md_error = _mean_precision(facts, BW_PHASES), _mean_precision(facts, md_names)
     checks = {
         "bw": (reported.bw, reported.printed_bw, computed.bw, bw_error),
@@ -264,6 +284,15 @@ def score_reproduction(facts: RunFacts, safety: float) -> dict[str, dict[str, An
     return comparison
 
 
+def reproduced(component: Mapping[str, Any]) -> bool:
+    """Whether one ``score_reproduction`` component agrees: the difference is within its tolerance.
+
+    The one definition of "the reported score agrees with the computed one", for the anomaly rule
+    and the run page alike.
+    """
+    return component["relative_difference"] <= component["tolerance"]
+
+
 @register
 class ReportedScoreMismatchRule(AnomalyRule):
     """The printed BW / MD / TOTAL differ from what the run's own phase values give.
@@ -274,6 +303,7 @@ class ReportedScoreMismatchRule(AnomalyRule):
     """
 
     name = "reported_score_mismatch"
+    clause = "IO500-SCORE-CONSISTENT"
     description = "printed score differs from the score recomputed from the printed phases"
     severity = "error"
     thresholds = ("score_tolerance_safety_factor",)
@@ -282,7 +312,7 @@ class ReportedScoreMismatchRule(AnomalyRule):
         if facts.reported_score.total is None or facts.computed_score.total is None:
             return []
         comparison = score_reproduction(facts, float(thresholds["score_tolerance_safety_factor"]))
-        differing = {name: item for name, item in comparison.items() if item["relative_difference"] > item["tolerance"]}
+        differing = {name: item for name, item in comparison.items() if not reproduced(item)}
         evidence = {
             "components": differing,
             "score_formula": facts.score_formula,
@@ -317,6 +347,7 @@ class ScoreHashMismatchRule(AnomalyRule):
     """
 
     name = "score_hash_mismatch"
+    clause = "IO500-SCORE-HASH"
     description = "result.txt score hash does not match the printed phase values and score"
     severity = "error"
 
@@ -343,11 +374,12 @@ class MissingPhaseRule(AnomalyRule):
     """
 
     name = "missing_phase"
+    clause = "IO500-ALL-PHASES"
     description = "a scored phase is missing, zero or unreadable"
     severity = "error"
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
-        required = BW_PHASES + (SC17_MD_PHASES if facts.generation == "sc17" else MD_PHASES)
+        required = BW_PHASES + (SC17_MD_PHASES if facts.generation == GENERATION_SC17 else MD_PHASES)
         absent = [name for name in required if name not in facts.phases]
         empty = [name for name in required if name in facts.phases and not (facts.phases[name].value or 0) > 0]
         if not absent and not empty:
@@ -370,6 +402,7 @@ class BenchmarkMarkedInvalidRule(AnomalyRule):
     """
 
     name = "benchmark_marked_invalid"
+    clause = "IO500-VALID"
     description = "the benchmark marked the run or one of its phases invalid"
     severity = "error"
 
@@ -395,17 +428,6 @@ class BenchmarkMarkedInvalidRule(AnomalyRule):
         return "warn" if facts.valid and not invalid_phases and only_stonewall_comments else "error"
 
 
-def rank_shift_of(phase: PhaseFacts) -> int | None:
-    """The mdtest ``-N`` rank shift a phase ran with: from the tool's own output, else its command line."""
-    shift = phase.details.get("rank_shift")
-    if isinstance(shift, int):
-        return shift
-    if not phase.command:
-        return None
-    match = _RANK_SHIFT_OPTION.search(phase.command)
-    return int(match.group(1)) if match else 0
-
-
 @register
 class StatWithoutRankShiftRule(AnomalyRule):
     """mdtest stat/read phases run without ``-N`` (rank shift) when the benchmark required it.
@@ -417,23 +439,25 @@ class StatWithoutRankShiftRule(AnomalyRule):
     """
 
     name = "stat_without_rank_shift"
+    clause = "IO500-RANK-SHIFT"
     description = "mdtest stat/read phase ran without the mandatory -N rank shift"
     severity = "error"
     thresholds = ("rank_shift_required_from",)
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
         required_from = str(thresholds["rank_shift_required_from"])
-        if facts.era != "capp" and not (facts.run_date and facts.run_date >= required_from):
+        if facts.era != ERA_CAPP and not (facts.run_date and facts.run_date >= required_from):
             return []
         findings = []
         for name in RANK_SHIFT_PHASES:
             phase = facts.phases.get(name)
-            if not phase or rank_shift_of(phase) != 0:
+            if not phase or phase.rank_shift != 0:
                 continue
             message = f"{name} ran without -N (rank shift), mandatory for runs from {required_from}"
             evidence = {
                 "phase": name,
                 "command": phase.command,
+                "rank_shift": phase.rank_shift,
                 "run_date": facts.run_date,
                 "era": facts.era,
                 "required_from": required_from,
@@ -452,6 +476,7 @@ class NodeCountMismatchRule(AnomalyRule):
     """
 
     name = "node_count_mismatch"
+    clause = "IO500-NODES-DECLARED"
     description = "declared client nodes differ from the node counts IOR/mdtest report"
     severity = "warn"
 
@@ -539,6 +564,7 @@ class StonewallInflatedRateRule(AnomalyRule):
     """
 
     name = "stonewall_inflated_rate"
+    clause = "IO500-SC18-MDTEST-RATE"
     description = "mdtest write rate x time exceeds the items actually created (SC18 stonewall bug)"
     severity = "warn"
     thresholds = ("stonewall_inflation_ratio",)
@@ -559,4 +585,47 @@ class StonewallInflatedRateRule(AnomalyRule):
                 f"({ratio:.1f}x): the rate was computed from planned items"
             )
             findings.append(self.finding(message, {**entry, "ratio": ratio, "threshold": limit}, phase=phase))
+        return findings
+
+
+@register
+class RankImbalanceRule(AnomalyRule):
+    """The ranks of a phase finished far apart: a straggler client, link or server held the phase back.
+
+    Read from the per-rank CSVs of the C app: the time imbalance (slowest - fastest) / slowest of
+    the phase's per-rank runtimes. The aggregate score hides it, the per-rank chart shows it. warn:
+    an imbalanced run is a valid run, but the score is the slowest rank's, not the system's.
+    """
+
+    name = "rank_imbalance"
+    description = "the slowest rank of a phase ran far longer than the fastest (straggler)"
+    severity = "warn"
+    thresholds = ("rank_time_imbalance",)
+
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+        limit = float(thresholds["rank_time_imbalance"])
+        findings = []
+        for phase, stats in sorted(facts.rank_stats.items()):
+            longest, shortest = stats.get("runtime_max"), stats.get("runtime_min")
+            if not longest or shortest is None or stats.get("ranks", 0) < 2:
+                continue
+            fraction = (longest - shortest) / longest
+            if fraction < limit:
+                continue
+            message = (
+                f"{phase}: rank {stats['slowest_rank']} ran {longest:.4g} s, rank {stats['fastest_rank']} "
+                f"{shortest:.4g} s (the fastest idled {fraction:.0%} of the slowest's time; threshold {limit:.0%})"
+            )
+            evidence = {
+                "phase": phase,
+                "time_imbalance": fraction,
+                "threshold": limit,
+                "drishti_imbalance_threshold": 0.30,
+                **{key: stats.get(key) for key in ("ranks", "slowest_rank", "fastest_rank", "runtime_max",
+                                                   "runtime_min", "runtime_median", "imbalance", "cv")},
+                "slow_tail_ranks": len(stats.get("slow_tail") or []),
+                "stonewall_pairs": stats.get("stonewall_pairs") or {},
+                "source_file": stats.get("source_file", ""),
+            }
+            findings.append(self.finding(message, evidence, phase=phase))
         return findings

@@ -16,6 +16,10 @@ DEFAULT_THRESHOLDS: dict[str, float | str] = {
     "read_over_write_ior_easy": 9.6,
     "read_over_write_ior_hard": 44.0,
     "read_over_write_mdtest_hard": 88.0,
+    # cache_effect_stat / cache_effect_read (anomalies/cache_physics.py): a ratio of at least this share
+    # of its threshold is a finding when the phase read its own node's data (no task reordering, no -N)
+    # and, when the client memory is declared, the data fit in it
+    "supported_ratio_fraction": 0.75,
     # random_read_faster_than_sequential: 4 KiB random reads of the ior-easy files / sequential reads
     "random_over_sequential_read": 1.0,
     # write_phase_under_minimum: IO500 rule (30 s under the student cluster competition rules)
@@ -25,6 +29,11 @@ DEFAULT_THRESHOLDS: dict[str, float | str] = {
     "score_tolerance_safety_factor": 2.0,
     # stonewall_inflated_rate: rate x time / items really created (SC18 lists corrected above 1.5)
     "stonewall_inflation_ratio": 1.5,
+    # rank_imbalance: (slowest - fastest rank runtime) / slowest, per phase with per-rank CSVs. Drishti
+    # flags 0.30 (its imbalance threshold); the procedure keeps that as a floor and raises it to the
+    # 95th percentile of the corpus phases (calibration.fit_rank_imbalance), as IO500 write phases
+    # with stonewall wear-out spread by design.
+    "rank_time_imbalance": 0.48,
     # stat_without_rank_shift: io500.sh passes "-N 1" to mdtest from this date (commit of 2019-07-26)
     "rank_shift_required_from": "2019-07-26",
 }

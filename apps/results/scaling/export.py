@@ -8,6 +8,7 @@ a reader that parses numbers as decimals gets back exactly what mdtest printed.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterable
 from decimal import Decimal
@@ -51,8 +52,10 @@ def exact_json(value: Any, *, indent: int | None = 1) -> str:
             return f"{marker}{len(decimals) - 1}"
         raise TypeError(f"{type(item).__name__} is not JSON serialisable")
 
+    def digits(match: re.Match) -> str:
+        number = decimals[int(match.group(1))]
+        return format(number, "f") if number.is_finite() else "null"
+
     text = json.dumps(value, indent=indent, default=placeholder, ensure_ascii=False)
-    for index, number in enumerate(decimals):
-        digits = format(number, "f") if number.is_finite() else "null"
-        text = text.replace(f'"{marker}{index}"', digits, 1)
-    return text
+    # One pass over the text: replacing placeholder by placeholder rescans it for every number.
+    return re.sub(f'"{re.escape(marker)}(\\d+)"', digits, text)

@@ -13,13 +13,14 @@ from apps.results.scoring.io500 import (
     RULE_SCRIPT_PRODUCT,
     RULES,
     SC17_MD_PHASES,
+    WRITE_PHASES,
+    Score,
     capp_rule_for_version,
     combine,
     compute_extended_score,
     compute_io500_score,
     extended_phase_names,
     geometric_mean,
-    rule_for_record,
 )
 
 __all__ = [
@@ -35,11 +36,12 @@ __all__ = [
     "RULE_SCRIPT",
     "RULE_SCRIPT_PRODUCT",
     "SC17_MD_PHASES",
+    "WRITE_PHASES",
+    "Score",
     "capp_rule_for_version",
     "combine",
     "compute_extended_score",
     "compute_io500_score",
     "extended_phase_names",
     "geometric_mean",
-    "rule_for_record",
 ]

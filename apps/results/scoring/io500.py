@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from apps.ingest.parsers.records import IO500RunRecord, Score
+from apps.results.scoring.generations import GENERATION_CAPP_G1, GENERATION_CAPP_G2, GENERATION_CAPP_G3
 
 BW_PHASES = ("ior_easy_write", "ior_easy_read", "ior_hard_write", "ior_hard_read")
 MD_PHASES = (
@@ -41,6 +42,16 @@ EXTENDED_BW_ONLY = ("ior_rnd4k_write", "ior_rnd4k_read", "ior_rnd1mb_write", "io
 # io500-isc21 builds called the random phases ior-rnd-write / ior-rnd-read; sc21 renamed them.
 EXTENDED_BW_ONLY_ISC21 = ("ior_rnd_write", "ior_rnd_read")
 EXTENDED_MD_ONLY = ("find_easy", "find_hard", "mdworkbench_bench")
+# The phases that create data or files: the IO500 rules set their minimum run time (300 s).
+WRITE_PHASES = (
+    "ior_easy_write",
+    "ior_hard_write",
+    "mdtest_easy_write",
+    "mdtest_hard_write",
+    "ior_rnd4k_write",
+    "ior_rnd1mb_write",
+    "ior_rnd_write",
+)
 
 # Rule names. Each says how the printed score of one benchmark generation was computed.
 RULE_SCRIPT = "script"  # io500.sh from 2018-05-09: sqrt over 4 + 8, a zero phase zeroes its group
@@ -51,6 +62,19 @@ RULE_CAPP_SKIP_NONPOSITIVE = "capp-skip-nonpositive"  # C app io500-sc21 onwards
 RULES = (RULE_SCRIPT, RULE_SCRIPT_PRODUCT, RULE_SC17, RULE_CAPP_ZERO_ENTERS, RULE_CAPP_SKIP_NONPOSITIVE)
 
 _ZERO_ENTERS_TAG_PREFIXES = ("io500-isc20", "io500-sc20", "io500-isc21")
+
+
+@dataclass
+class Score:
+    """A bandwidth / metadata / total triple. bw in GiB/s, md in kIOPS.
+
+    Defined here, with the rules that compute it, so that the scoring layer needs nothing from
+    ingest; parsers fill the same type with the figures a run printed.
+    """
+
+    bw: float | None = None
+    md: float | None = None
+    total: float | None = None
 
 
 def geometric_mean(values: Sequence[float | None], *, skip_nonpositive: bool = False) -> float:
@@ -127,26 +151,11 @@ def capp_rule_for_version(version: str, *, generation: str = "", has_run_section
         return RULE_CAPP_ZERO_ENTERS
     if tag.startswith("io500-"):
         return RULE_CAPP_SKIP_NONPOSITIVE
-    if generation in ("capp-g1", "capp-g2") or (generation == "capp-g3" and not has_run_section):
+    if generation in (GENERATION_CAPP_G1, GENERATION_CAPP_G2) or (
+        generation == GENERATION_CAPP_G3 and not has_run_section
+    ):
         return RULE_CAPP_ZERO_ENTERS
     return RULE_CAPP_SKIP_NONPOSITIVE
-
-
-def rule_for_record(record: IO500RunRecord) -> str:
-    """The rule that gives the comparable (sqrt) score of a parsed ``IO500RunRecord``.
-
-    Product-era runs are scored with the sqrt rule here: the lists re-expressed them that way, and
-    ``record.score_formula`` keeps what the script itself printed.
-    """
-    if record.era == "capp":
-        return capp_rule_for_version(
-            record.benchmark_version,
-            generation=record.generation,
-            has_run_section=bool(record.facts.get("result_txt_run_section", True)),
-        )
-    if record.generation == "sc17":
-        return RULE_SC17
-    return RULE_SCRIPT
 
 
 def _check_rule(rule: str) -> None:

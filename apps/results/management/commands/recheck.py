@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from apps.results.anomaly_checks import check_run_anomalies
+from apps.results.list_entries import analyze_after_bulk_write
 from apps.results.models import Anomaly, Run
 
 
@@ -22,6 +23,7 @@ class Command(BaseCommand):
             with transaction.atomic():
                 check_run_anomalies(run, include_duplicates=False)
             checked += 1
+        analyze_after_bulk_write(checked)
         counts = {severity: Anomaly.objects.filter(run__in=runs, severity=severity).count()
                   for severity in Anomaly.Severity.values}
         self.stdout.write(f"rechecked {checked} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items()))

@@ -6,28 +6,46 @@ twelve phases whose values follow the system's capability and the node count, co
 configuration, Lustre builds with patches, tunables and striping for Lustre systems, warning
 anomalies that flag a run and error anomalies or invalid marks that exclude one.
 
-Everything is written with bulk_create in batches, one transaction per batch. Institution names
-end in "(synthetic)" and runs carry submission_id "synthetic", so `--replace` finds and removes
-exactly what an earlier seeding made. The same --seed gives the same data.
+A handful of DNE scaling series (mdtest over MDT and client counts) come with them.
+
+Runs and their children are written in batches, one transaction per batch: with PostgreSQL's COPY
+(psycopg's `cursor.copy`), elsewhere with batched INSERTs, so a million runs (12 million phases)
+load in minutes. Bulk writes bypass the signals that keep the list entries, so the command then
+rebuilds them (apps.results.list_entries.rebuild) and ANALYZEs every table it filled: the first
+page read after seeding is planned on statistics of the loaded data, even with autovacuum off.
+
+Institution names end in "(synthetic)" and runs carry submission_id "synthetic", so `--replace`
+finds and removes exactly what an earlier seeding made. The same --seed gives the same data.
 """
 
 import hashlib
+import json
 import math
 import random
 import time
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from decimal import Decimal
 
+import numpy as np
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
+from apps.results import list_entries
 from apps.results.freshness import bump_data_version
 from apps.results.models import (
     Anomaly,
     Institution,
+    ListEntry,
+    ListRankShift,
+    ListState,
     LustreBuild,
     LustrePatch,
     PhaseResult,
     Run,
+    ScalingPoint,
+    ScalingSeries,
     StorageSystem,
     Striping,
     Tunable,
@@ -84,8 +102,108 @@ TUNABLES = [("osc.*.max_pages_per_rpc", "client", ["1024", "4096", "16M"]),
             ("llite.*.max_read_ahead_mb", "client", ["64", "1024", "2048"])]
 
 
+#: From this many runs on, the load drops secondary indexes and builds them afterwards (RowWriter).
+BULK_LOAD_RUNS = 50000
+SERIES_OPERATIONS = ["Directory creation", "File creation", "File stat", "File removal"]
+#: Phase name → (unit, score group, the tool its command line runs).
+PHASE_SHAPES = {name: ("GiB/s", "bw", "ior") if name in BW_PHASES else
+                ("kIOPS", "md", "pfind" if name == "find" else "mdtest") for name in PHASE_ORDER}
+RUN_COLUMNS = [
+    "id", "system_id", "identity", "content_hash", "submission_id", "source_path", "kind", "benchmark_version", "era",
+    "run_timestamp", "year", "client_nodes", "client_procs", "procs_per_node", "config", "lustre_build_id",
+    "score_bw", "score_md", "score_total", "reported_bw", "reported_md", "reported_total", "valid",
+    "invalid_reasons", "verification", "exclusion_reason", "flagged", "created_at", "updated_at",
+]
+PHASE_COLUMNS = ["run_id", "name", "position", "value", "unit", "seconds", "printed_value", "printed_unit",
+                 "score_group", "command", "source_file", "source_line"]
+
+
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+class RowWriter:
+    """Appends rows to a model's table: COPY on PostgreSQL (psycopg's copy), batched INSERTs elsewhere.
+
+    Rows are tuples in the order of the given columns, JSON already as text; columns left out get the
+    field's default. Ids are taken from the table's sequence up front, so children can point at their
+    run without reading anything back.
+    """
+
+    def __init__(self):
+        self.postgres = connection.vendor == "postgresql"
+        self.next_ids: dict[type, int] = {}
+
+    def reserve_ids(self, model, count: int) -> list[int]:
+        table = model._meta.db_table
+        with connection.cursor() as cursor:
+            if self.postgres:
+                cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                               [table, count])
+                return [pk for (pk,) in cursor.fetchall()]
+            if model not in self.next_ids:
+                cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}")
+                self.next_ids[model] = cursor.fetchone()[0]
+        first = self.next_ids[model]
+        self.next_ids[model] = first + count
+        return list(range(first, first + count))
+
+    @contextmanager
+    def indexes_built_afterwards(self, *models_to_load):
+        """On PostgreSQL, drop the tables' non-unique indexes for the load and build them again after it.
+
+        Building an index from sorted data once is far cheaper than a million random insertions into
+        it (a run has indexes on two random hashes); unique indexes stay, so a clash still fails.
+        """
+        if not self.postgres:
+            yield
+            return
+        tables = [model._meta.db_table for model in models_to_load]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """SELECT index.relname, pg_get_indexdef(index.oid) FROM pg_index
+                   JOIN pg_class index ON index.oid = pg_index.indexrelid
+                   JOIN pg_class tab ON tab.oid = pg_index.indrelid
+                   WHERE tab.relname = ANY(%s) AND NOT pg_index.indisunique AND NOT pg_index.indisprimary""",
+                [tables],
+            )
+            definitions = cursor.fetchall()
+            for name, _ in definitions:
+                cursor.execute(f"DROP INDEX {connection.ops.quote_name(name)}")
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                for _, definition in definitions:
+                    cursor.execute(definition)
+
+    def relax_durability(self) -> None:
+        """Within the current transaction, do not wait for the WAL flush at commit: a crash loses a batch of
+        synthetic data at worst, and each batch's commit no longer waits for the disk."""
+        if self.postgres:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+    def timestamp(self, moment: datetime):
+        return moment if self.postgres else connection.ops.adapt_datetimefield_value(moment)
+
+    def write(self, model, columns: list[str], rows: list[tuple]) -> None:
+        if not rows:
+            return
+        fields = [field for field in model._meta.concrete_fields
+                  if field.column not in columns and not field.primary_key]
+        defaults = tuple(field.get_db_prep_save(field.get_default(), connection) for field in fields)
+        names = ", ".join([*columns, *(field.column for field in fields)])
+        table = model._meta.db_table
+        with connection.cursor() as cursor:
+            if self.postgres:
+                with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row + defaults)
+            else:
+                placeholders = ", ".join(["%s"] * (len(columns) + len(fields)))
+                cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})",
+                                   [row + defaults for row in rows])
 
 
 class Command(BaseCommand):
@@ -107,24 +225,41 @@ class Command(BaseCommand):
         offset = Run.objects.filter(submission_id=MARK).count()
         systems = self.make_systems(rng, runs, seed)
         builds = self.make_builds(rng, seed)
-        for start in range(0, runs, batch):
-            with transaction.atomic():
-                self.make_runs(rng, systems, builds, seed, offset + start, min(batch, runs - start))
-            if start and start % (batch * 10) == 0:
-                self.stdout.write(f"  {start} runs…")
+        writer = RowWriter()
+        deferred = (Run, PhaseResult, Tunable, Striping) if runs >= BULK_LOAD_RUNS else ()
+        with writer.indexes_built_afterwards(*deferred):
+            for start in range(0, runs, batch):
+                with transaction.atomic():
+                    writer.relax_durability()
+                    self.make_runs(writer, systems, builds, seed, offset + start, min(batch, runs - start))
+                if start and start % (batch * 10) == 0:
+                    self.stdout.write(f"  {start} runs… ({time.monotonic() - started:.0f} s)")
+        self.make_scaling_series(rng, systems, builds, seed, runs // 100000 + 1 if runs else 0)
+        loaded = time.monotonic()
+        list_entries.analyze_after_bulk_write()  # first: the rebuild reads the runs it just loaded
+        list_entries.analyze(LustrePatch, ScalingSeries, ScalingPoint)
+        filled = list_entries.rebuild()
+        for kind in filled:
+            list_entries.refresh_statistics(kind)
         bump_data_version()
-        self.stdout.write(f"created {runs} synthetic runs over {len(systems)} systems "
-                          f"in {time.monotonic() - started:.1f} s")
+        self.stdout.write(f"created {runs} synthetic runs over {len(systems['rows'])} systems "
+                          f"in {time.monotonic() - started:.1f} s (lists, statistics and ANALYZE: "
+                          f"{time.monotonic() - loaded:.1f} s; list entries {filled})")
 
     def remove(self) -> int:
+        """Delete the synthetic rows with set-based deletes (no per-run signals), then rebuild the lists."""
         with transaction.atomic():
             synthetic = Run.objects.filter(submission_id=MARK)
-            for model in (PhaseResult, Anomaly, Tunable, Striping):
-                model.objects.filter(run__in=synthetic.values("pk")).delete()
-            removed, _ = synthetic.delete()
+            for model in (PhaseResult, Anomaly, Tunable, Striping, ListEntry):
+                model.objects.filter(run__in=synthetic.values("pk"))._raw_delete(connection.alias)
+            for model in (ListRankShift, ListState):
+                model.objects.all()._raw_delete(connection.alias)
+            removed = synthetic._raw_delete(connection.alias)
+            ScalingSeries.objects.filter(notes=MARK).delete()
             LustreBuild.objects.filter(fingerprint__startswith=MARK).delete()
             StorageSystem.objects.filter(description=MARK, runs__isnull=True).delete()
             Institution.objects.filter(name__endswith=INSTITUTION_SUFFIX, systems__isnull=True).delete()
+            list_entries.rebuild()
         bump_data_version()
         return removed
 
@@ -153,9 +288,10 @@ class Command(BaseCommand):
             })
         StorageSystem.objects.bulk_create([spec["row"] for spec in specs], ignore_conflicts=True)
         by_key = StorageSystem.objects.in_bulk([spec["row"].key for spec in specs], field_name="key")
-        for spec in specs:
-            spec["row"] = by_key[spec["row"].key]
-        return specs
+        return {
+            "rows": [by_key[spec["row"].key] for spec in specs],
+            "table": {name: np.array([spec[name] for spec in specs]) for name in ("bw_node", "md_node", "scaling")},
+        }
 
     def make_builds(self, rng: random.Random, seed: int) -> list[LustreBuild]:
         builds, patches = [], []
@@ -178,83 +314,130 @@ class Command(BaseCommand):
         LustrePatch.objects.bulk_create(patches)
         return builds
 
-    def make_runs(self, rng, systems, builds, seed, first, count):
-        runs, plans = [], []
-        for number in range(first, first + count):
-            spec = rng.choice(systems)
-            system = spec["row"]
-            nodes = 10 if rng.random() < 0.35 else max(1, int(2 ** rng.uniform(0, 11)))
-            ppn = rng.choice([8, 16, 32, 48, 64, 96, 128])
-            year = rng.randint(2017, 2025)
-            bw = spec["bw_node"] * nodes ** spec["scaling"] * rng.uniform(0.7, 1.3)
-            md = spec["md_node"] * nodes ** spec["scaling"] * rng.uniform(0.6, 1.4)
-            values = {name: bw * factor * rng.uniform(0.8, 1.2) for name, factor in BW_PHASES.items()}
-            values.update({name: md * factor * rng.uniform(0.8, 1.2) for name, factor in MD_PHASES.items()})
-            roll = rng.random()
-            anomaly = "cache" if roll < 0.08 else "short" if roll < 0.11 else "invalid" if roll < 0.14 else None
-            if anomaly == "cache":
-                values["mdtest_easy_stat"] = values["mdtest_easy_write"] * rng.uniform(25, 120)
-            score_bw = math.prod(values[n] for n in BW_PHASES) ** (1 / len(BW_PHASES))
-            score_md = math.prod(values[n] for n in MD_PHASES) ** (1 / len(MD_PHASES))
-            total = math.sqrt(score_bw * score_md)
-            drift = rng.uniform(1.01, 1.05) if rng.random() < 0.02 else 1.0
+    def make_runs(self, writer, systems, builds, seed, first, count):
+        """One batch of runs with their phases, anomalies, tunables and striping; random draws vectorised
+        with numpy, so a million runs (twelve million phases) take minutes, not an hour."""
+        rng = np.random.default_rng([seed, first])
+        run_ids = writer.reserve_ids(Run, count)
+        now = writer.timestamp(timezone.now())
+        table = systems["table"]
+        system = rng.integers(0, len(systems["rows"]), count)
+        ten = rng.random(count) < 0.35
+        nodes = np.where(ten, 10, np.maximum(1, (2 ** rng.uniform(0, 11, count)).astype(int)))
+        ppn = rng.choice([8, 16, 32, 48, 64, 96, 128], count)
+        year = rng.integers(2017, 2026, count)
+        growth = nodes ** table["scaling"][system]
+        bw = table["bw_node"][system] * growth * rng.uniform(0.7, 1.3, count)
+        md = table["md_node"][system] * growth * rng.uniform(0.6, 1.4, count)
+        values = np.empty((count, len(PHASE_ORDER)))
+        for column, name in enumerate(PHASE_ORDER):
+            base, factor = (bw, BW_PHASES[name]) if name in BW_PHASES else (md, MD_PHASES[name])
+            values[:, column] = base * factor * rng.uniform(0.8, 1.2, count)
+        roll = rng.random(count)
+        anomaly = np.select([roll < 0.03, roll < 0.045, roll < 0.06], [1, 2, 3], 0)  # cache, short, invalid
+        stat, create = PHASE_ORDER.index("mdtest_easy_stat"), PHASE_ORDER.index("mdtest_easy_write")
+        cache = anomaly == 1
+        values[cache, stat] = values[cache, create] * rng.uniform(25, 120, cache.sum())
+        bw_columns = [PHASE_ORDER.index(name) for name in BW_PHASES]
+        md_columns = [PHASE_ORDER.index(name) for name in MD_PHASES]
+        score_bw = np.exp(np.log(values[:, bw_columns]).mean(axis=1))
+        score_md = np.exp(np.log(values[:, md_columns]).mean(axis=1))
+        total = np.sqrt(score_bw * score_md)
+        drift = np.where(rng.random(count) < 0.02, rng.uniform(1.01, 1.05, count), 1.0)
+        seconds = np.where(["write" in name for name in PHASE_ORDER],
+                           rng.uniform(300, 420, (count, len(PHASE_ORDER))),
+                           rng.uniform(20, 250, (count, len(PHASE_ORDER))))
+        when = np.stack([rng.integers(1, 13, count), rng.integers(1, 29, count), rng.integers(0, 24, count)], 1)
+        transfers = rng.choice(["1m", "4m", "16m"], count)
+        blocks = rng.choice([4, 40, 160], count)
+        items = rng.choice([100000, 540000, 1000000], count)
+        drops = rng.choice(["TRUE", "FALSE"], count)
+        build_pick = rng.integers(0, len(builds), count)
+        extra = rng.random((count, 4))
+        tunable_picks = rng.integers(0, 3, (count, len(TUNABLES)))
+        stripe_counts = rng.choice([-1, 16, 1440], count)
+
+        runs, phases, anomalies, tunables, stripings = [], [], [], [], []
+        for index, run_id in enumerate(run_ids):
+            number = first + index
+            row = systems["rows"][system[index]]
+            run_year = int(year[index])
+            run_nodes, run_ppn = int(nodes[index]), int(ppn[index])
+            kind_of_anomaly = anomaly[index]
+            transfer = str(transfers[index])
+            lustre = row.filesystem == "Lustre"
             identity = sha(f"{MARK}:{seed}:{number}")
-            transfer = rng.choice(["1m", "4m", "16m"])
-            lustre = system.filesystem == "Lustre"
-            invalid_reasons = ["ior_easy_write ran 212 s, less than 300 s"] if anomaly == "invalid" else []
-            runs.append(Run(
-                system=system, identity=identity, content_hash=sha(identity), submission_id=MARK,
-                source_path=f"synthetic/{system.institution_id}/{system.name}/{system.filesystem}/{year}/run-{number}",
-                kind="io500", benchmark_version=VERSIONS[year], era="script" if year < 2020 else "capp",
-                run_timestamp=datetime(year, rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23), tzinfo=UTC),
-                year=year, client_nodes=nodes, client_procs=nodes * ppn, procs_per_node=ppn,
-                config={"ior-easy": {"API": "POSIX", "transferSize": transfer,
-                                     "blockSize": f"{rng.choice([4, 40, 160])}g"},
-                        "mdtest-easy": {"n": str(rng.choice([100000, 540000, 1000000]))},
-                        "global": {"drop-caches": rng.choice(["TRUE", "FALSE"])}},
-                lustre_build=rng.choice(builds) if lustre else None,
-                score_bw=score_bw, score_md=score_md, score_total=total,
-                reported_bw=score_bw, reported_md=score_md, reported_total=total * drift,
-                valid=anomaly != "invalid", invalid_reasons=invalid_reasons,
-                verification="verified" if year >= 2020 and drift == 1.0 else "not_verifiable",
-                exclusion_reason=(
-                    f"marked invalid by the benchmark: {invalid_reasons[0]}" if anomaly == "invalid"
-                    else "phase_too_short: ior_hard_write ran 95 s, less than 300 s" if anomaly == "short" else ""
-                ),
-                flagged=anomaly == "cache",
+            invalid_reasons = ["ior_easy_write ran 212 s, less than 300 s"] if kind_of_anomaly == 3 else []
+            month, day, hour = (int(part) for part in when[index])
+            runs.append((
+                run_id, row.pk, identity, sha(identity), MARK,
+                f"synthetic/{row.institution_id}/{row.name}/{row.filesystem}/{run_year}/run-{number}",
+                "io500", VERSIONS[run_year], Run.Era.SCRIPT if run_year < 2020 else Run.Era.CAPP,
+                writer.timestamp(datetime(run_year, month, day, hour, tzinfo=UTC)),
+                run_year, run_nodes, run_nodes * run_ppn, run_ppn,
+                json.dumps({"ior-easy": {"API": "POSIX", "transferSize": transfer, "blockSize": f"{blocks[index]}g"},
+                            "mdtest-easy": {"n": str(items[index])}, "global": {"drop-caches": str(drops[index])}}),
+                builds[build_pick[index]].pk if lustre else None,
+                float(score_bw[index]), float(score_md[index]), float(total[index]),
+                float(score_bw[index]), float(score_md[index]), float(total[index] * drift[index]),
+                bool(kind_of_anomaly != 3), json.dumps(invalid_reasons),
+                "verified" if run_year >= 2020 and drift[index] == 1.0 else "not_verifiable",
+                (f"marked invalid by the benchmark: {invalid_reasons[0]}" if kind_of_anomaly == 3
+                 else "phase_too_short: ior_hard_write ran 95 s, less than 300 s" if kind_of_anomaly == 2 else ""),
+                bool(kind_of_anomaly == 1), now, now,
             ))
-            plans.append((values, anomaly, transfer, lustre, nodes * ppn))
-        Run.objects.bulk_create(runs)
-        phases, anomalies, tunables, stripings = [], [], [], []
-        for run, (values, anomaly, transfer, lustre, procs) in zip(runs, plans, strict=True):
+            procs = run_nodes * run_ppn
             for position, name in enumerate(PHASE_ORDER):
-                tool = "ior" if name.startswith("ior") else "mdtest" if name.startswith("mdtest") else "pfind"
-                phases.append(PhaseResult(
-                    run=run, name=name, position=position, value=values[name],
-                    unit="GiB/s" if name in BW_PHASES else "kIOPS",
-                    seconds=rng.uniform(300, 420) if "write" in name else rng.uniform(20, 250),
-                    printed_value=f"{values[name]:.6f}", printed_unit="GiB/s" if name in BW_PHASES else "kIOPS",
-                    score_group="bw" if name in BW_PHASES else "md",
-                    command=f"mpirun -np {procs} {tool} -t {transfer} -D 300 ./datafiles/{name}",
-                    source_file="result.txt", source_line=position + 10,
-                ))
-            if anomaly == "cache":
-                ratio = values["mdtest_easy_stat"] / values["mdtest_easy_write"]
-                anomalies.append(Anomaly(run=run, rule="cache_effect_stat", severity="warn", phase="mdtest_easy_stat",
-                                         message=f"stat phase {ratio:.0f}x faster than its create phase",
-                                         evidence={"ratio": round(ratio, 1), "threshold": 20}))
-            elif anomaly == "short":
-                anomalies.append(Anomaly(run=run, rule="phase_too_short", severity="error", phase="ior_hard_write",
-                                         message="ior_hard_write ran 95 s, less than 300 s",
-                                         evidence={"seconds": 95.0, "minimum": 300}))
+                value = float(values[index, position])
+                unit, group, tool = PHASE_SHAPES[name]
+                phases.append((run_id, name, position, value, unit, float(seconds[index, position]), f"{value:.6f}",
+                               unit, group, f"mpirun -np {procs} {tool} -t {transfer} -D 300 ./datafiles/{name}",
+                               "result.txt", position + 10))
+            if kind_of_anomaly == 1:
+                ratio = values[index, stat] / values[index, create]
+                anomalies.append((run_id, "cache_effect_stat", "warn", "mdtest_easy_stat",
+                                  f"stat phase {ratio:.0f}x faster than its create phase",
+                                  json.dumps({"ratio": round(float(ratio), 1), "threshold": 20})))
+            elif kind_of_anomaly == 2:
+                anomalies.append((run_id, "phase_too_short", "error", "ior_hard_write",
+                                  "ior_hard_write ran 95 s, less than 300 s",
+                                  json.dumps({"seconds": 95.0, "minimum": 300})))
             if lustre:
-                for parameter, scope, choices in rng.sample(TUNABLES, 3):
-                    tunables.append(Tunable(run=run, parameter=parameter, value=rng.choice(choices), scope=scope))
-                stripings.append(Striping(run=run, path_role="ior_hard", stripe_count=rng.choice([-1, 16, 1440]),
-                                          stripe_size="16M", overstriping=rng.random() < 0.3))
-                stripings.append(Striping(run=run, path_role="mdtest_hard", dir_stripe_count=-1,
-                                          inherited=rng.random() < 0.5))
-        PhaseResult.objects.bulk_create(phases, batch_size=5000)
-        Anomaly.objects.bulk_create(anomalies)
-        Tunable.objects.bulk_create(tunables)
-        Striping.objects.bulk_create(stripings)
+                for which, (parameter, scope, choices) in enumerate(TUNABLES):
+                    if extra[index, 0] < 0.6 or which < 3:
+                        tunables.append((run_id, parameter, choices[tunable_picks[index, which] % len(choices)], scope))
+                stripings.append((run_id, "ior_hard", int(stripe_counts[index]), "16M", bool(extra[index, 1] < 0.3),
+                                  None, False))
+                stripings.append((run_id, "mdtest_hard", None, "", False, -1, bool(extra[index, 2] < 0.5)))
+        writer.write(Run, RUN_COLUMNS, runs)
+        writer.write(PhaseResult, PHASE_COLUMNS, phases)
+        writer.write(Anomaly, ["run_id", "rule", "severity", "phase", "message", "evidence"], anomalies)
+        writer.write(Tunable, ["run_id", "parameter", "value", "scope"], tunables)
+        writer.write(Striping, ["run_id", "path_role", "stripe_count", "stripe_size", "overstriping",
+                                "dir_stripe_count", "inherited"], stripings)
+
+    def make_scaling_series(self, rng, systems, builds, seed, count):
+        """DNE scaling studies: mdtest rates over MDT counts 1-16 and client counts, on Lustre systems."""
+        lustre = [index for index, row in enumerate(systems["rows"]) if row.filesystem == "Lustre"]
+        lustre = lustre or list(range(len(systems["rows"])))
+        first = ScalingSeries.objects.filter(notes=MARK).count()
+        for index in range(first, first + count):
+            pick = rng.choice(lustre)
+            md_node = systems["table"]["md_node"][pick]
+            series = ScalingSeries.objects.create(name=f"DNE scaling {seed}-{index + 1} (synthetic)",
+                                                  system=systems["rows"][pick], lustre_build=rng.choice(builds),
+                                                  notes=MARK)
+            points = []
+            for mdts in (1, 2, 4, 8, 16):
+                for nodes in (1, 4, 16):
+                    for operation in SERIES_OPERATIONS:
+                        rate = md_node * 1000 * nodes ** 0.8 * mdts ** rng.uniform(0.6, 0.95)
+                        points.append(ScalingPoint(
+                            series=series, mdt_count=mdts, client_nodes=nodes, tasks=nodes * 16,
+                            files_per_dir=100000, striping="inherited", unique_dir=True, operation=operation,
+                            max=Decimal(f"{rate * 1.05:.3f}"), min=Decimal(f"{rate * 0.95:.3f}"),
+                            mean=Decimal(f"{rate:.3f}"), stddev=Decimal(f"{rate * 0.02:.3f}"),
+                            source_file=f"synthetic/dne-{index + 1}/mdtest-{mdts}mdt-{nodes}n.log",
+                            log_hash=sha(f"{seed}:{index}:{mdts}:{nodes}"),
+                        ))
+            ScalingPoint.objects.bulk_create(points)

@@ -1,0 +1,255 @@
+"""A system's history as series, change detection on them, and the Change rows that keep the findings.
+
+`detect_system_changes(system_id)` is the one entry point: it reads the system's runs once, builds one
+series per metric (every scored phase, plus score, score_bw and score_md), runs `detection.detect` on
+each, attributes every step with the run diff, and reconciles the stored `Change` rows: a change found
+again keeps its triage (status, note, who, when), a new one is added, and one no longer found is
+deleted unless somebody triaged it (then it stays, marked ``detected=False``). It also stores the
+system's run-to-run noise per metric and configuration class (`MetricNoise`).
+
+Ingest calls `apps.results.tasks.schedule_change_detection(run_ids)` once per ingest with the runs it
+created or rewrote: after the commit, a Celery task recomputes only the systems of those runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.results.changes.attribution import attribute
+from apps.results.changes.detection import DetectionParameters, detect, noise_of
+from apps.results.diff import diff_runs, flatten
+from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
+
+#: Run-level metrics and the Run fields they read.
+SCORE_METRICS = {"score": "score_total", "score_bw": "score_bw", "score_md": "score_md"}
+SCORED_GROUPS = ("bw", "md")
+#: Noise is only estimated from this many runs of one configuration class.
+NOISE_MIN_RUNS = 3
+
+
+def detection_parameters() -> DetectionParameters:
+    return DetectionParameters.from_mapping(getattr(settings, "IOBOARD_CHANGE_DETECTION", {}))
+
+
+def history_runs(system_id: int) -> list[Run]:
+    """The system's IO500 runs in time order, with everything the diff and the history page read."""
+    runs = list(Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).with_details())
+    return sorted(runs, key=lambda run: (run_time(run), run.pk))
+
+
+def run_time(run: Run) -> datetime:
+    """When a run ran: its timestamp, else the 1st of January of its year, else when it was stored."""
+    if run.run_timestamp:
+        return run.run_timestamp
+    if run.year:
+        return datetime(run.year, 1, 1, tzinfo=UTC)
+    return run.created_at
+
+
+def config_class(run: Run) -> str:
+    """Runs of one class are comparable; another client count or rules mode is another experiment."""
+    config = run.config or {}
+    return f"{run.kind}, {run.client_nodes or '?'} client nodes, rules {config.get('rules') or 'regular'}" + (
+        ", SCC" if config.get("scc") else "")
+
+
+def metric_value(run: Run, metric: str) -> float | None:
+    if metric in SCORE_METRICS:
+        value = getattr(run, SCORE_METRICS[metric])
+    else:
+        value = next((phase.value for phase in run.phases.all() if phase.name == metric), None)
+    return value if value is not None and math.isfinite(value) and value > 0 else None
+
+
+def metrics_of(runs: Iterable[Run]) -> list[str]:
+    """Every scored phase seen in the runs (in the order the benchmark runs them), then the three scores."""
+    phases: list[str] = []
+    for run in runs:
+        phases.extend(p.name for p in run.phases.all() if p.score_group in SCORED_GROUPS and p.name not in phases)
+    return phases + list(SCORE_METRICS)
+
+
+def provenance_label(run: Run) -> dict[str, str]:
+    """What a storage team changes between runs, as short texts; a marker goes where one of them changes.
+
+    Patches are named by ticket and summary, not commit: the same patch rebuilt is not a change. Each
+    tunable and striping is its own entry, so a marker names the one that changed.
+    """
+    build = run.lustre_build
+    label = {"Lustre": "", "patches": ""}
+    if build is not None:
+        label["Lustre"] = "/".join(dict.fromkeys(v for v in (build.server_version, build.client_version) if v))
+        label["patches"] = ", ".join(sorted(
+            f"{p.ticket or p.commit[:10]}{' reverted' if p.status == 'reverted' else ''}" for p in build.patches.all()))
+    label.update({t.parameter: t.value for t in run.tunables.all()})
+    label.update({f"striping {s.path_role or 'layout'}": s.command or s.path_role for s in run.stripings.all()})
+    label["client nodes"] = str(run.client_nodes or "")
+    label["benchmark"] = run.benchmark_version
+    config = json.dumps(flatten(run.config or {}), sort_keys=True)
+    label["config"] = hashlib.sha256(config.encode()).hexdigest()[:8]
+    return label
+
+
+def provenance_changes(runs: list[Run]) -> list[tuple[int, list[str]]]:
+    """(index, ["Lustre 2.15.3 → 2.15.4", ...]) for each run whose provenance differs from the run before."""
+    labels = [provenance_label(run) for run in runs]
+    changes = []
+    for index in range(1, len(runs)):
+        before, after = labels[index - 1], labels[index]
+        keys = list(dict.fromkeys([*before, *after]))
+        lines = [f"{key} {before.get(key) or '—'} → {after.get(key) or '—'}"
+                 for key in keys if before.get(key) != after.get(key)]
+        if lines:
+            changes.append((index, lines))
+    return changes
+
+
+@dataclass
+class Finding:
+    """One detected change, not yet stored."""
+
+    metric: str
+    kind: str
+    run_before: Run
+    run_after: Run
+    direction: str
+    magnitude_pct: float
+    confidence: float
+    expected: bool
+    attribution: list[dict]
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return self.metric, self.kind, self.run_after.pk
+
+
+def _comparable_groups(runs: list[Run]) -> list[list[int]]:
+    """Indices of runs compared with each other.
+
+    When each configuration class occupies one stretch of the history (10 nodes, then 20 nodes), the whole
+    history is one series and a step at the switch is attributed to it (client_nodes: 10 → 20). When the
+    classes interleave, each class is its own series, so a run on other hardware is neither a step nor
+    an outlier of the others.
+    """
+    classes = [config_class(run) for run in runs]
+    stretches = [cls for index, cls in enumerate(classes) if index == 0 or classes[index - 1] != cls]
+    if len(stretches) == len(set(stretches)):
+        return [list(range(len(runs)))]
+    return [[index for index, cls in enumerate(classes) if cls == wanted] for wanted in dict.fromkeys(classes)]
+
+
+def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
+                 parameters: DetectionParameters | None = None) -> tuple[list[Finding], dict]:
+    """Changes in every metric of one system's runs (time order), and the noise per (metric, class)."""
+    parameters = parameters or detection_parameters()
+    annotations = list(annotations)
+    position = {run.pk: index for index, run in enumerate(runs)}
+    hints = {index for index, _ in provenance_changes(runs)}
+    findings: list[Finding] = []
+    for metric in metrics_of(runs):
+        starts = {position[a.run_id] for a in annotations if a.run_id in position and a.metric in ("", metric)}
+        for group in _comparable_groups(runs):
+            series = [(index, value) for index in group if (value := metric_value(runs[index], metric)) is not None]
+            indices = [index for index, _ in series]
+            detection = detect(
+                [value for _, value in series],
+                baselines=[k for k, index in enumerate(indices) if index in starts],
+                hints=[k for k, index in enumerate(indices) if index in hints],
+                parameters=parameters,
+            )
+            for outlier in detection.outliers:
+                run = runs[indices[outlier.index]]
+                findings.append(Finding(metric, Change.Kind.OUTLIER, run, run, outlier.direction,
+                                        outlier.magnitude_pct, outlier.confidence, False, []))
+            for step in detection.steps:
+                before, after = runs[indices[step.before_index]], runs[indices[step.index]]
+                findings.append(Finding(metric, Change.Kind.STEP, before, after, step.direction, step.magnitude_pct,
+                                        step.confidence, step.at_baseline, attribute(diff_runs([before, after]))))
+    return findings, _noise(runs)
+
+
+def _noise(runs: list[Run]) -> dict[tuple[str, str], tuple[float, int]]:
+    by_class: dict[str, list[Run]] = {}
+    for run in runs:
+        by_class.setdefault(config_class(run), []).append(run)
+    noise = {}
+    for cls, members in by_class.items():
+        if len(members) < NOISE_MIN_RUNS:
+            continue
+        for metric in metrics_of(members):
+            values = [value for run in members if (value := metric_value(run, metric)) is not None]
+            if len(values) >= NOISE_MIN_RUNS:
+                noise[(metric, cls)] = (noise_of([math.log(value) for value in values]), len(values))
+    return noise
+
+
+def detect_system_changes(system_id: int) -> dict[str, int]:
+    """Recompute and reconcile one system's changes and noise; returns counts of added/kept/removed rows."""
+    system = StorageSystem.objects.get(pk=system_id)
+    runs = history_runs(system_id)
+    findings, noise = find_changes(runs, Annotation.objects.filter(system=system))
+    counts = {"added": 0, "kept": 0, "removed": 0}
+    with transaction.atomic():
+        rows = Change.objects.select_for_update().filter(system=system)
+        stored = {(change.metric, change.kind, change.run_after_id): change for change in rows}
+        for finding in findings:
+            fields = {
+                "run_before": finding.run_before, "direction": finding.direction,
+                "magnitude_pct": round(finding.magnitude_pct, 2), "confidence": round(finding.confidence, 4),
+                "attribution": finding.attribution, "detected": True,
+            }
+            change = stored.pop(finding.key, None)
+            if change is None:
+                Change.objects.create(system=system, metric=finding.metric, kind=finding.kind,
+                                      run_after=finding.run_after,
+                                      status=Change.Status.EXPECTED if finding.expected else Change.Status.NEW,
+                                      **fields)
+                counts["added"] += 1
+                continue
+            for name, value in fields.items():
+                setattr(change, name, value)
+            change.save()
+            counts["kept"] += 1
+        for change in stored.values():
+            counts["removed"] += 1
+            if change.status == Change.Status.NEW:
+                change.delete()
+            elif change.detected:
+                Change.objects.filter(pk=change.pk).update(detected=False)
+        MetricNoise.objects.filter(system=system).delete()
+        MetricNoise.objects.bulk_create(
+            MetricNoise(system=system, metric=metric, config_class=cls[:255], sigma=sigma, runs=count)
+            for (metric, cls), (sigma, count) in noise.items()
+        )
+    return counts
+
+
+def detect_all_changes() -> dict[str, int]:
+    totals = {"systems": 0, "added": 0, "kept": 0, "removed": 0}
+    for system_id in StorageSystem.objects.filter(runs__isnull=False).distinct().values_list("pk", flat=True):
+        counts = detect_system_changes(system_id)
+        totals["systems"] += 1
+        for key, value in counts.items():
+            totals[key] += value
+    return totals
+
+
+def triage(change: Change, *, status: str | None, note: str | None, user) -> Change:
+    """A staff decision about a change: its status and/or note, with who and when."""
+    if status is not None:
+        change.status = status
+    if note is not None:
+        change.note = note
+    change.triaged_by = user if user is not None and user.is_authenticated else None
+    change.triaged_at = timezone.now()
+    change.save(update_fields=["status", "note", "triaged_by", "triaged_at"])
+    return change

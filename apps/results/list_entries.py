@@ -1,0 +1,300 @@
+"""Maintained list entries: membership, rank and counts of every live list, kept on write.
+
+Why: ranking on read (an anti-join for "each system's best run", then RANK() over every run) made
+list, run and system pages cost hundreds of milliseconds at 100k runs, and with stale planner
+statistics minutes; every committed write invalidates the page cache, so readers pay that often.
+
+How:
+- **Membership.** A write to a run re-derives the entries of its storage system only, for every
+  list kind of the registry (apps.results.list_kinds): its best member run, or all its member
+  runs. `sync_systems()` runs in the writer's transaction (signals in apps.results.apps, and the
+  `update()` paths call it), so the next read sees the run listed and ranked.
+- **Rank.** Renumbering every entry below a new one would rewrite up to the whole list per
+  upload. Instead an entry stores the rank it had when it was written (`base_rank`) and the id of
+  the last shift row then (`shifts_after`); each later insert or removal of a ranked entry adds one
+  ListRankShift row (+1/-1 at its score). The rank now is `base_rank` + the shifts after it above
+  its score: a competition ranking ("1224"), exact at every read. `settle()` folds the shifts back
+  into base ranks with one RANK() window, from a task once SETTLE_AFTER shifts have piled up and
+  after bulk loads.
+- **Counts and statistics** live in ListState: counts in the same transaction, the per-phase
+  medians refreshed after the commit by `apps.results.tasks.maintain_list` (debounced through the
+  `statistics_stale` flag; pages show `statistics_as_of`).
+- **Bulk loads** (`rebuild()`) fill the entries with one INSERT ... SELECT per kind, settle, and
+  ANALYZE what they filled, so no plan is made on statistics that predate the load.
+"""
+
+from collections.abc import Iterable
+
+from django.db import connection, transaction
+from django.db.models import BooleanField, ExpressionWrapper, F, Max, Window
+from django.db.models.functions import RowNumber
+from django.dispatch import Signal
+from django.utils import timezone
+
+from apps.results.list_kinds import LIST_KINDS, ListKind
+from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run
+
+#: Settle a list's ranks once this many shift rows wait: a page row's rank reads the shifts above it.
+SETTLE_AFTER = 500
+
+#: ListEntry column → where it comes from in a run row.
+SOURCE = {
+    "run_id": F("pk"),
+    "system_id": F("system_id"),
+    "score": F("score_total"),  # replaced by the kind's rank_by
+    "score_bw": F("score_bw"),
+    "score_md": F("score_md"),
+    "client_nodes": F("client_nodes"),
+    "client_procs": F("client_procs"),
+    "year": F("year"),
+    "flagged": F("flagged"),
+    "filesystem": F("system__filesystem"),
+    "storage_vendor": F("system__storage_vendor"),
+    "institution_name": F("system__institution__name"),
+    "system_name": F("system__name"),
+    "server_count": F("system__server_count"),
+}
+#: The columns that come from the storage system (and its institution) rather than the run.
+SYSTEM_COLUMNS = ["filesystem", "storage_vendor", "institution_name", "system_name", "server_count"]
+
+
+def _best_first(kind: ListKind) -> list:
+    """A system's runs, its best on this list first: highest rank key, then first stored."""
+    return [kind.rank_by.desc(nulls_last=True), F("pk").asc()]
+
+
+def _candidates(kind: ListKind, runs):
+    """Member runs of `kind` among `runs`, as {"e_<column>": value} rows (prefixed: the names are Run fields too)."""
+    columns = {f"e_{name}": expression for name, expression in SOURCE.items()}
+    columns["e_score"] = kind.rank_by
+    columns["e_ranked"] = ExpressionWrapper(kind.ranked, output_field=BooleanField())
+    return runs.filter(kind.members).annotate(**columns)
+
+
+def _desired(kind: ListKind, system_ids: list[int]) -> dict[int, dict]:
+    rows = _candidates(kind, Run.objects.filter(system_id__in=system_ids)).order_by("system_id", *_best_first(kind))
+    desired, seen_systems = {}, set()
+    for row in rows.values(*[f"e_{name}" for name in SOURCE], "e_ranked"):
+        values = {name.removeprefix("e_"): value for name, value in row.items()}
+        values["ranked"] = bool(values["ranked"])
+        if kind.best_per_system:
+            if values["system_id"] in seen_systems:
+                continue
+            seen_systems.add(values["system_id"])
+        desired[values["run_id"]] = values
+    return desired
+
+
+def _locked_state(slug: str) -> ListState:
+    """The kind's state row, locked: writers of one list take turns, so each new rank sees the one before."""
+    ListState.objects.get_or_create(kind=slug)
+    return ListState.objects.select_for_update().get(kind=slug)
+
+
+def current_rank(slug: str, score: float) -> int:
+    """The competition rank a ranked entry scoring `score` has now: from its nearest neighbour above.
+
+    rank(x) = 1 + #entries above x = rank(n) + #entries tied with n, n being the lowest-scored
+    ranked entry above x: an index probe and the neighbour's own rank, not a count over the list.
+    """
+    above = (ListEntry.objects.filter(kind=slug, ranked=True, score__gt=score).with_rank()
+             .order_by("score", "run_id").values_list("score", "rank").first())
+    if above is None:
+        return 1
+    neighbour_score, neighbour_rank = above
+    return neighbour_rank + ListEntry.objects.filter(kind=slug, ranked=True, score=neighbour_score).count()
+
+
+def _apply(kind: ListKind, removed: list[ListEntry], added: list[dict], changed: list[ListEntry]) -> None:
+    if not (removed or added or changed):
+        return
+    state = _locked_state(kind.slug)
+    shifts = 0
+    for entry in removed:
+        if entry.ranked:
+            ListRankShift.objects.create(kind=kind.slug, score=entry.score, delta=-1)
+            shifts += 1
+    ListEntry.objects.filter(pk__in=[entry.pk for entry in removed]).delete()
+    if changed:
+        ListEntry.objects.bulk_update(changed, [name for name in SOURCE if name not in ("run_id", "system_id")])
+    for values in sorted(added, key=lambda row: (row["score"] is None, -(row["score"] or 0), row["run_id"])):
+        entry = ListEntry(kind=kind.slug, **values)
+        if entry.ranked:
+            entry.base_rank = current_rank(kind.slug, entry.score)
+            entry.shifts_after = ListRankShift.objects.create(kind=kind.slug, score=entry.score, delta=1).pk
+            shifts += 1
+        entry.save(force_insert=True)
+    state.entry_count += len(added) - len(removed)
+    state.ranked_count += sum(row["ranked"] for row in added) - sum(entry.ranked for entry in removed)
+    state.pending_shifts += shifts
+    state.statistics_stale = state.statistics_stale or bool(shifts) or bool(added) or bool(removed)
+    state.save()
+    _maintain_after_commit(kind.slug)
+
+
+#: Sent after the commit of a write that changed a list (kwarg `kind`); apps.results.apps connects the task
+#: that settles ranks and refreshes statistics (apps.results.tasks.maintain_list).
+list_changed = Signal()
+
+
+def _maintain_after_commit(slug: str) -> None:
+    transaction.on_commit(lambda: list_changed.send(sender=ListEntry, kind=slug))
+
+
+def sync_systems(system_ids: Iterable[int | None]) -> None:
+    """Bring the entries of these storage systems' runs in line with the runs, on every list kind."""
+    ids = sorted({pk for pk in system_ids if pk is not None})
+    if not ids:
+        return
+    with transaction.atomic():
+        for kind in LIST_KINDS.values():
+            desired = _desired(kind, ids)
+            existing = {entry.run_id: entry for entry in ListEntry.objects.filter(kind=kind.slug, system_id__in=ids)}
+            removed, changed = [], []
+            for run_id, entry in existing.items():
+                wanted = desired.get(run_id)
+                if wanted is None or (wanted["ranked"], wanted["score"]) != (entry.ranked, entry.score):
+                    removed.append(entry)
+                elif any(getattr(entry, name) != value for name, value in wanted.items()):
+                    for name, value in wanted.items():
+                        setattr(entry, name, value)
+                    changed.append(entry)
+            kept = {entry.run_id for entry in existing.values()} - {entry.run_id for entry in removed}
+            added = [values for run_id, values in desired.items() if run_id not in kept]
+            _apply(kind, removed, added, changed)
+
+
+def remove_runs(run_ids: Iterable[int]) -> None:
+    """Take runs that are about to be deleted off every list (their entries would cascade away unshifted)."""
+    entries = list(ListEntry.objects.filter(run_id__in=list(run_ids)))
+    with transaction.atomic():
+        for kind in LIST_KINDS.values():
+            _apply(kind, [entry for entry in entries if entry.kind == kind.slug], [], [])
+
+
+def copy_system_columns(system_ids: Iterable[int]) -> None:
+    """Copy renamed systems' and institutions' names (and vendor, file system, server count) into their entries."""
+    from apps.results.models import StorageSystem
+
+    systems = StorageSystem.objects.filter(pk__in=list(system_ids)).select_related("institution")
+    for system in systems:
+        ListEntry.objects.filter(system=system).update(
+            filesystem=system.filesystem, storage_vendor=system.storage_vendor,
+            institution_name=system.institution.name, system_name=system.name, server_count=system.server_count,
+        )
+
+
+def settle(slug: str) -> None:
+    """Fold the shift rows of a list into its base ranks: one RANK() window over the ranked entries."""
+    table, shifts = ListEntry._meta.db_table, ListRankShift._meta.db_table
+    with transaction.atomic():
+        state = _locked_state(slug)
+        last_shift = ListRankShift.objects.filter(kind=slug).aggregate(last=Max("pk"))["last"] or 0
+        with connection.cursor() as cursor:
+            # UPDATE ... FROM works on PostgreSQL and SQLite >= 3.33.
+            cursor.execute(
+                f"""UPDATE {table} SET base_rank = ranked.place, shifts_after = %s
+                    FROM (SELECT id, RANK() OVER (ORDER BY score DESC) AS place
+                          FROM {table} WHERE kind = %s AND ranked) AS ranked
+                    WHERE {table}.id = ranked.id""",
+                [last_shift, slug],
+            )
+            cursor.execute(f"DELETE FROM {shifts} WHERE kind = %s AND id <= %s", [slug, last_shift])
+        state.pending_shifts = 0
+        state.settled_at = timezone.now()
+        state.save(update_fields=["pending_shifts", "settled_at"])
+
+
+def refresh_statistics(slug: str) -> None:
+    """Recompute a list's statistics (its file systems; per-phase medians over its ranked entries where the
+    registry keeps them) and mark when."""
+    updated = ListState.objects.filter(kind=slug, statistics_stale=True).update(statistics_stale=False)
+    if not updated:
+        return  # another worker did it since the write that asked for it: debounced
+    filesystems = ListEntry.objects.filter(kind=slug).order_by("filesystem").values_list("filesystem", flat=True)
+    medians = phase_medians(slug) if LIST_KINDS[slug].keeps_medians else {}
+    ListState.objects.filter(kind=slug).update(phase_medians=medians, filesystems=list(filesystems.distinct()),
+                                               statistics_as_of=timezone.now())
+
+
+def phase_medians(slug: str) -> dict[str, float]:
+    """{phase: median value} over a list's ranked entries.
+
+    PostgreSQL has the median as an ordered-set aggregate (percentile_cont(0.5): the middle value, or
+    the mean of the two middle ones), a single sort per phase; elsewhere the portable window form.
+    """
+    listed = Run.objects.filter(list_entries__kind=slug, list_entries__ranked=True)
+    if connection.vendor != "postgresql":
+        return listed.phase_medians()
+    phases, entries = PhaseResult._meta.db_table, ListEntry._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT phase.name, percentile_cont(0.5) WITHIN GROUP (ORDER BY phase.value)
+                FROM {phases} AS phase JOIN {entries} AS entry ON entry.run_id = phase.run_id
+                WHERE entry.kind = %s AND entry.ranked AND phase.value IS NOT NULL
+                GROUP BY phase.name""",
+            [slug],
+        )
+        return dict(cursor.fetchall())
+
+
+def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
+    """Refill the entries of list kinds from the run table (after bulk loads): {kind: entries}. Then ANALYZE."""
+    filled = {}
+    for slug in kinds or LIST_KINDS:
+        kind = LIST_KINDS[slug]
+        candidates = _candidates(kind, Run.objects.all()).annotate(
+            e_place=Window(RowNumber(), partition_by=[F("system_id")], order_by=_best_first(kind)))
+        names = [*SOURCE, "ranked"]
+        sql, params = candidates.values(*[f"e_{name}" for name in names], "e_place").query.sql_with_params()
+        keep = "WHERE candidate.e_place = 1" if kind.best_per_system else ""
+        with transaction.atomic():
+            state = _locked_state(slug)
+            ListEntry.objects.filter(kind=slug).delete()
+            ListRankShift.objects.filter(kind=slug).delete()
+            with connection.cursor() as cursor:
+                # The window runs after the WHERE: ranks among the kept, ranked candidates, settled from the start.
+                cursor.execute(
+                    f"""INSERT INTO {ListEntry._meta.db_table} (kind, shifts_after, base_rank, {", ".join(names)})
+                        SELECT %s, 0, CASE WHEN candidate.e_ranked THEN RANK() OVER (
+                                   PARTITION BY candidate.e_ranked ORDER BY candidate.e_score DESC) END,
+                               {", ".join(f"candidate.e_{name}" for name in names)}
+                        FROM ({sql}) AS candidate {keep}""",
+                    [slug, *params],
+                )
+                filled[slug] = cursor.rowcount
+            state.entry_count = filled[slug]
+            state.ranked_count = ListEntry.objects.filter(kind=slug, ranked=True).count()
+            state.statistics_stale = True
+            state.pending_shifts = 0
+            state.settled_at = timezone.now()
+            state.save()
+    analyze(ListEntry, ListRankShift, ListState)
+    return filled
+
+
+#: A bulk path (ingest of a tree, recheck, an upload of many runs) that wrote at least this many runs ANALYZEs.
+BULK_RUNS = 200
+
+
+def analyze_after_bulk_write(run_count: int | None = None) -> None:
+    """ANALYZE the tables runs are written to, once a bulk write is done (always when the count is not given).
+
+    With autovacuum off or behind, the planner would otherwise plan list and page queries on statistics
+    from before the load (e.g. "one row" for a table now holding a million), the road to nested loops.
+    """
+    if run_count is not None and run_count < BULK_RUNS:
+        return
+    from apps.results import models
+
+    analyze(models.Institution, models.StorageSystem, models.LustreBuild, models.Run, models.PhaseResult,
+            models.Anomaly, models.Tunable, models.Striping, models.RunFile, ListEntry, ListRankShift, ListState)
+
+
+def analyze(*models) -> None:
+    """Gather planner statistics for freshly filled tables (PostgreSQL; autovacuum may be off or late)."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for model in models:
+            cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")

@@ -1,0 +1,77 @@
+"""Acceptance of change detection against injected truth: the shared history sample and held-out histories.
+
+The expected steps, outliers and flat systems come from truth.json or from the held-out generator's own
+record of what it injected (tests/results/history_generator.py), never from the detector.
+"""
+
+import json
+import os
+
+import pytest
+
+from apps.ingest.pipelines.io500 import ingest_path
+from apps.results.changes.services import detect_all_changes
+from apps.results.models import Change
+from tests.conftest import shared_path
+from tests.results.history_generator import write_history
+
+pytestmark = pytest.mark.django_db
+DERIVED = {"score", "score_bw", "score_md"}
+
+
+def held_out_seeds() -> list[int]:
+    """Seeds 1-5, or the range in IOBOARD_HELDOUT_SEEDS (e.g. "1-40") to measure docs/changes.md's figures."""
+    first, _, last = os.environ.get("IOBOARD_HELDOUT_SEEDS", "1-5").partition("-")
+    return list(range(int(first), int(last or first) + 1))
+
+
+def detected_changes() -> list[dict]:
+    return [{"system": c.system.name, "metric": c.metric, "kind": c.kind, "direction": c.direction,
+             "after": int(c.run_after.submission_id), "before": int(c.run_before.submission_id),
+             "attribution": json.dumps(c.attribution)}
+            for c in Change.objects.select_related("system", "run_before", "run_after")]
+
+
+def assert_matches_truth(truth: dict, changes: list[dict]) -> None:
+    steps = [c for c in changes if c["kind"] == "step"]
+    for expected in truth["steps"]:
+        found = [c for c in steps if c["system"] == expected["system"] and c["metric"] == expected["metric"]
+                 and c["after"] == expected["after_submission"]]
+        assert found, f"missed step {expected}"
+        assert found[0]["direction"] == expected["direction"], (expected, found[0])
+        for token in expected["cause_tokens"]:
+            assert token in found[0]["attribution"], f"attribution of {expected} lacks {token!r}: {found[0]}"
+    for expected in truth["outliers"]:
+        assert any(c["kind"] == "outlier" and c["system"] == expected["system"] and c["metric"] == expected["metric"]
+                   and c["after"] == expected["submission"] for c in changes), f"missed outlier {expected}"
+        assert not [c for c in steps if c["system"] == expected["system"] and c["metric"] == expected["metric"]
+                    and c["after"] in (expected["submission"], expected["submission"] + 1)], \
+            f"outlier {expected} reported as a step"
+    for step in steps:
+        assert step["system"] not in truth["flat_systems"], f"step on a flat system: {step}"
+        true_places = {t["after_submission"] for t in truth["steps"] if t["system"] == step["system"]}
+        injected_here = any(t["system"] == step["system"] and t["metric"] == step["metric"]
+                            and t["after_submission"] == step["after"] for t in truth["steps"])
+        derived_at_true_place = step["metric"] in DERIVED and step["after"] in true_places
+        assert injected_here or derived_at_true_place, f"step where none was injected: {step}"
+
+
+@pytest.mark.corpus
+def test_the_shared_history_sample_matches_its_truth():
+    sample = shared_path("history-sample")
+    summary = ingest_path(sample)
+    assert not summary.failed
+    detect_all_changes()
+    assert_matches_truth(json.loads((sample / "truth.json").read_text()), detected_changes())
+
+
+@pytest.mark.parametrize("seed", held_out_seeds())
+def test_a_held_out_history_matches_what_was_injected(tmp_path, seed):
+    truth = write_history(tmp_path, seed)
+    assert truth["steps"]
+    assert truth["flat_systems"]
+    summary = ingest_path(tmp_path)
+    assert not summary.failed
+    assert len(summary.created) > 30
+    detect_all_changes()
+    assert_matches_truth(truth, detected_changes())
