@@ -5,7 +5,8 @@ from django import forms
 from drf_spectacular.utils import extend_schema_field
 
 from apps.ingest.models import IngestJob
-from apps.results.models import Edition, Run, StorageSystem, Upload
+from apps.results.list_kinds import list_kind_choices
+from apps.results.models import Edition, ListEntry, Run, StorageSystem, Upload
 from apps.results.querysets import SORTS
 
 SQL_INTEGER_MAX = 2**31 - 1
@@ -74,15 +75,15 @@ class RunFilter(filters.FilterSet):
 class RankedListFilter(filters.FilterSet):
     """Criteria narrow a ranked list without re-ranking it: a rank stays the place on the whole list.
 
-    The criteria and sort keys are the leaderboard pages' own (RunQuerySet.filter_listed/sort_listed),
+    The criteria and sort keys are the leaderboard pages' own (ListEntryQuerySet.filter_listed/sort_listed),
     so the API and the HTML lists cannot disagree.
     """
 
-    filesystem = filters.CharFilter(field_name="system__filesystem", help_text="file system, exact, any case")
-    institution = filters.CharFilter(field_name="system__institution__name", help_text="institution contains")
-    vendor = filters.CharFilter(field_name="system__storage_vendor", help_text="storage vendor contains")
+    filesystem = filters.CharFilter(help_text="file system, exact, any case")
+    institution = filters.CharFilter(field_name="institution_name", help_text="institution contains")
+    vendor = filters.CharFilter(field_name="storage_vendor", help_text="storage vendor contains")
     system = IntegerFilter(field_name="system_id", help_text="storage system id")
-    search = filters.CharFilter(field_name="system__name", help_text="system, institution or vendor contains")
+    search = filters.CharFilter(field_name="system_name", help_text="system, institution or vendor contains")
     year = IntegerFilter()
     nodes_min = IntegerFilter(field_name="client_nodes", help_text="at least this many client nodes")
     nodes_max = IntegerFilter(field_name="client_nodes", help_text="at most this many client nodes")
@@ -93,12 +94,17 @@ class RankedListFilter(filters.FilterSet):
     )
 
     class Meta:
-        model = Run
+        model = ListEntry
         fields: list[str] = []
 
-    def filter_queryset(self, queryset):
+    def criteria(self) -> tuple[dict, str | None]:
+        """(filter criteria, sort key) of a valid query."""
         criteria = {name: value for name, value in self.form.cleaned_data.items() if name != "ordering"}
-        return queryset.filter_listed(**criteria).sort_listed(self.form.cleaned_data.get("ordering"))
+        return criteria, self.form.cleaned_data.get("ordering")
+
+    def filter_queryset(self, queryset):
+        criteria, ordering = self.criteria()
+        return queryset.filter_listed(**criteria).sort_listed(ordering)
 
 
 class SystemFilter(filters.FilterSet):
@@ -117,7 +123,7 @@ class SystemFilter(filters.FilterSet):
 
 
 class EditionFilter(filters.FilterSet):
-    list_kind = filters.ChoiceFilter(choices=Edition.ListKind.choices)
+    list_kind = filters.ChoiceFilter(choices=list_kind_choices())
     name = filters.CharFilter()
     ordering = filters.OrderingFilter(fields=["frozen_at", "name"])
 

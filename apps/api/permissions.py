@@ -17,3 +17,12 @@ class IsUploaderOrStaff(BasePermission):
             return True
         upload = obj.upload
         return upload is not None and upload.uploader_id is not None and upload.uploader_id == request.user.pk
+
+
+class StaffWrites(BasePermission):
+    """Anyone may read; only staff may write (rules editions)."""
+
+    message = "Only staff may change this."
+
+    def has_permission(self, request, view) -> bool:
+        return request.method in SAFE_METHODS or request.user.is_staff

@@ -6,13 +6,19 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.ingest.models import IngestJob
+from apps.results.citations import cite, run_citations
+from apps.results.list_kinds import LIST_KINDS
 from apps.results.models import (
     Anomaly,
+    CustomList,
     Edition,
     EditionEntry,
     LustreBuild,
     LustrePatch,
     PhaseResult,
+    ReviewNote,
+    ReviewStatus,
+    RulesEdition,
     Run,
     RunFile,
     StorageSystem,
@@ -20,6 +26,8 @@ from apps.results.models import (
     Tunable,
     Upload,
 )
+from apps.results.reproducibility import LEVELS, QuestionnaireError, clean_reproducibility
+from apps.results.review import reproducibility_report
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -59,17 +67,28 @@ class PhaseSerializer(serializers.ModelSerializer):
         ]
 
 
-class ScoresSerializer(serializers.Serializer):
-    """Recomputed and reported scores side by side, with the formula that combined them."""
+class ScoreSerializer(serializers.Serializer):
+    """The recomputed score as the run's export record has it (``apps.results.export.score_record``)."""
 
-    bw = serializers.FloatField(source="score_bw", allow_null=True)
-    md = serializers.FloatField(source="score_md", allow_null=True)
+    bw = serializers.FloatField(source="score_bw", allow_null=True, help_text="GiB/s")
+    md = serializers.FloatField(source="score_md", allow_null=True, help_text="kIOPS")
     total = serializers.FloatField(source="score_total", allow_null=True)
-    reported_bw = serializers.FloatField(allow_null=True)
-    reported_md = serializers.FloatField(allow_null=True)
-    reported_total = serializers.FloatField(allow_null=True)
-    formula = serializers.CharField(source="score_formula")
-    extended = serializers.JSONField(source="extended_scores")
+
+
+class ReportedScoreSerializer(serializers.Serializer):
+    """The score the benchmark printed, in the same {bw, md, total} shape."""
+
+    bw = serializers.FloatField(source="reported_bw", allow_null=True, help_text="GiB/s")
+    md = serializers.FloatField(source="reported_md", allow_null=True, help_text="kIOPS")
+    total = serializers.FloatField(source="reported_total", allow_null=True)
+
+
+class EntryScoreSerializer(serializers.Serializer):
+    """An edition entry's frozen score, in the same {bw, md, total} shape."""
+
+    bw = serializers.FloatField(source="score_bw", allow_null=True, help_text="GiB/s")
+    md = serializers.FloatField(source="score_md", allow_null=True, help_text="kIOPS")
+    total = serializers.FloatField(source="score", allow_null=True)
 
 
 class VerificationSerializer(serializers.Serializer):
@@ -125,11 +144,26 @@ class RunFileSerializer(serializers.ModelSerializer):
         fields = ["name", "content"]
 
 
+class CitationSerializer(serializers.Serializer):
+    """A placement cited as the IO500 messaging policy asks: "#5 on the Production list at SC25", verified or not."""
+
+    text = serializers.CharField()
+    label = serializers.ChoiceField(choices=["verified", "unverified"])
+    list = serializers.CharField()
+    edition = serializers.CharField(allow_null=True)
+
+
+def _is_staff(serializer) -> bool:
+    request = serializer.context.get("request")
+    return bool(request and request.user.is_staff)
+
+
 class RunDetailSerializer(serializers.ModelSerializer):
     """Everything known about one run: what the run page shows, as data."""
 
     system = SystemSummarySerializer()
-    scores = ScoresSerializer(source="*")
+    score = ScoreSerializer(source="*")
+    reported_score = ReportedScoreSerializer(source="*")
     verification = VerificationSerializer(source="*")
     phases = PhaseSerializer(many=True)
     lustre_build = LustreBuildSerializer(allow_null=True)
@@ -137,15 +171,27 @@ class RunDetailSerializer(serializers.ModelSerializer):
     striping = StripingSerializer(source="stripings", many=True)
     anomalies = AnomalySerializer(many=True)
     files = RunFileSerializer(many=True)
+    citations = serializers.SerializerMethodField()
+    reproducibility = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = [
             "id", "system", "kind", "submission_id", "source_path", "content_hash", "benchmark_version", "era",
-            "generation", "year", "run_timestamp", "client_nodes", "client_procs", "procs_per_node", "scores",
-            "verification", "phases", "config", "info", "lustre_build", "tunables", "striping", "anomalies",
-            "files", "upload", "created_at", "updated_at",
+            "generation", "year", "run_timestamp", "client_nodes", "client_procs", "procs_per_node", "score",
+            "reported_score", "score_formula", "extended_scores", "verification", "phases", "config", "info",
+            "lustre_build", "tunables", "striping", "anomalies", "files", "upload", "created_at", "updated_at",
+            "review_status", "citations", "reproducibility",
         ]
+
+    @extend_schema_field(CitationSerializer(many=True))
+    def get_citations(self, run) -> list[dict]:
+        return [citation.to_dict() for citation in run_citations(run)]
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_reproducibility(self, run) -> dict:
+        """Completeness, proposed level, the submitter's targets and declaration; the committee's level for staff."""
+        return reproducibility_report(run, staff=_is_staff(self))
 
 
 class SystemSerializer(serializers.ModelSerializer):
@@ -192,7 +238,7 @@ class ListEntrySerializer(serializers.ModelSerializer):
     institution = serializers.CharField(source="system.institution.name")
     filesystem = serializers.CharField(source="system.filesystem")
     storage_vendor = serializers.CharField(source="system.storage_vendor")
-    score = serializers.FloatField(source="score_total", allow_null=True)
+    score = ScoreSerializer(source="*")
     score_per_node = serializers.FloatField(allow_null=True)
     bw_per_node = serializers.FloatField(allow_null=True)
     md_per_node = serializers.FloatField(allow_null=True)
@@ -200,28 +246,45 @@ class ListEntrySerializer(serializers.ModelSerializer):
     bw_per_server = serializers.FloatField(allow_null=True)
     md_per_server = serializers.FloatField(allow_null=True)
     anomalies = BadgeSerializer(source="badges", many=True)
+    citation = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
         fields = ["rank", "run", "system", "system_name", "institution", "filesystem", "storage_vendor",
-                  "client_nodes", "client_procs", "score", "score_bw", "score_md", "score_per_node", "bw_per_node",
+                  "client_nodes", "client_procs", "score", "score_per_node", "bw_per_node",
                   "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
-                  "exclusion_reason", "anomalies"]
+                  "exclusion_reason", "anomalies", "citation"]
+
+    @extend_schema_field(CitationSerializer(allow_null=True))
+    def get_citation(self, run) -> dict | None:
+        """The row's placement on this live list, cited; null for unranked rows."""
+        citation = cite(run.rank, self.context["list_kind"], "", run.verification)
+        return citation.to_dict() if citation else None
 
 
 class EditionSerializer(serializers.ModelSerializer):
     entry_count = serializers.IntegerField()
+    rules_edition = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
 
     class Meta:
         model = Edition
-        fields = ["id", "name", "list_kind", "title", "description", "frozen_at", "entry_count"]
+        fields = ["id", "name", "list_kind", "title", "description", "frozen_at", "entry_count", "rules_edition"]
 
 
 class EditionEntrySerializer(serializers.ModelSerializer):
+    score = EntryScoreSerializer(source="*")
+    citation = serializers.SerializerMethodField()
+
     class Meta:
         model = EditionEntry
         fields = ["rank", "run", "system", "institution_name", "system_name", "filesystem", "storage_vendor",
-                  "client_nodes", "client_procs", "score", "score_bw", "score_md", "exclusion_reason"]
+                  "client_nodes", "client_procs", "score", "exclusion_reason", "citation"]
+
+    @extend_schema_field(CitationSerializer(allow_null=True))
+    def get_citation(self, entry) -> dict | None:
+        """The entry's placement on the frozen list, cited; verified when its run's score hash verified."""
+        citation = cite(entry.rank, entry.edition.list_kind, entry.edition.name, entry.run_verification or "")
+        return citation.to_dict() if citation else None
 
 
 class EditionDetailSerializer(EditionSerializer):
@@ -246,11 +309,11 @@ class UploadFormSerializer(serializers.Serializer):
     """The multipart upload: the file, its kind, and the optional ioboard.yaml sidecar fields."""
 
     METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count",
-                       "year", "submission_id", "series", "notes")
+                       "year", "submission_id", "series", "study", "notes")
 
     file = serializers.FileField(
         allow_empty_file=False,
-        help_text="a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder, or mdtest logs",
+        help_text="a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder, or mdtest or IOR logs",
     )
     kind = serializers.ChoiceField(choices=Upload.Kind.choices, default=Upload.Kind.IO500)
     institution = serializers.CharField(required=False, max_length=255)
@@ -262,10 +325,23 @@ class UploadFormSerializer(serializers.Serializer):
     year = serializers.IntegerField(required=False, min_value=2000, max_value=2100)
     submission_id = serializers.CharField(required=False, max_length=50)
     series = serializers.CharField(required=False, max_length=255, help_text="mdtest scaling series name")
+    study = serializers.CharField(required=False, max_length=255,
+                                  help_text="IOR parameter study name (kind=ior; an archive may hold a manifest.csv)")
     notes = serializers.CharField(required=False)
+    reproducibility = serializers.JSONField(
+        required=False, binary=True,
+        help_text="the reproducibility questionnaire, target level and list, production declaration and "
+                  "acknowledgements, as the `reproducibility:` mapping of ioboard.yaml (JSON)")
+
+    def validate_reproducibility(self, value) -> dict:
+        try:
+            return clean_reproducibility(value, "reproducibility")
+        except QuestionnaireError as error:
+            raise serializers.ValidationError(str(error)) from error
 
     def metadata(self) -> dict:
-        return {name: self.validated_data[name] for name in self.METADATA_FIELDS if name in self.validated_data}
+        return {name: self.validated_data[name] for name in (*self.METADATA_FIELDS, "reproducibility")
+                if name in self.validated_data}
 
 
 class UploadAcceptedSerializer(serializers.Serializer):
@@ -307,3 +383,110 @@ class UploadStatusSerializer(serializers.ModelSerializer):
         model = IngestJob
         fields = ["id", "sha256", "original_name", "size", "kind", "uploader", "declared_metadata", "created_at",
                   "status", "progress", "error", "attempts", "started_at", "finished_at", "runs"]
+
+
+class ReviewSerializer(serializers.Serializer):
+    """The committee's decisions on a run (staff only); each field optional, a note recorded with them."""
+
+    status = serializers.ChoiceField(choices=ReviewStatus.choices, required=False)
+    level = serializers.ChoiceField(choices=list(LEVELS.items()), required=False,
+                                    help_text="the reproducibility level the committee assigns")
+    production_accepted = serializers.BooleanField(required=False, allow_null=True, default=None)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ReviewNoteSerializer(serializers.ModelSerializer):
+    author = serializers.CharField(source="author.get_username", allow_null=True, default=None)
+    status = serializers.CharField(help_text="the review status set with this note; empty when none")
+
+    class Meta:
+        model = ReviewNote
+        fields = ["author", "text", "status", "created_at"]
+
+
+class CheckSerializer(serializers.Serializer):
+    rules_edition = serializers.SlugRelatedField(slug_field="name", queryset=RulesEdition.objects.all())
+    item = serializers.CharField(max_length=255)
+    passed = serializers.BooleanField()
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class RulesEditionSerializer(serializers.ModelSerializer):
+    checklist = serializers.ListField(child=serializers.CharField(max_length=255), required=False, default=list,
+                                      help_text="what a reviewer checks for a run under these rules")
+
+    class Meta:
+        model = RulesEdition
+        fields = ["name", "since", "until", "notes", "checklist"]
+
+    def validate(self, attrs):
+        since = attrs.get("since", getattr(self.instance, "since", None))
+        until = attrs.get("until", getattr(self.instance, "until", None))
+        if since and until and until <= since:
+            raise serializers.ValidationError({"until": ["must be after since"]})
+        return attrs
+
+
+class FreezeSerializer(serializers.Serializer):
+    """Freeze an edition (a BoF) of every list frozen by default, or of the lists named."""
+
+    name = serializers.SlugField(max_length=50)
+    lists = serializers.ListField(child=serializers.ChoiceField(choices=list(LIST_KINDS)), required=False)
+    title = serializers.CharField(required=False, allow_blank=True, default="")
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    rules_edition = serializers.SlugRelatedField(slug_field="name", queryset=RulesEdition.objects.all(),
+                                                 required=False, allow_null=True, default=None)
+
+
+class AwardWinnerSerializer(serializers.Serializer):
+    run = serializers.IntegerField(allow_null=True)
+    system = serializers.CharField()
+    institution = serializers.CharField()
+    rank = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True)
+    score_bw = serializers.FloatField(allow_null=True)
+    score_md = serializers.FloatField(allow_null=True)
+    value = serializers.FloatField()
+
+
+class AwardSerializer(serializers.Serializer):
+    edition = serializers.CharField()
+    list = serializers.CharField()
+    list_title = serializers.CharField()
+    category = serializers.ChoiceField(choices=["overall", "bandwidth", "metadata"])
+    winner = AwardWinnerSerializer(allow_null=True)
+
+
+class CustomListSerializer(serializers.ModelSerializer):
+    """A saved custom list: its equation ranks the members of `base_list`; `token` is its stable link."""
+
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    # Not limited here: the grammar refuses an over-long equation itself, with the position (apps.results.equations).
+    equation = serializers.CharField(trim_whitespace=False)
+    base_list = serializers.ChoiceField(choices=list(LIST_KINDS), default="full")
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = CustomList
+        fields = ["token", "name", "equation", "base_list", "created_at", "url"]
+        read_only_fields = ["token", "created_at"]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, custom) -> str:
+        request = self.context.get("request")
+        path = custom.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class CustomRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True)
+    value = serializers.FloatField(allow_null=True)
+    run = serializers.IntegerField(source="run.pk")
+    system_name = serializers.CharField(source="run.system.name")
+    institution = serializers.CharField(source="run.system.institution.name")
+    score = ScoreSerializer(source="run")
+
+
+class EquationErrorSerializer(serializers.Serializer):
+    equation = serializers.CharField(help_text="what is wrong")
+    position = serializers.IntegerField(help_text="0-based character offset of the fault")

@@ -3,23 +3,29 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from apps.api import views
+from apps.api.changes import ChangeViewSet
 from apps.api.scaling import ScalingSeriesViewSet
+from apps.api.studies import StudyViewSet
+from apps.results.list_kinds import LIST_KINDS
 
 app_name = "api"
 
 router = DefaultRouter()
 router.register("runs", views.RunViewSet, basename="run")
 router.register("systems", views.SystemViewSet, basename="system")
-router.register("lists/io500", views.IO500ListViewSet, basename="list-io500")
-router.register("lists/ten-node", views.TenNodeListViewSet, basename="list-ten-node")
-router.register("lists/historic", views.HistoricListViewSet, basename="list-historic")
+for kind in LIST_KINDS.values():
+    router.register(f"lists/{kind.slug}", views.RankedListViewSet.for_kind(kind), basename=f"list-{kind.slug}")
 router.register("editions", views.EditionViewSet, basename="edition")
 router.register("scaling-series", ScalingSeriesViewSet, basename="scaling-series")
+router.register("studies", StudyViewSet, basename="study")
 router.register("uploads", views.UploadViewSet, basename="upload")
+router.register("changes", ChangeViewSet, basename="change")
+router.register("rules-editions", views.RulesEditionViewSet, basename="rules-edition")
+router.register("custom-lists", views.CustomListViewSet, basename="custom-list")
 
 urlpatterns = [
     path("", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html"), name="redoc"),
 ]

@@ -8,20 +8,30 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.permissions import IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
 from apps.api import serializers
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
-from apps.api.permissions import IsUploaderOrStaff
+from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
 from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
+from apps.results.awards import edition_awards
+from apps.results.citations import mixed_lists_warning
+from apps.results.custom_lists import ranked_rows, save_custom_list
 from apps.results.diff import diff_runs, load_runs
-from apps.results.freshness import cache_page_until_data_changes
-from apps.results.models import Edition, EditionEntry, Run, StorageSystem
+from apps.results.editions import EditionError, freeze_lists
+from apps.results.equations import EquationError
+from apps.results.list_kinds import ListKind
+from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, RulesEdition, Run, StorageSystem
+from apps.results.querysets import CountedKeys
+from apps.results.review import ReviewError, check_item, checklist, reproducibility_report, review_run
+from apps.web.page_cache import cache_page_until_data_changes
 
+#: Query parameters that page or order a list without narrowing it.
+UNFILTERING_PARAMETERS = {"page", "page_size", "format"}
 BY_SCORE_NULLS_LAST = [F("score_total").desc(nulls_last=True), "pk"]
 LARGE_RUN_FIELDS = ["config", "info", "facts", "extended_scores"]
 
@@ -53,6 +63,12 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
     def get_serializer_class(self):
         return serializers.RunSummarySerializer if self.action == "list" else serializers.RunDetailSerializer
 
+    def paginate_queryset(self, queryset):
+        """Every run, unfiltered, is counted from the maintained list counts rather than by COUNT(*)."""
+        if self.action == "list" and not set(self.request.query_params) - UNFILTERING_PARAMETERS:
+            queryset = CountedKeys(queryset, Run.objects.total())
+        return super().paginate_queryset(queryset)
+
     @extend_schema(parameters=[serializers.CompareQuerySerializer], responses=OpenApiTypes.OBJECT)
     @action(detail=False, filter_backends=[], pagination_class=None)
     def compare(self, request):
@@ -64,7 +80,49 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
             runs = load_runs(query.validated_data["runs"])
         except Run.DoesNotExist as missing:
             raise NotFound(str(missing)) from missing
-        return Response(diff_runs(runs).to_dict())
+        return Response({**diff_runs(runs).to_dict(),
+                         "list_warning": mixed_lists_warning([run.pk for run in runs])})
+
+    @extend_schema(request=serializers.ReviewSerializer, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["get", "post"], permission_classes=[IsAdminUser], filter_backends=[])
+    def review(self, request, pk=None):
+        """The committee's view of a submission (staff only): status, levels (assigned, proposed, target),
+        completeness, production declaration, notes and each rules edition's checklist. POST applies decisions."""
+        run = self.get_object()
+        if request.method == "POST":
+            form = serializers.ReviewSerializer(data=request.data)
+            form.is_valid(raise_exception=True)
+            data = form.validated_data
+            try:
+                review_run(run, by=request.user, status=data.get("status"), level=data.get("level"),
+                           production_accepted=data.get("production_accepted"), note=data.get("note", ""))
+            except ReviewError as error:
+                raise ValidationError({"detail": str(error)}) from error
+            run.refresh_from_db()
+        return Response(review_state(run))
+
+    @extend_schema(request=serializers.CheckSerializer, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"], permission_classes=[IsAdminUser], filter_backends=[])
+    def checks(self, request, pk=None):
+        """Record one checklist item of a rules edition for this run (staff only): who checked it, and when."""
+        run = self.get_object()
+        form = serializers.CheckSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            check_item(run, by=request.user, **form.validated_data)
+        except ReviewError as error:
+            raise ValidationError({"item": [str(error)]}) from error
+        return Response(review_state(run), status=status.HTTP_201_CREATED)
+
+
+def review_state(run: Run) -> dict:
+    return {
+        "run": run.pk,
+        "review_status": run.review_status,
+        "reproducibility": reproducibility_report(run, staff=True),
+        "notes": serializers.ReviewNoteSerializer(run.review_notes.select_related("author"), many=True).data,
+        "checklists": {rules.name: checklist(run, rules) for rules in RulesEdition.objects.order_by("since")},
+    }
 
 
 class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
@@ -89,36 +147,38 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
 
 class RankedListViewSet(ApiDefaults, mixins.ListModelMixin, viewsets.GenericViewSet):
-    """A ranked list; anonymous reads are served from the page cache until the data changes."""
+    """A live list, read from its maintained entries; anonymous reads are served from the page cache until
+    the data changes. One subclass per list kind of the registry (`for_kind`), routed in apps.api.urls."""
 
     serializer_class = serializers.ListEntrySerializer
     filterset_class = RankedListFilter
     list_kind: str
 
     @classmethod
+    def for_kind(cls, kind: ListKind) -> type["RankedListViewSet"]:
+        name = "".join(part.capitalize() for part in kind.slug.replace("-", " ").split()) + "ListViewSet"
+        return type(name, (cls,), {"list_kind": kind.slug, "__doc__": f"{kind.title}: {kind.description}"})
+
+    @classmethod
     def as_view(cls, actions=None, **initkwargs):
         return cache_page_until_data_changes(super().as_view(actions, **initkwargs))
 
     def get_queryset(self):
-        return Run.objects.listing(self.list_kind)
+        return ListEntry.objects.listed(self.list_kind)
 
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "list_kind": self.list_kind}
 
-class IO500ListViewSet(RankedListViewSet):
-    """The IO500 list: each storage system's best eligible run, ranked by total score."""
-
-    list_kind = Edition.ListKind.IO500
-
-
-class TenNodeListViewSet(RankedListViewSet):
-    """The 10-node challenge: each system's best eligible run on exactly 10 client nodes."""
-
-    list_kind = Edition.ListKind.TEN_NODE
-
-
-class HistoricListViewSet(RankedListViewSet):
-    """Every IO500 run, eligible or not; runs kept off the lists carry their reason and no rank."""
-
-    list_kind = Edition.ListKind.HISTORIC
+    def list(self, request, *args, **kwargs):
+        """A page of (run, rank) keys cut from the entries, then that page's runs: as the HTML list does."""
+        filterset = self.filterset_class(request.query_params, queryset=self.get_queryset(), request=request)
+        if not filterset.is_valid():
+            raise ValidationError(filterset.errors)
+        criteria, ordering = filterset.criteria()
+        keys = ListEntry.objects.page_keys(self.list_kind, criteria, ordering)
+        page = self.paginate_queryset(keys)
+        rows = Run.objects.load_rows(page)
+        return self.get_paginated_response(self.get_serializer(rows, many=True).data)
 
 
 class EditionViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
@@ -130,18 +190,86 @@ class EditionViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         editions = Edition.objects.annotate(entry_count=Count("entries")).order_by("-frozen_at", "pk")
         if self.action == "retrieve":
-            entries = EditionEntry.objects.order_by(F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True),
-                                                    "pk")
+            entries = (EditionEntry.objects.annotate(run_verification=F("run__verification"))
+                       .order_by(F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"))
             editions = editions.prefetch_related(Prefetch("entries", queryset=entries))
         return editions
 
     def get_serializer_class(self):
         return serializers.EditionDetailSerializer if self.action == "retrieve" else serializers.EditionSerializer
 
+    @extend_schema(request=serializers.FreezeSerializer, responses=serializers.EditionSerializer(many=True))
+    @action(detail=False, methods=["post"], permission_classes=[IsAdminUser], filter_backends=[],
+            pagination_class=None)
+    def freeze(self, request):
+        """Freeze an edition (staff only): every list kind frozen by default, or those named, all or none."""
+        form = serializers.FreezeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            frozen = freeze_lists(data["name"], data.get("lists"), title=data["title"],
+                                  description=data["description"], rules_edition=data["rules_edition"])
+        except EditionError as error:
+            raise ValidationError({"name": [str(error)]}) from error
+        editions = Edition.objects.filter(pk__in=[edition.pk for edition in frozen]).annotate(
+            entry_count=Count("entries")).order_by("list_kind")
+        return Response(serializers.EditionSerializer(editions, many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=serializers.AwardSerializer(many=True))
+    @action(detail=False, url_path=r"(?P<name>[-\w]+)/awards", filter_backends=[], pagination_class=None)
+    def awards(self, request, name=None):
+        """The 12 awards of an edition: overall, bandwidth and metadata on each of the four ranked lists,
+        from its frozen lists."""
+        if not Edition.objects.filter(name=name).exists():
+            raise NotFound(f"no edition {name!r}")
+        return Response(serializers.AwardSerializer(edition_awards(name), many=True).data)
+
+
+class RulesEditionViewSet(ApiDefaults, viewsets.ModelViewSet):
+    """Rules editions: the submission rules in force between two dates and their review checklist.
+    Anyone may read them; staff write them."""
+
+    serializer_class = serializers.RulesEditionSerializer
+    queryset = RulesEdition.objects.order_by("since")
+    lookup_field = "name"
+    lookup_value_regex = r"[-\w]+"
+    permission_classes = [IsAuthenticatedOrReadOnly, StaffWrites]
+
+
+class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Custom lists: a ranking equation over phase names (ior_easy_write, mdtest_hard_stat, ...) and score, bw,
+    md, e.g. `sqrt(ior_easy_write * mdtest_easy_write)`, ranks a list's members. Saved lists are shared by
+    their token. An equation outside the grammar is refused with 400 and the position of the error."""
+
+    serializer_class = serializers.CustomListSerializer
+    queryset = CustomList.objects.all()
+    lookup_field = "token"
+    lookup_value_regex = r"[-\w]+"
+
+    @extend_schema(responses={201: serializers.CustomListSerializer,
+                              400: OpenApiResponse(serializers.EquationErrorSerializer)})
+    def create(self, request, *args, **kwargs):
+        form = self.get_serializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            custom = save_custom_list(data.get("name", ""), data["equation"], data["base_list"])
+        except EquationError as error:
+            return Response({"equation": error.message, "position": error.position},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return Response(self.get_serializer(custom).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def retrieve(self, request, *args, **kwargs):
+        """The saved list and its rows: rank (by the equation), the equation's value, the run."""
+        custom = self.get_object()
+        rows = serializers.CustomRowSerializer(ranked_rows(custom), many=True).data
+        return Response({**self.get_serializer(custom).data, "rows": rows})
+
 
 class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
-    """Uploads of IO500 result archives and mdtest logs, and the state of their ingest.
+    """Uploads of IO500 result archives, mdtest logs and IOR logs (kind=ior), and the state of their ingest.
 
     Listing shows your own uploads (staff see all); any upload can be read by id, because uploading
     bytes someone else sent before answers with their upload. Deleting an upload removes the runs it

@@ -2,17 +2,19 @@
 
 Text that came from uploads (system names, phase names) is HTML-escaped before it enters a figure:
 plotly.js interprets a subset of HTML in labels and hover text, and a name must stay a name.
+
+Figures are plain dicts in plotly.js's JSON schema, not ``plotly.graph_objects``: plotly.py validates
+every property on construction, which cost more than the queries of a run or compare page at 1M runs
+(cProfile), for a figure plotly.js validates again in the browser. plotly.js draws with no theme by
+default, which is what plotly.py's "none" template asked for.
 """
 
 from datetime import UTC, datetime
 from html import escape
 
-import plotly.graph_objects as go
-
 AXIS_UNITS = "GiB/s (ior) · kIOPS (mdtest, find)"
 COLOURS = ["#1f5fbf", "#b26a00", "#1e7d32", "#7b3fa0", "#b3261e"]
 BASE_LAYOUT = {
-    "template": "none",
     "font": {"family": "system-ui, sans-serif", "size": 12},
     "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
     "title": {"x": 0, "xanchor": "left"},
@@ -21,9 +23,16 @@ BASE_LAYOUT = {
 }
 
 
-def _figure(traces, title: str, **layout) -> dict:
-    return go.Figure(data=traces, layout={**BASE_LAYOUT, "title": {**BASE_LAYOUT["title"], "text": title}, **layout}
-                     ).to_plotly_json()
+def _figure(traces: list[dict], title: str, **layout) -> dict:
+    return {"data": traces, "layout": {**BASE_LAYOUT, "title": {**BASE_LAYOUT["title"], "text": title}, **layout}}
+
+
+def _bar(**attributes) -> dict:
+    return {"type": "bar", **attributes}
+
+
+def _scatter(**attributes) -> dict:
+    return {"type": "scatter", **attributes}
 
 
 def _label(text) -> str:
@@ -42,9 +51,9 @@ def phases_against_median(phases, medians: dict[str, float], list_title: str) ->
         median_values.append(median)
         median_hover.append(f"{median:.6g} {_label(phase.unit)}" if median is not None else "no median")
     traces = [
-        go.Bar(name="this run", x=names, y=[phase.value for phase in shown], hovertext=run_hover,
+        _bar(name="this run", x=names, y=[phase.value for phase in shown], hovertext=run_hover,
                hoverinfo="x+text+name", marker={"color": COLOURS[0]}),
-        go.Bar(name=f"{_label(list_title)} median", x=names, y=median_values, hovertext=median_hover,
+        _bar(name=f"{_label(list_title)} median", x=names, y=median_values, hovertext=median_hover,
                hoverinfo="x+text+name", marker={"color": "#9aa3b5"}),
     ]
     return _figure(traces, f"Phases against the {_label(list_title)} median", barmode="group",
@@ -70,7 +79,7 @@ def score_timeline(runs) -> dict:
         chosen = [run for run in dated if keep(run)]
         if not chosen:
             continue
-        traces.append(go.Scatter(
+        traces.append(_scatter(
             name=title, mode=mode, x=[_when(run).isoformat() for run in chosen], y=[run.score_total for run in chosen],
             marker=marker, customdata=[run.pk for run in chosen],
             hovertext=[f"run #{run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
@@ -91,8 +100,27 @@ def compare_phases(diff) -> dict:
             value, percent = delta.values[index], delta.percents[index]
             change = f" ({percent:+.1f} %)" if index and percent is not None else ""
             hover.append(f"{value:.6g} {_label(delta.unit)}{change}" if value is not None else "missing")
-        traces.append(go.Bar(name=_label(label), x=names, y=[delta.values[index] for delta in diff.phases],
+        traces.append(_bar(name=_label(label), x=names, y=[delta.values[index] for delta in diff.phases],
                              hovertext=hover, hoverinfo="x+text+name",
                              marker={"color": COLOURS[index % len(COLOURS)]}))
     return _figure(traces, "Phases side by side", barmode="group", yaxis={"type": "log", "title": {"text": AXIS_UNITS}},
                    xaxis={"tickangle": -35})
+
+
+def rank_runtimes(stats) -> dict:
+    """One phase's ranks as bars sorted by runtime, the slow tail (``PhaseRankStats.slow_tail``) in red.
+
+    Sorted bars rather than a histogram: a few hundred ranks still read as a curve, and the
+    rank number of each straggler stays visible in the hover.
+    """
+    rows = sorted(stats.per_rank, key=lambda row: row[1])
+    tail = set(stats.slow_tail)
+    traces = [_bar(
+        x=list(range(len(rows))), y=[row[1] for row in rows],
+        hovertext=[f"rank {row[0]}: {row[1]:.4g} s" for row in rows], hoverinfo="text",
+        marker={"color": ["#b3261e" if row[0] in tail else COLOURS[0] for row in rows]},
+    )]
+    imbalance = f", max/min {stats.imbalance:.3g}" if stats.imbalance else ""
+    ranks_axis = {"title": {"text": f"{stats.ranks} ranks, fastest to slowest"}}
+    return _figure(traces, f"{_label(stats.phase)}{imbalance}", yaxis={"title": {"text": "seconds"}}, xaxis=ranks_axis,
+                   showlegend=False, margin={"t": 40, "r": 10, "b": 45, "l": 60}, height=260)

@@ -12,6 +12,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from apps.leaderboard.scaling_charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
 from apps.results.models import ScalingSeries
 from apps.results.scaling.analysis import (
     DEFAULT_SATURATION_THRESHOLD,
@@ -20,7 +21,6 @@ from apps.results.scaling.analysis import (
     analyse_points,
     operation_label,
 )
-from apps.results.scaling.charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
 
 
 @dataclass

@@ -3,8 +3,6 @@
 Every page runs a constant number of SQL queries whatever the number of rows (tests hold them to it).
 """
 
-from dataclasses import dataclass
-
 from django.core.paginator import Paginator
 from django.db.models import Count, F
 from django.http import FileResponse, Http404, HttpResponse
@@ -14,10 +12,18 @@ from django.views.decorators.cache import cache_control
 from apps.leaderboard import charts, exports
 from apps.leaderboard.filters import ListFilterForm
 from apps.leaderboard.tables import KeyPaginator, Row, headers
+from apps.results.anomalies import RunFacts
+from apps.results.awards import edition_awards
+from apps.results.changes.noise import NOISE_SIGMAS, noise_verdicts
+from apps.results.citations import citations_from, mixed_lists_warning
+from apps.results.custom_lists import ranked_rows
 from apps.results.diff import diff_runs, flatten, load_runs
 from apps.results.editions import edition_entries
-from apps.results.freshness import cache_page_until_data_changes
-from apps.results.models import Edition, EditionEntry, Run, StorageSystem
+from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
+from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, StorageSystem
+from apps.results.review import reproducibility_report
+from apps.results.submission_rules import check_clauses, target_edition
+from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6
 FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
@@ -25,59 +31,41 @@ FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
            '<path d="M4 12V7M8 12V4M12 12V9" stroke="#fff" stroke-width="2"/></svg>')
 
 
-@dataclass(frozen=True)
-class ListInfo:
-    kind: str
-    title: str
-    description: str
-    default_sort: str
-
-
-LISTS = {
-    info.kind: info
-    for info in (
-        ListInfo("io500", "IO500 list", "Each storage system's best valid run, ranked by total score.", "rank"),
-        ListInfo("ten-node", "10-node challenge",
-                 "Each storage system's best valid run among runs on exactly 10 client nodes.", "rank"),
-        ListInfo("historic", "Historic list",
-                 "Every IO500 run. Runs kept off the ranked lists are marked, with the reason.", "-score"),
-    )
-}
-
-
-def _list_info(kind: str) -> ListInfo:
-    if kind not in LISTS:
+def _list_info(kind: str) -> ListKind:
+    if kind not in LIST_KINDS:
         raise Http404(f"no list {kind!r}")
-    return LISTS[kind]
+    return LIST_KINDS[kind]
 
 
 @cache_page_until_data_changes
-def live_list(request, kind: str = "io500"):
+def live_list(request, kind: str = PRIMARY_LIST):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)
-    runs = Run.objects.listing(kind).filter_listed(**form.criteria()).sort_listed(form.sort_key)
-    page = KeyPaginator(runs.ranked_keys(), Run.objects.load_rows, form.page_size).get_page(request.GET.get("page"))
+    keys = ListEntry.objects.page_keys(kind, form.criteria(), form.sort_key)
+    state = ListState.objects.filter(kind=kind).first()
+    page = KeyPaginator(keys, Run.objects.load_rows, form.page_size).get_page(request.GET.get("page"))
     return render(request, "leaderboard/list.html", {
         "info": info,
         "form": form,
         "page": page,
         "rows": [Row.from_run(run) for run in page],
         "headers": headers(form.sort_key, info.default_sort),
-        "filesystems": StorageSystem.objects.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
+        "filesystems": state.filesystems if state else [],
         "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
-        "lists": LISTS.values(),
+        "lists": LIST_KINDS.values(),
+        "split_edition": SPLIT_EDITION,
     })
 
 
 def live_list_export(request, kind: str, fmt: str):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)
-    runs = Run.objects.listing(kind).filter_listed(**form.criteria()).sort_listed(form.sort_key)
+    entries = ListEntry.objects.listed(kind).filter_listed(**form.criteria()).sort_listed(form.sort_key)
     filename = f"ioboard-{kind}"
-    records = exports.run_records(runs)
+    records = exports.run_records(entries.runs())
     if fmt == "csv":
-        return exports.csv_response(records, exports.RUN_COLUMNS, exports.phase_columns(runs), filename)
-    meta = {"list": info.kind, "title": info.title, "filters": form.criteria(),
+        return exports.csv_response(records, exports.RUN_COLUMNS, exports.phase_columns(entries), filename)
+    meta = {"list": info.slug, "title": info.title, "filters": form.criteria(),
             "sort": form.sort_key or info.default_sort}
     return exports.json_response(records, meta, filename)
 
@@ -88,7 +76,7 @@ def _edition(name: str, kind: str | None) -> tuple[Edition, list[Edition]]:
         raise Http404(f"no edition {name!r}")
     by_kind = {edition.list_kind: edition for edition in siblings}
     if kind is None:
-        return by_kind.get(Edition.ListKind.IO500, siblings[0]), siblings
+        return by_kind.get(PRIMARY_LIST, siblings[0]), siblings
     if kind not in by_kind:
         raise Http404(f"edition {name!r} has no {kind!r} list")
     return by_kind[kind], siblings
@@ -112,7 +100,7 @@ def edition_list(request, name: str, kind: str | None = None):
     form = ListFilterForm(request.GET)
     entries = edition_entries(edition, form.criteria(), form.sort_key)
     page = Paginator(entries, form.page_size).get_page(request.GET.get("page"))
-    info = LISTS[edition.list_kind]
+    info = LIST_KINDS[edition.list_kind]
     return render(request, "leaderboard/list.html", {
         "info": info,
         "edition": edition,
@@ -122,7 +110,7 @@ def edition_list(request, name: str, kind: str | None = None):
         "rows": [Row.from_entry(entry) for entry in page],
         "headers": headers(form.sort_key, "rank"),
         "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
-        "lists": LISTS.values(),
+        "lists": LIST_KINDS.values(),
     })
 
 
@@ -140,33 +128,51 @@ def edition_export(request, name: str, kind: str, fmt: str):
 
 
 def _score_checks(run) -> list[dict]:
+    """Computed against reported score; "agrees" is the run's print-precision rule (Run.score_agreement)."""
+    agreement = run.score_agreement()
     checks = []
-    for label, computed, reported in (("Score", run.score_total, run.reported_total),
-                                      ("Bandwidth (GiB/s)", run.score_bw, run.reported_bw),
-                                      ("Metadata (kIOPS)", run.score_md, run.reported_md)):
+    for label, component, computed, reported in (("Score", "total", run.score_total, run.reported_total),
+                                                 ("Bandwidth (GiB/s)", "bw", run.score_bw, run.reported_bw),
+                                                 ("Metadata (kIOPS)", "md", run.score_md, run.reported_md)):
         percent = 100 * (computed / reported - 1) if computed is not None and reported else None
         checks.append({"label": label, "computed": computed, "reported": reported, "percent": percent,
-                       "agrees": percent is not None and abs(percent) < 0.5})
+                       "agrees": agreement.get(component, False)})
     return checks
 
 
 def run_detail(request, pk: int):
-    run = get_object_or_404(Run.objects.with_details(), pk=pk)
+    run = get_object_or_404(Run.objects.with_details().prefetch_related("rank_stats"), pk=pk)
     phases = list(run.phases.all())
-    placements = [(LISTS[kind], Run.objects.listing(kind).placement(run=run.pk).get(run.pk))
-                  for kind in ("io500", "ten-node")]
-    medians = Run.objects.io500_list().phase_medians()
+    ranks = {kind: rank for kind, rank in ListEntry.objects.filter(run=run).with_rank().values_list("kind", "rank")}
+    placements = [(kind, ranks.get(kind.slug)) for kind in LIST_KINDS.values() if kind.on_run_pages]
+    statistics = ListState.objects.filter(kind=PRIMARY_LIST).first()
+    edition_placements = list(run.edition_entries.select_related("edition").order_by("-edition__frozen_at"))
     return render(request, "leaderboard/run_detail.html", {
         "run": run,
         "system": run.system,
         "phases": phases,
         "score_checks": _score_checks(run),
         "placements": placements,
-        "edition_entries": run.edition_entries.select_related("edition").order_by("-edition__frozen_at"),
+        "edition_entries": edition_placements,
         "config": sorted(flatten(run.config or {}).items()),
         "info_fields": sorted(flatten(run.info or {}).items()),
-        "chart": charts.phases_against_median(phases, medians, LISTS["io500"].title),
+        "statistics": statistics,
+        "chart": charts.phases_against_median(phases, statistics.phase_medians if statistics else {},
+                                              LIST_KINDS[PRIMARY_LIST].title),
+        "rank_charts": [(stats, charts.rank_runtimes(stats)) for stats in run.rank_stats.all()],
+        **_clauses(run),
+        "citations": citations_from(run, edition_placements, ranks),
+        "reproducibility": reproducibility_report(run, staff=request.user.is_staff),
     })
+
+
+def _clauses(run: Run) -> dict:
+    """The submission-rule clauses of the edition the run targets, with pass/fail."""
+    if not run.facts:
+        return {"edition": None, "clause_outcomes": []}
+    facts = RunFacts.from_dict(run.facts)
+    edition = target_edition(facts)
+    return {"edition": edition, "clause_outcomes": check_clauses(facts, [a.rule for a in run.anomalies.all()], edition)}
 
 
 def run_upload(request, pk: int):
@@ -190,10 +196,10 @@ def system_detail(request, pk: int):
         .with_badges()
         .order_by(F("run_timestamp").desc(nulls_last=True), F("year").desc(nulls_last=True), "-pk")
     )
-    placements = []
-    for kind in ("io500", "ten-node"):
-        ranks = Run.objects.listing(kind).placement(system=system.pk)
-        placements.extend((LISTS[kind], run_id, rank) for run_id, rank in ranks.items())
+    shown = [kind.slug for kind in LIST_KINDS.values() if kind.on_run_pages]
+    entries = ListEntry.objects.filter(system=system, kind__in=shown).with_rank().values_list("kind", "run_id", "rank")
+    placements = sorted(((LIST_KINDS[kind], run_id, rank) for kind, run_id, rank in entries),
+                        key=lambda placement: shown.index(placement[0].slug))
     return render(request, "leaderboard/system_detail.html", {
         "system": system,
         "runs": runs,
@@ -226,8 +232,38 @@ def compare(request):
         raise Http404(str(missing)) from missing
     diff = diff_runs(runs)
     context.update({"runs": runs, "diff": diff, "summaries": list(zip(runs[1:], diff.summaries(), strict=True)),
-                    "chart": charts.compare_phases(diff)})
+                    "chart": charts.compare_phases(diff), "noise": noise_verdicts(runs, diff),
+                    "noise_sigmas": NOISE_SIGMAS, "list_warning": mixed_lists_warning(ids)})
     return render(request, "leaderboard/compare.html", context)
+
+
+def edition_awards_page(request, name: str):
+    """The 12 awards of an edition, from its frozen lists."""
+    if not Edition.objects.filter(name=name).exists():
+        raise Http404(f"no edition {name!r}")
+    return render(request, "leaderboard/awards.html", {"name": name, "awards": edition_awards(name)})
+
+
+def custom_list(request, token: str):
+    """A saved custom list, shared by its link: the base list's members ranked by the equation."""
+    custom = get_object_or_404(CustomList, token=token)
+    return render(request, "leaderboard/custom_list.html", {
+        "custom": custom, "base": LIST_KINDS[custom.base_list], "rows": ranked_rows(custom),
+    })
+
+
+def custom_list_export(request, token: str, fmt: str):
+    custom = get_object_or_404(CustomList, token=token)
+    rows = ranked_rows(custom)
+    values = {row.run.pk: row.value for row in rows}
+    records = ({**record, "equation_value": values[record["id"]]}
+               for record in exports.run_records(row.run for row in rows))
+    filename = f"ioboard-custom-{custom.token}"
+    if fmt == "csv":
+        return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
+    meta = {"custom_list": custom.token, "name": custom.name, "equation": custom.equation,
+            "base_list": custom.base_list}
+    return exports.json_response(records, meta, filename)
 
 
 @cache_control(max_age=86400, public=True)

@@ -148,7 +148,7 @@ def test_a_missing_file_is_refused(alice_client, private_storage):
 
 
 def test_an_unknown_kind_is_refused(alice_client, private_storage):
-    response = upload(alice_client, tar_gz_of(DEMO_SUBMISSION), kind="ior")
+    response = upload(alice_client, tar_gz_of(DEMO_SUBMISSION), kind="lammps")
 
     assert response.status_code == 400
     assert "kind" in response.json()

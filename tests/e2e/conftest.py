@@ -11,6 +11,11 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# Charts render in the browser after Plotly's bundle loads; on a loaded 2-CPU CI machine that can take
+# longer than Playwright's 5 s default, which is about speed, not about whether the chart renders.
+expect.set_options(timeout=20_000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

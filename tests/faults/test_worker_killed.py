@@ -31,7 +31,7 @@ import os, sys, time
 from pathlib import Path
 import django
 django.setup()
-from apps.ingest import services
+from apps.ingest.pipelines import io500 as services
 original = services.store_children
 def stall(run, parsed):
     original(run, parsed)

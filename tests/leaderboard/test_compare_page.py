@@ -70,5 +70,5 @@ def test_compare_runs_a_constant_number_of_queries(client, count, django_assert_
     for run in runs:
         TunableFactory(run=run)
     ids = ",".join(str(run.pk) for run in runs)
-    with django_assert_num_queries(7):  # runs + phases, tunables, stripings, files, patches, anomalies
+    with django_assert_num_queries(9):  # runs + 5 prefetches, noise, list tracks
         assert client.get(f"/compare/?runs={ids}").status_code == 200

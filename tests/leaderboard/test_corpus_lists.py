@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apps.ingest.services import ingest_path
+from apps.ingest.pipelines.io500 import ingest_path
 from apps.results.models import Run
 from tests.conftest import shared_path
 
@@ -30,7 +30,7 @@ def test_the_lists_of_the_ingested_corpus_agree_with_the_api_and_the_exports(cli
         if kind == "ten-node":
             assert {row.nodes for row in page} == {10}
         expected = [(row.run_id, row.rank) for row in page]
-        assert [(row["run_id"], row["rank"]) for row in exported(client, f"/lists/{kind}/export.json")] == expected
+        assert [(row["id"], row["rank"]) for row in exported(client, f"/lists/{kind}/export.json")] == expected
         api = client.get(f"/api/v1/lists/{kind}/?page_size=1000").json()["results"]
         assert [(row["run"], row["rank"]) for row in api] == expected
 

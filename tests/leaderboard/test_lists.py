@@ -41,7 +41,7 @@ def lists_data():
 def test_the_home_page_is_the_io500_list(client, lists_data):
     response = client.get("/")
     assert response.status_code == 200
-    assert response.context["info"].kind == "io500"
+    assert response.context["info"].slug == "io500"
     assert listed(response) == listed(client.get("/lists/io500/"))
 
 
@@ -126,7 +126,8 @@ def test_an_unknown_list_is_not_found(client):
 @pytest.mark.parametrize("url", ["/", "/lists/io500/", "/lists/ten-node/", "/lists/historic/",
                                  "/lists/io500/?filesystem=lustre&sort=-md_per_node&flagged=yes&nodes_min=1"])
 def test_list_pages_run_a_constant_number_of_queries(client, url, django_assert_num_queries):
-    # count, the page's (id, rank) keys, its rows, their badges, file-system suggestions, editions of the list
+    # list state (count, file systems) or a filtered count, the page's (id, rank) keys, its rows, their badges,
+    # editions of the list
     for size in (3, 30):
         for score in range(size):
             target = run(score=score + 1, client_nodes=10, flagged=True)
@@ -147,9 +148,9 @@ def test_exports_and_the_api_hold_the_same_rows_as_the_page(client, lists_data, 
     query = "sort=-bw&nodes_max=600"
     page = [(row.run_id, row.rank) for row in client.get(f"/lists/{kind}/?{query}").context["rows"]]
     rows = json.loads(export(client, f"/lists/{kind}/export.json?{query}"))["rows"]
-    assert [(row["run_id"], row["rank"]) for row in rows] == page
+    assert [(row["id"], row["rank"]) for row in rows] == page
     table = list(csv.DictReader(io.StringIO(export(client, f"/lists/{kind}/export.csv?{query}"))))
-    assert [(int(row["run_id"]), int(row["rank"]) if row["rank"] else None) for row in table] == page
+    assert [(int(row["id"]), int(row["rank"]) if row["rank"] else None) for row in table] == page
     api = client.get(f"/api/v1/lists/{kind}/?ordering=-bw&nodes_max=600&page_size=1000").json()["results"]
     assert [(row["run"], row["rank"]) for row in api] == page
 
@@ -157,7 +158,7 @@ def test_exports_and_the_api_hold_the_same_rows_as_the_page(client, lists_data, 
 def test_exports_hold_every_field_and_every_phase(client, lists_data):
     AnomalyFactory(run=lists_data["c_big"], rule="cache_effect_stat", severity="warn")
     data = json.loads(export(client, "/lists/io500/export.json"))
-    assert data["meta"] == {"list": "io500", "title": "IO500 list", "filters": {}, "sort": "rank"}
+    assert data["meta"] == {"list": "io500", "title": "Research list", "filters": {}, "sort": "rank"}
     top = data["rows"][0]
     assert top["system"] == "Data Accelerator"
     assert top["bw_per_server"] == pytest.approx(620.69 / 24)
@@ -167,10 +168,26 @@ def test_exports_hold_every_field_and_every_phase(client, lists_data):
     assert table[2]["anomalies"] == "cache_effect_stat (warn)"
     assert table[0]["ior_easy_write_unit"] == "GiB/s"
     assert float(table[0]["find"]) == pytest.approx(620.69)
-    assert list(table[0])[:4] == ["rank", "run_id", "run_url", "institution"]
+    assert list(table[0])[:4] == ["rank", "id", "run_url", "institution"]
 
 
 def test_an_empty_export_still_has_its_header(client):
     text = export(client, "/lists/ten-node/export.csv")
-    assert text.splitlines()[0].startswith("rank,run_id,run_url,institution")
+    assert text.splitlines()[0].startswith("rank,id,run_url,institution")
     assert json.loads(export(client, "/lists/ten-node/export.json"))["rows"] == []
+
+
+def test_a_list_export_row_is_the_runs_export_record_plus_list_columns(client, lists_data, tmp_path):
+    from django.core.management import call_command
+
+    call_command("export_runs", "--format", "json", "-o", str(tmp_path / "runs.json"))
+    records = {record["id"]: record for record in json.loads((tmp_path / "runs.json").read_text())}
+    rows = json.loads(export(client, "/lists/historic/export.json"))["rows"]
+    assert rows
+    for row in rows:
+        record = records[row["id"]]
+        assert {key: row[key] for key in record} == record
+        assert set(row["score"]) == {"bw", "md", "total"}
+    table = list(csv.DictReader(io.StringIO(export(client, "/lists/historic/export.csv"))))
+    assert float(table[0]["score_total"]) == pytest.approx(rows[0]["score"]["total"])
+    assert float(table[0]["reported_bw"]) == pytest.approx(rows[0]["reported_score"]["bw"])

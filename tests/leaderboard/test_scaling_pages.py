@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.mdtest_services import ingest_mdtest_paths
+from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
 from apps.results.models import ScalingSeries
-from apps.results.scaling.analysis import analyse_points
 
 pytestmark = pytest.mark.django_db
 
@@ -125,16 +124,29 @@ def saturation_cells(html: str) -> list[str]:
     return re.findall(r"<strong>(\d+) MDTs?</strong>|(not reached)", html)
 
 
+# Saturation MDT counts of the slice, worked out by hand from its mdtest.out files: the peak over client
+# counts of the SUMMARY mean rate at 1, 2, 4, 8 and 16 MDTs, and each step's gain.
+#   Directory creation 11004 → 21932 → 22521 → 23995 → 26288 ops/s: +99.3 %, +2.7 %, +6.5 %, +9.6 %
+#   Directory stat     60121 → 119222 → 238235 → 248521 → 264957:   +98.3 %, +99.8 %, +4.3 %, +6.6 %
+#   Directory removal   9085 → 17735 → 35992 → 37197 → 39621:       +95.2 %, +102.9 %, +3.3 %, +6.5 %
+#   File creation      30216 → 60763 → 119426 → 123014 → 130390:    +101.1 %, +96.5 %, +3.0 %, +6.0 %
+#   File stat          24744 → 49403 → 51642 → 54491 → 60221:       +99.7 %, +4.5 %, +5.5 %, +10.5 %
+#   File removal       16077 → 31773 → 64561 → 127423 → 133032:     +97.6 %, +103.2 %, +97.4 %, +4.4 %
+# The saturation count is where the next step first gains less than the threshold: at the default 10 %
+# these are truth.json's knees; at 99 % the steps of +98.3, +95.2 and +97.6 % already fall short.
+KNEES_AT_TEN_PERCENT = ["2", "4", "4", "4", "2", "8"]
+KNEES_AT_NINETY_NINE_PERCENT = ["2", "1", "1", "2", "2", "1"]
+
+
 def test_the_threshold_can_be_changed_and_a_bad_one_is_explained(client, tmp_path):
     series = ingest_slice("slice", tmp_path)
-    expected = [str(row["mdt_count"]) if row["mdt_count"] else "not reached"
-                for row in analyse_points(series.points.all(), saturation_threshold=0.99).saturation_table()]
 
     default = saturation_cells(client.get(f"/scaling/{series.pk}/").content.decode())
     demanding = saturation_cells(client.get(f"/scaling/{series.pk}/?threshold=0.99").content.decode())
     percent = saturation_cells(client.get(f"/scaling/{series.pk}/?threshold=99").content.decode())
 
-    assert [count or reached for count, reached in demanding][: len(expected)] == expected
+    assert [count or reached for count, reached in default] == KNEES_AT_TEN_PERCENT
+    assert [count or reached for count, reached in demanding] == KNEES_AT_NINETY_NINE_PERCENT
     assert demanding == percent
     assert demanding != default
     bad = client.get(f"/scaling/{series.pk}/?threshold=lots").content.decode()

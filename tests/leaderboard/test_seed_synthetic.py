@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import call_command
 
-from apps.results.models import Anomaly, LustrePatch, PhaseResult, Run, StorageSystem, Tunable
+from apps.results.models import Anomaly, ListEntry, LustrePatch, PhaseResult, Run, StorageSystem, Tunable
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,7 @@ def test_it_makes_realistic_runs_with_bulk_inserts(django_assert_max_num_queries
     assert LustrePatch.objects.exists()
     assert runs.filter(system__filesystem="Lustre", lustre_build__isnull=True).count() == 0
     assert StorageSystem.objects.filter(server_count__isnull=False).exists()
-    assert Run.objects.io500_list().count() == StorageSystem.objects.filter(
+    assert ListEntry.objects.filter(kind="io500").count() == StorageSystem.objects.filter(
         runs__in=Run.objects.eligible()).distinct().count()
 
 

@@ -1,0 +1,87 @@
+"""API for parameter studies: the studies, their points (values as IOR printed them) and comparisons.
+
+Printed values are strings ("3378.82", "NA") so no digit is lost. The comparisons are computed on
+request from the stored points (``apps.results.studies``), with the same shape as
+``export_study --format json``.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers, viewsets
+
+from apps.api.serializers import SystemSummarySerializer
+from apps.api.views import ApiDefaults
+from apps.results.models import Study, StudyPoint
+from apps.results.studies.analysis import axis_names, compare, comparisons_of
+
+
+class StudyPointSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = StudyPoint
+        fields = ["id", "axes", "operation", "max", "min", "mean", "stddev", "iterations", "source", "source_line",
+                  "test_index", "log_hash"]
+
+
+class ComparisonSerializer(serializers.Serializer):
+    """One pair of values of one axis with the other axes fixed: Welch on log bandwidths, Holm-corrected."""
+
+    operation = serializers.CharField()
+    axis = serializers.CharField()
+    a = serializers.JSONField()
+    b = serializers.JSONField()
+    fixed = serializers.JSONField()
+    p_value = serializers.FloatField(allow_null=True, help_text="Holm-adjusted within the group")
+    ratio = serializers.FloatField(allow_null=True, help_text="mean(a) / mean(b)")
+    significant = serializers.BooleanField()
+    verdict = serializers.CharField()
+
+
+class StudySummarySerializer(serializers.ModelSerializer):
+    system = SystemSummarySerializer(allow_null=True)
+    lustre_build = serializers.StringRelatedField(allow_null=True)
+    point_count = serializers.IntegerField(read_only=True)
+    log_count = serializers.IntegerField(read_only=True)
+    page_url = serializers.CharField(source="get_absolute_url", read_only=True)
+
+    class Meta:
+        model = Study
+        fields = ["id", "name", "system", "filesystem", "lustre_build", "notes", "created_at", "point_count",
+                  "log_count", "page_url"]
+
+
+class StudyDetailSerializer(StudySummarySerializer):
+    axes = serializers.SerializerMethodField()
+    points = StudyPointSerializer(many=True)
+    comparisons = serializers.SerializerMethodField()
+
+    class Meta(StudySummarySerializer.Meta):
+        fields = [*StudySummarySerializer.Meta.fields, "axes", "comparisons", "points"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_axes(self, study: Study) -> list[str]:
+        return axis_names(study.ordered_points())
+
+    @extend_schema_field(ComparisonSerializer(many=True))
+    def get_comparisons(self, study: Study) -> list[dict]:
+        comparisons = comparisons_of(compare(study.ordered_points()))
+        return [{**comparison.as_dict(), "verdict": comparison.verdict} for comparison in comparisons]
+
+
+class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
+    """Parameter studies (IOR runs over named axes). The list gives each study's size; the detail adds
+    every point and the pairwise comparisons of every varying axis."""
+
+    filterset_fields = {"name": ["exact", "icontains"]}
+    lookup_value_regex = r"\d+"
+
+    def get_queryset(self):
+        studies = Study.with_counts().order_by("name", "pk")
+        if self.action == "retrieve":
+            points = StudyPoint.objects.order_by("source", "test_index", "operation", "pk")
+            studies = studies.prefetch_related(Prefetch("points", queryset=points))
+        return studies
+
+    def get_serializer_class(self):
+        return StudyDetailSerializer if self.action == "retrieve" else StudySummarySerializer

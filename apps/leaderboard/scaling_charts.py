@@ -1,0 +1,160 @@
+"""Plotly figures of a DNE scaling campaign, as JSON-ready dicts for ``static/js/charts.js``.
+
+Three figures answer the administrator's three questions:
+
+* ``client_scaling_figure``: for one operation, rate against client tasks with one line per MDT
+  count (the OLCF report's figures) - does each MDT count get enough clients to saturate it?
+* ``mdt_scaling_figure``: peak rate against MDT count with the min/max of the peak point as error
+  bars, ideal linear scaling for reference and the saturation point marked - how many MDTs pay?
+* ``overlay_figure``: the peak curves of two (or more) groups or series on one axis - does
+  inherited striping, or another Lustre build, move the knee?
+
+Pure functions of ``analysis`` results: no Django, no file or network access (the page loads the
+plotly.js that ships in the Python wheel). The figures are plain dicts in plotly.js's own JSON schema rather
+than ``plotly.graph_objects`` figures: building and validating graph objects took ~200 ms of a series page's
+~230 ms at 1M runs (cProfile), for output plotly.js validates again anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from apps.results.scaling.analysis import GroupAnalysis, MdtLevel, operation_label
+
+RATE_AXIS_TITLE = "ops/s"
+SATURATION_COLOUR = "#d62728"
+IDEAL_COLOUR = "#7f7f7f"
+
+
+def _figure(traces: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
+    """A figure as plotly.js reads it, with no theme: the page styles all charts alike through plotly.js
+    defaults, so a theme (plotly.py embeds ~8 kB) would only repeat per chart."""
+    return {"data": traces, "layout": layout}
+
+
+def _scatter(**attributes: Any) -> dict[str, Any]:
+    return {"type": "scatter", **attributes}
+
+
+def _layout(title: str, x_title: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "title": {"text": title},
+        "xaxis": {"title": {"text": x_title}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": RATE_AXIS_TITLE}, "rangemode": "tozero", "separatethousands": True},
+        "hovermode": "closest",
+        "legend": {"orientation": "h", "y": -0.2},
+        "margin": {"t": 60, "l": 70, "r": 20, "b": 60},
+        **extra,
+    }
+
+
+def _mdt_axis(levels: list[MdtLevel]) -> dict[str, Any]:
+    """MDT counts usually double, so a log axis spaces them evenly; ticks only where measured."""
+    counts = sorted({level.mdt_count for level in levels})
+    return {"title": {"text": "MDT count"}, "type": "log", "tickmode": "array", "tickvals": counts,
+            "ticktext": [str(count) for count in counts]}
+
+
+def _error_bars(centres: list[float], lows: list[float | None], highs: list[float | None]) -> dict[str, Any]:
+    return {
+        "type": "data", "symmetric": False, "visible": True,
+        "array": [high - centre if high is not None else 0 for centre, high in zip(centres, highs, strict=True)],
+        "arrayminus": [centre - low if low is not None else 0 for centre, low in zip(centres, lows, strict=True)],
+    }
+
+
+def client_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
+    """Rate against client tasks, one line per MDT count; error bars span each point's min..max."""
+    traces = []
+    for level in group.levels:
+        measured = [point for point in level.curve if point.tasks is not None]
+        means = [point.mean for point in measured]
+        traces.append(_scatter(
+            x=[point.tasks for point in measured], y=means, mode="lines+markers",
+            name=f"{level.mdt_count} MDT{'s' if level.mdt_count != 1 else ''}",
+            error_y=_error_bars(means, [point.min for point in measured], [point.max for point in measured]),
+            customdata=[[point.client_nodes if point.client_nodes is not None else "?"] for point in measured],
+            hovertemplate="%{x} tasks on %{customdata[0]} nodes: %{y:,.0f} ops/s<extra>%{fullData.name}</extra>",
+        ))
+    key = group.key
+    return _figure(traces, _layout(f"{operation_label(key.operation)}: rate vs client tasks"
+                                   f" ({_load_text(key.files_per_dir)}, {key.striping} striping)", "client tasks"))
+
+
+def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
+    """Peak rate against MDT count, with ideal scaling and the saturation point marked."""
+    levels = group.levels
+    counts = [level.mdt_count for level in levels]
+    peaks = [level.peak for level in levels]
+    traces = [_scatter(
+        x=counts, y=[peaks[0] * count / counts[0] for count in counts], mode="lines", name="ideal scaling",
+        line={"dash": "dash", "color": IDEAL_COLOUR}, hoverinfo="skip",
+    )]
+    traces.append(_scatter(
+        x=counts, y=peaks, mode="lines+markers", name="peak rate",
+        error_y=_error_bars(peaks, [level.peak_point.min for level in levels],
+                            [level.peak_point.max for level in levels]),
+        customdata=[[level.peak_point.tasks or "?", level.speedup, level.efficiency] for level in levels],
+        hovertemplate=("%{x} MDTs: %{y:,.0f} ops/s at %{customdata[0]} tasks<br>"
+                       "speedup %{customdata[1]:.2f}, efficiency %{customdata[2]:.0%}<extra></extra>"),
+    ))
+    annotations = []
+    if group.saturation_mdt_count is not None:
+        saturated = group.level(group.saturation_mdt_count)
+        traces.append(_scatter(
+            x=[saturated.mdt_count], y=[saturated.peak], mode="markers", name="saturation",
+            marker={"symbol": "star", "size": 16, "color": SATURATION_COLOUR},
+            hovertemplate="saturates at %{x} MDTs<extra></extra>",
+        ))
+        annotations.append({
+            "x": _log_position(saturated.mdt_count), "y": saturated.peak, "xref": "x", "yref": "y",
+            "text": f"saturates at {saturated.mdt_count} MDTs", "showarrow": True, "arrowhead": 2, "ay": -40,
+        })
+    key = group.key
+    title = (f"{operation_label(key.operation)}: peak rate vs MDT count"
+             f" ({_load_text(key.files_per_dir)}, {key.striping} striping)")
+    layout = _layout(title, "MDT count", annotations=annotations)
+    layout["xaxis"].update(_mdt_axis(levels))
+    return _figure(traces, layout)
+
+
+def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> dict[str, Any]:
+    """Peak rate against MDT count for several labelled groups (inherited vs non-inherited, two
+    Lustre builds, ...), each with its own saturation marker."""
+    traces = []
+    all_levels: list[MdtLevel] = []
+    for label, group in curves:
+        levels = group.levels
+        all_levels.extend(levels)
+        peaks = [level.peak for level in levels]
+        traces.append(_scatter(
+            x=[level.mdt_count for level in levels], y=peaks, mode="lines+markers", name=label,
+            legendgroup=label,
+            error_y=_error_bars(peaks, [level.peak_point.min for level in levels],
+                                [level.peak_point.max for level in levels]),
+            hovertemplate=f"{label}<br>%{{x}} MDTs: %{{y:,.0f}} ops/s<extra></extra>",
+        ))
+        if group.saturation_mdt_count is not None:
+            saturated = group.level(group.saturation_mdt_count)
+            traces.append(_scatter(
+                x=[saturated.mdt_count], y=[saturated.peak], mode="markers", name=f"{label}: saturation",
+                legendgroup=label, showlegend=False,
+                marker={"symbol": "star", "size": 14, "color": SATURATION_COLOUR},
+                hovertemplate=f"{label} saturates at %{{x}} MDTs<extra></extra>",
+            ))
+    if not title and curves:
+        title = f"{operation_label(curves[0][1].key.operation)}: peak rate vs MDT count"
+    layout = _layout(title, "MDT count")
+    if all_levels:
+        layout["xaxis"].update(_mdt_axis(all_levels))
+    return _figure(traces, layout)
+
+
+def _log_position(value: float) -> float:
+    """Annotations on a log axis are placed in log10 units."""
+    return math.log10(value)
+
+
+def _load_text(files_per_dir: int | None) -> str:
+    return f"{files_per_dir:,} files/dir" if files_per_dir else "files/dir unknown"

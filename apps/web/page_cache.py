@@ -1,0 +1,84 @@
+"""The page cache both front ends use: anonymous GET responses kept until the data version changes.
+
+Ranked lists are read far more often than results change: a list page at 100,000 runs ranks every
+system's best run (hundreds of milliseconds), while a new result arrives a few times a day. So the
+rendered list pages and API lists are cached under a key that includes the *data version*
+(``apps.results.freshness``), which every committed write to the results app changes. A reader
+never sees a page older than the last committed write it could have seen; there is no invalidation
+by pattern and no TTL guessing.
+
+Without a shared cache (the embedded default, where each process has its own local memory) the page
+cache stays off (``IOBOARD_PAGE_CACHE_SECONDS`` is 0), since a ``manage.py ingest`` in another
+process could not tell the web server that its pages are stale. A cache that cannot be reached never
+fails a request: the page is rendered uncached, and the page timeout bounds how long a page can
+outlive a version bump lost to such an outage.
+"""
+
+import functools
+import hashlib
+import logging
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpResponse
+
+from apps.results.freshness import cache_key, current_data_version
+
+CACHE_STATUS_HEADER = "X-Ioboard-Cache"
+#: Headers of one response that another client must not receive.
+UNSHARED_HEADERS = {"set-cookie", "x-ioboard-cache"}
+
+log = logging.getLogger(__name__)
+
+
+def _page_key(request, version: int) -> str:
+    identity = "\n".join([str(version), request.get_full_path(), request.headers.get("Accept", "")])
+    return cache_key("page", hashlib.sha256(identity.encode()).hexdigest())
+
+
+def _cacheable_request(request) -> bool:
+    """Anonymous GETs only: a signed-in page shows the user's own links and must not be shared."""
+    return (
+        settings.IOBOARD_PAGE_CACHE_SECONDS > 0
+        and request.method == "GET"
+        and "HTTP_AUTHORIZATION" not in request.META
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    )
+
+
+def cache_page_until_data_changes(view):
+    """Serve the view's anonymous GET responses from the cache until the data version changes."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not _cacheable_request(request):
+            return view(request, *args, **kwargs)
+        try:
+            key = _page_key(request, current_data_version())
+            stored = cache.get(key)
+        except Exception:
+            log.warning("page cache unreachable; rendering uncached", exc_info=True)
+            return view(request, *args, **kwargs)
+        if stored is not None:
+            content, headers = stored
+            response = HttpResponse(content, headers=headers)
+            response[CACHE_STATUS_HEADER] = "hit"
+            return response
+
+        def store(response):
+            if response.status_code == 200 and not response.streaming:
+                try:
+                    headers = {name: value for name, value in response.items() if name.lower() not in UNSHARED_HEADERS}
+                    cache.set(key, (response.content, headers), settings.IOBOARD_PAGE_CACHE_SECONDS)
+                except Exception:
+                    log.warning("page cache unreachable; response not stored", exc_info=True)
+            response[CACHE_STATUS_HEADER] = "miss"
+            return response
+
+        response = view(request, *args, **kwargs)
+        if hasattr(response, "render") and not response.is_rendered:
+            response.add_post_render_callback(store)
+            return response
+        return store(response)
+
+    return wrapper

@@ -1,0 +1,47 @@
+"""GET /api/v1/changes/ with its filters, and staff triage by PATCH (status and note only)."""
+
+import pytest
+
+from apps.ingest.pipelines.io500 import ingest_path
+from apps.results.changes.services import detect_all_changes
+from apps.results.models import Change
+from tests.results import small_history
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/changes/"
+
+
+@pytest.fixture
+def step(tmp_path):
+    small_history.write_all(tmp_path)
+    ingest_path(tmp_path)
+    detect_all_changes()
+    return Change.objects.get(kind="step", metric="mdtest_easy_write")
+
+
+def test_the_list_filters_by_system_metric_kind_and_status(anonymous_client, step):
+    everything = anonymous_client.get(URL).json()
+    assert everything["count"] == Change.objects.count()
+    found = anonymous_client.get(URL, {"system": step.system_id, "metric": "mdtest_easy_write", "kind": "step",
+                                       "status": "new"}).json()
+    assert [row["id"] for row in found["results"]] == [step.pk]
+    assert found["results"][0]["attribution"][0]["field"] == "patch:LU-16338 lock-free stat path"
+    assert anonymous_client.get(URL, {"kind": "outlier", "metric": "mdtest_easy_write"}).json()["count"] == 0
+    assert anonymous_client.get(URL, {"status": "bogus"}).status_code == 400
+
+
+def test_staff_triage_sets_status_note_and_who(staff_client, staff, step):
+    response = staff_client.patch(f"{URL}{step.pk}/", {"status": "acknowledged", "note": "2.15.4 upgrade",
+                                                        "magnitude_pct": 0}, format="json")
+    assert response.status_code == 200, response.content
+    step.refresh_from_db()
+    assert (step.status, step.note, step.triaged_by) == ("acknowledged", "2.15.4 upgrade", staff)
+    assert step.triaged_at is not None
+    assert step.magnitude_pct > 40  # read-only: detection output is not editable
+
+
+def test_others_cannot_triage(anonymous_client, alice_client, step):
+    assert anonymous_client.patch(f"{URL}{step.pk}/", {"status": "invalid"}, format="json").status_code == 401
+    assert alice_client.patch(f"{URL}{step.pk}/", {"status": "invalid"}, format="json").status_code == 403
+    step.refresh_from_db()
+    assert step.status == "new"
