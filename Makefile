@@ -22,12 +22,15 @@ run: $(STAMP)
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+## ruff, then the import contracts of pyproject.toml (layers, independent front ends, plain-Python parsers)
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 ## The whole suite: ruff, then pytest (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)
 test: lint
 	$(BIN)/python manage.py makemigrations --check --dry-run --settings=tests.settings
+	$(BIN)/python manage.py rules_coverage --settings=tests.settings
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 clean:

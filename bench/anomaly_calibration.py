@@ -5,7 +5,9 @@
 CORPUS_DIR defaults to ../shared/io500-corpus. Prints (1) the distribution of every phase ratio
 a cache-effect rule reads, with the threshold that 5 x p90 suggests next to the configured one,
 (2) write-phase times and score-reproduction margins, (3) how often each rule fires, and (4) when
-an ``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind.
+an ``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind, in
+sample and out of sample (thresholds fitted on other runs only: by year, leave one institution out),
+and ``node_count_mismatch`` against the node-count labels.
 Pure Python: the IO500 parsers and the rules, no Django, no database.
 """
 
@@ -24,13 +26,21 @@ from apps.ingest.parsers.io500 import parse_tree  # noqa: E402
 from apps.ingest.parsers.records import ParseError  # noqa: E402
 from apps.results.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
 from apps.results.anomalies.calibration import (  # noqa: E402
+    KIND_TO_RULE,
+    NODE_COUNT_KINDS,
+    NODE_COUNT_LABEL,
     RATIO_MULTIPLE,
     RATIO_QUANTILE,
+    SPLITS,
     agreement,
+    fit_rank_imbalance,
+    held_out_rules,
     load_expected_kinds,
     percentile,
+    rank_time_imbalances,
     ratio_distributions,
     submission_id,
+    with_node_count_label,
 )
 from apps.results.anomalies.rules import WRITE_PHASES, score_reproduction  # noqa: E402
 
@@ -111,22 +121,60 @@ def print_rule_counts(findings_by_run: list[tuple[RunFacts, list]]) -> None:
         print(f"| {rule} | {severity} | {count} |")
 
 
-def print_agreement(findings_by_run: list[tuple[RunFacts, list]], expected_csv: Path) -> None:
-    expected = load_expected_kinds(expected_csv)
+def _rules_by_submission(findings_by_run: list[tuple[RunFacts, list]]) -> dict[str, set[str]]:
     rules_by_submission: dict[str, set[str]] = defaultdict(set)
     for facts, findings in findings_by_run:
         submission = submission_id(facts.source_path)
         if submission:
             rules_by_submission[submission].update(finding.rule for finding in findings)
+    return rules_by_submission
+
+
+def _held_out(runs: list[RunFacts], split: str) -> dict[str, set[str]]:
+    def evaluate(facts, thresholds):
+        return {finding.rule for finding in evaluate_all(facts, thresholds)}
+
+    return held_out_rules(runs, split, evaluate, DEFAULT_THRESHOLDS)
+
+
+def print_agreement(runs: list[RunFacts], findings_by_run: list[tuple[RunFacts, list]], expected_csv: Path) -> None:
+    """Recall / false-positive rate per kind: in sample, then for each out-of-sample split."""
+    expected = with_node_count_label(load_expected_kinds(expected_csv))
+    kinds = {**KIND_TO_RULE, **{kind: "node_count_mismatch" for kind in (*NODE_COUNT_KINDS, NODE_COUNT_LABEL)}}
+    flagged = {"in sample": _rules_by_submission(findings_by_run)}
+    flagged.update({f"out of sample, {split}": _held_out(runs, split) for split in SPLITS})
     print(f"\nAgreement with {expected_csv} ({len(expected)} submissions)")
-    print("| kind | rule | positives | recall | negatives | false positives | missed | false |")
-    print("|---|---|---|---|---|---|---|---|")
-    for tally in agreement(rules_by_submission, expected):
-        print(
-            f"| {tally.kind} | {tally.rule} | {len(tally.positives)} | {tally.recall:.0%} | {len(tally.negatives)} "
-            f"| {len(tally.false_positives)} ({tally.false_positive_rate:.1%}) | {' '.join(tally.missed) or '-'} "
-            f"| {' '.join(tally.false_positives) or '-'} |"
-        )
+    print("| kind | rule | evaluation | judged | positives | recall | false positives | missed | false |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kind, rule in kinds.items():
+        for evaluation, rules_by_submission in flagged.items():
+            judged = {s: labels for s, labels in expected.items() if s in rules_by_submission
+                      or evaluation == "in sample"}
+            (tally,) = agreement(rules_by_submission, judged, {kind: rule})
+            print(
+                f"| {kind} | {rule} | {evaluation} | {len(judged)} | {len(tally.positives)} | "
+                f"{f'{tally.recall:.0%}' if tally.positives else 'n/a'} | "
+                f"{len(tally.false_positives)} ({tally.false_positive_rate:.1%}) | {' '.join(tally.missed) or '-'} "
+                f"| {' '.join(tally.false_positives) or '-'} |"
+            )
+
+
+def print_rank_imbalance(runs: list[RunFacts]) -> None:
+    """No label says which runs straggled: report the fitted threshold and how many runs it flags."""
+    with_ranks = [facts for facts in runs if facts.rank_stats]
+    fractions = rank_time_imbalances(with_ranks)
+    if not fractions:
+        return
+    print(f"\nRank time imbalance ((slowest - fastest) / slowest), {len(fractions)} phases of {len(with_ranks)} runs:")
+    print(f"p50 {percentile(fractions, 0.5):.2f}, p90 {percentile(fractions, 0.9):.2f}, max {max(fractions):.2f}; "
+          f"fitted threshold {fit_rank_imbalance(with_ranks)}, configured {DEFAULT_THRESHOLDS['rank_time_imbalance']}")
+    evaluations = {"in sample": _rules_by_submission([(f, evaluate_all(f)) for f in with_ranks])}
+    evaluations.update({f"out of sample, {split}": _held_out(runs, split) for split in SPLITS})
+    ids = {submission_id(facts.source_path) for facts in with_ranks}
+    for evaluation, flagged in evaluations.items():
+        judged = sorted(ids & set(flagged))
+        hits = [s for s in judged if "rank_imbalance" in flagged[s]]
+        print(f"- {evaluation}: {len(hits)} of {len(judged)} runs flagged ({' '.join(hits) or '-'})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     print_rule_counts(findings_by_run)
     expected_csv = args.expected or args.corpus / "expected.csv"
     if expected_csv.exists():
-        print_agreement(findings_by_run, expected_csv)
+        print_agreement(runs, findings_by_run, expected_csv)
+    print_rank_imbalance(runs)
     return 0
 
 

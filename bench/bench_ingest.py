@@ -1,6 +1,6 @@
 """Ingest throughput on the IO500 corpus against a floor measured in the same run.
 
-    .venv/bin/python -m bench.bench_ingest [CORPUS] [--repeat 3] [--db ioboard_bench_ingest] [--no-doc]
+    .venv/bin/python -m bench.bench_ingest [CORPUS] [--repeat 3] [--db ioboard_bench_ingest] [--json FILE]
 
 CORPUS defaults to ../shared/io500-corpus. Three stages, each in its own child process (so each has
 its own peak RSS), alternated --repeat times, medians reported:
@@ -110,7 +110,7 @@ def child_ingest(corpus: Path) -> dict:
     child_setup()
     from django.db import connection
 
-    from apps.ingest.services import ingest_path
+    from apps.ingest.pipelines.io500 import ingest_path
     from apps.results.models import Run
 
     stats = {"queries": 0, "db_seconds": 0.0}
@@ -152,7 +152,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--db", default="ioboard_bench_ingest", help="PostgreSQL database to (re)create and drop")
     parser.add_argument("--keep-db", action="store_true", help="leave the last ingest's database in place")
-    parser.add_argument("--no-doc", action="store_true", help="print only; do not append to docs/performance.md")
+    harness.add_json_option(parser)
     parser.add_argument("--child", choices=["floor", "read", "ingest"], help=argparse.SUPPRESS)
     parser.add_argument("--files", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -232,15 +232,8 @@ def report(corpus: Path, args, results: dict[str, list[dict]]) -> None:
     print(checks)
     print(summary)
     print(f"all rounds (wall s): {all_rounds}")
-    if args.no_doc:
-        return
-    body = (
-        f"Corpus: `{corpus}` ({int(floor['files'])} files read). Medians of {args.repeat} alternated rounds, "
-        "each stage in its own process (peak RSS = that process's ru_maxrss), page cache warm, a freshly migrated "
-        "database for every ingest, DEBUG=0.\n\n"
-        f"{text}\n\n{checks}\n\n{summary}\n\nAll rounds (wall s): {all_rounds}.\n"
-    )
-    harness.append_to_doc("Ingest throughput vs its floor (bench/bench_ingest.py)", body)
+    harness.write_json(args.json, {"corpus": str(corpus), "rounds": args.repeat, "medians": med,
+                                   "ingest_over_floor": ratio, "queries_per_run": ingest["queries"] / max(runs, 1)})
 
 
 if __name__ == "__main__":

@@ -1,22 +1,22 @@
 """List page latency: /lists/io500/ over N synthetic runs in PostgreSQL, served by gunicorn.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/ioboard_bench_lists \\
-        .venv/bin/python -m bench.bench_list_latency [--runs 10000] [--requests 200] [--no-doc]
+        .venv/bin/python -m bench.bench_list_latency [--runs 10000] [--requests 200] [--json FILE]
 
 Without DATABASE_URL (or --database-url) a private database ioboard_bench_lists is created. The
 database is migrated and seeded with `manage.py seed_synthetic --replace --runs N` (skipped when it
 already holds exactly N synthetic runs), then analysed, as autovacuum would after a bulk load.
 gunicorn serves the site on a free 127.0.0.1 port the way production does: DEBUG off, collected
 static files, a private Redis as cache (so anonymous list pages are cached until the data version
-changes, apps.results.freshness). Each URL is timed twice, end to end from one client:
+changes, apps.web.page_cache). Each URL is timed twice, end to end from one client:
 
 - warm: warm-up requests, then --requests sequential requests (median, p95): what readers get;
 - first read after a write: --cold-requests times, the data version is bumped in Redis exactly as a
   committed write bumps it, then the URL is requested once: the full render, every query run.
 
 Queries per request are those of a render (a cache miss), counted in this process with Django's
-test client; a cache hit runs none. The table and the EXPLAIN ANALYZE of the list query are printed
-and appended to docs/performance.md.
+test client; a cache hit runs none. The table and the EXPLAIN ANALYZE of the list query are printed;
+``--json FILE`` also writes the timings for ``bench.report``.
 """
 
 from __future__ import annotations
@@ -91,9 +91,9 @@ def query_counts(pages: list[tuple[str, str]]) -> dict[str, int]:
 
 def explain() -> tuple[str, str]:
     """EXPLAIN ANALYZE of the two queries that make page 1: its (id, rank) keys, then its 50 rows."""
-    from apps.results.models import Run
+    from apps.results.models import ListEntry, Run
 
-    keys = Run.objects.io500_list().ranked_keys()[:50]
+    keys = ListEntry.objects.listed("io500").ranked_keys()[:50]
     ids = [pk for pk, _ in keys]
     rows = Run.objects.filter(pk__in=ids).with_list_columns().prefetch_related(None)
     return keys.explain(analyze=True, buffers=True), rows.explain(analyze=True, buffers=True)
@@ -139,8 +139,8 @@ def run_benchmark(database_url: str, args, scratch: Path):
     env = prepare(database_url, args.runs, str(static_root))
     from django.urls import NoReverseMatch, reverse
 
-    from apps.results.freshness import DATA_VERSION_KEY
-    from apps.results.models import Run
+    from apps.results.freshness import data_version_key
+    from apps.results.models import ListEntry, Run
 
     try:
         reverse("api:list-io500-list")
@@ -149,7 +149,7 @@ def run_benchmark(database_url: str, args, scratch: Path):
         include_api = False
     pages = urls(include_api)
     counts = query_counts(pages)
-    total_runs, listed = Run.objects.count(), Run.objects.io500_list().count()
+    total_runs, listed = Run.objects.count(), ListEntry.objects.filter(kind="io500").count()
     keys_plan, rows_plan = explain()
 
     redis_port, port = harness.free_port(), harness.free_port()
@@ -161,7 +161,7 @@ def run_benchmark(database_url: str, args, scratch: Path):
         base = f"http://127.0.0.1:{port}"
         harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
         # Django's Redis cache keys are KEY_PREFIX:VERSION:key; a first page read creates the version key.
-        version_key = f":1:{DATA_VERSION_KEY}"
+        version_key = f":1:{data_version_key()}"
         load_before = os.getloadavg()[0]
         results = measure(base, pages, args, lambda: redis_incr(redis_port, version_key))
         load_after = os.getloadavg()[0]
@@ -181,7 +181,7 @@ def main() -> None:
                         help="requests per URL right after a data-version bump (a full render each)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
-    parser.add_argument("--no-doc", action="store_true", help="print only, do not append to docs/performance.md")
+    harness.add_json_option(parser)
     args = parser.parse_args()
 
     database_url = args.database_url or harness.fresh_database(PRIVATE_DB)
@@ -217,13 +217,13 @@ def main() -> None:
         f"{text}\n\n{verdict}.\n\n"
         "A list page runs six queries: the count, the page's (id, rank) keys, the 50 rows by id, their anomaly "
         "badges, the file-system suggestions and the list's editions. The keys query reads runs in score order, "
-        "keeps each system's best by an anti-join probe of the run_eligible_best index, and ranks the survivors "
-        "as they stream, so page 1 stops early:\n\n"
+        "reads the maintained list entries in list order (the listentry_order index) with their stored ranks, "
+        "so page 1 stops after 50 index entries:\n\n"
         f"```\n{keys_plan}\n```\n\nThe rows of the page, by id:\n\n```\n{rows_plan}\n```\n"
     )
     print(body)
-    if not args.no_doc:
-        harness.append_to_doc("List page latency", body)
+    harness.write_json(args.json, {"runs": total_runs, "synthetic_runs": args.runs, "requests": args.requests,
+                                   "timings": results, "queries": counts})
 
 
 if __name__ == "__main__":

@@ -1,16 +1,15 @@
 """List page and API latency against /healthz at 1k, 10k and 100k runs: the ratio, and every query's plan.
 
-    .venv/bin/python -m bench.bench_list_scaling [--sizes 1000,10000,100000] [--requests 200] [--no-doc]
+    .venv/bin/python -m bench.bench_list_scaling [--sizes 1000,10000,100000] [--requests 200] [--json FILE]
 
 For each size N this runs ``bench/bench_list_latency.py --runs N`` (seeding a database of its own,
 ioboard_scale_N, serving it with gunicorn and timing every URL next to /healthz on the same server
-in the same run; that script appends its own section with the EXPLAIN of the list query), reads
-its table, and then, in a child process against the same database, captures every SQL statement
-each list URL runs, EXPLAINs it (ANALYZE) and looks for a sequential scan of the run table
-(``results_run``), and splits the in-process time of a request into database time and the rest
-(view and template). The summary appended to docs/performance.md holds, per size: median and p95
-of the list page, the API list and /healthz, the two ratios to /healthz, queries per request, and
-whether any plan scans ``results_run`` sequentially.
+in the same run; that script prints the EXPLAIN of the list query), reads its table, and then, in a
+child process against the same database, captures every SQL statement each list URL runs, EXPLAINs
+it (ANALYZE) and looks for a sequential scan of the run table (``results_run``), and splits the
+in-process time of a request into database time and the rest (view and template). The printed summary
+holds, per size: median and p95 of the list page, the API list and /healthz, the two ratios to
+/healthz, queries per request, and whether any plan scans ``results_run`` sequentially.
 """
 
 from __future__ import annotations
@@ -116,7 +115,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--keep-db", action="store_true", help="keep the ioboard_scale_N databases")
-    parser.add_argument("--no-doc", action="store_true")
+    harness.add_json_option(parser)
     parser.add_argument("--child-explain", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_explain:
@@ -133,8 +132,6 @@ def main() -> None:
         print(f"== {size} runs", flush=True)
         argv = [harness.PYTHON, "-m", "bench.bench_list_latency", "--runs", str(size), "--requests",
                 str(args.requests), "--database-url", url]
-        if args.no_doc:
-            argv.append("--no-doc")
         done = subprocess.run(argv, cwd=REPO_ROOT, env=harness.bench_env(), capture_output=True, text=True,
                               timeout=7200, check=False)
         if done.returncode != 0:
@@ -192,7 +189,7 @@ def report(results: list[dict], args) -> None:
         "Latency over HTTP from `bench/bench_list_latency.py` (gunicorn, DEBUG off, Redis cache and page cache on "
         f"as in production, the same server and run for the list and /healthz, {args.requests} sequential "
         "requests per URL; 'after a write' = each request right after a data-version bump, a full render); "
-        "the ratio is of warm reads, what readers get between writes. Its own sections above hold the "
+        "the ratio is of warm reads, what readers get between writes. bench_list_latency prints the "
         "EXPLAIN ANALYZE of the ranking query per size. Query plans and the DB/rest split below come from a child "
         "process that captured every SQL statement of each URL and EXPLAINed it (ANALYZE) against the same "
         "database.\n\n"
@@ -204,9 +201,7 @@ def report(results: list[dict], args) -> None:
         f"{largest_cold:.1f}x /healthz at {largest_size:,} runs.\n"
     )
     print(body)
-    if not args.no_doc:
-        harness.append_to_doc("List and API latency vs /healthz at 1k/10k/100k runs (bench/bench_list_scaling.py)",
-                              body)
+    harness.write_json(args.json, {"sizes": results})
 
 
 if __name__ == "__main__":

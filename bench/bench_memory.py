@@ -1,6 +1,7 @@
 """Peak memory: the ingest of the largest corpus submission, and an export of 100k seeded runs.
 
-    .venv/bin/python -m bench.bench_memory [--corpus DIR] [--runs 10000,100000] [--db ioboard_bench_memory] [--no-doc]
+    .venv/bin/python -m bench.bench_memory [--corpus DIR] [--runs 10000,100000] [--db ioboard_bench_memory]
+        [--json FILE]
 
 1. The largest submission folder of the corpus (by bytes) is packed as a .tar.gz with its
    Institution/System/Filesystem/Year/submission-N path, stored as an Upload and ingested with
@@ -61,7 +62,7 @@ def child_upload_ingest(archive: Path) -> dict:
     django.setup()
     from django.core.files import File
 
-    from apps.ingest.services import ingest_upload
+    from apps.ingest.pipelines.io500 import ingest_upload
     from apps.results.models import Run, Upload
 
     with open(archive, "rb") as handle:
@@ -150,7 +151,7 @@ def main() -> None:
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--skip-export", action="store_true")
     parser.add_argument("--keep-db", action="store_true")
-    parser.add_argument("--no-doc", action="store_true")
+    harness.add_json_option(parser)
     parser.add_argument("--child-upload", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_upload:
@@ -204,9 +205,7 @@ def report(ingest: dict | None, exports: list[dict] | None, args) -> None:
     body = "\n\n".join(parts)
     print()
     print(body)
-    if not args.no_doc and body:
-        what = " and ".join(name for name, part in (("upload ingest", ingest), ("export", exports)) if part)
-        harness.append_to_doc(f"Peak memory: {what} (bench/bench_memory.py)", body)
+    harness.write_json(args.json, {"ingest": ingest, "exports": exports})
 
 
 if __name__ == "__main__":

@@ -1,18 +1,19 @@
-"""Shared plumbing for the bench/ scripts: machine facts, private databases, child processes, the doc.
+"""Shared plumbing for the bench/ scripts: machine facts, private databases, child processes, JSON output.
 
 Every bench script measures in child processes (so each figure has its own peak RSS), prints a
-Markdown table and appends a section to docs/performance.md holding the command, the machine and
-the date. Everything talks to 127.0.0.1 only; every loop is bounded in count and in time.
+Markdown table, and with ``--json FILE`` writes its figures for ``bench.report``, which regenerates
+docs/performance.md as one current table. Everything talks to 127.0.0.1 only; every loop is bounded
+in count and in time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import signal
@@ -24,24 +25,17 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
-DOC = REPO_ROOT / "docs" / "performance.md"
 CORPUS = REPO_ROOT.parent / "shared" / "io500-corpus"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 REDIS_DEFAULT = "redis://127.0.0.1:6379"
-DOC_HEADER = """# ioboard performance
-
-Measured figures only. Each section was appended by the script (or person) named in it, with the
-exact command, the machine (CPU count and model, memory) and the date; rerun the command to
-reproduce it. Later sections do not replace earlier ones.
-"""
 
 
 # ---------------------------------------------------------------- machine and command
@@ -108,28 +102,15 @@ def table(headers: Sequence[str], rows: Iterable[Sequence]) -> str:
     return "\n".join(lines)
 
 
-def append_to_doc(title: str, body: str, *, command: str | None = None, doc: Path = DOC) -> None:
-    """Append one section under an exclusive lock (other scripts and people append too)."""
-    section = (
-        f"\n## {title}\n\n"
-        f"- command: `{command or this_command()}`\n"
-        f"- machine: {machine_line()}\n"
-        f"- services: {service_versions() or 'n/a'}\n"
-        f"- date: {now_utc()}; load average (1/5/15 min) when written: "
-        f"{' / '.join(f'{x:.2f}' for x in os.getloadavg())} (other work on the machine inflates timings)\n\n"
-        f"{body.rstrip()}\n"
-    )
-    doc.parent.mkdir(parents=True, exist_ok=True)
-    with open(doc, "a+", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            handle.seek(0, os.SEEK_END)
-            if handle.tell() == 0:
-                handle.write(DOC_HEADER)
-            handle.write(section)
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-    print(f"appended '{title}' to {doc.relative_to(REPO_ROOT) if doc.is_relative_to(REPO_ROOT) else doc}")
+def add_json_option(parser) -> None:
+    parser.add_argument("--json", type=Path, metavar="FILE",
+                        help="also write the figures to FILE as JSON (bench.report reads them)")
+
+
+def write_json(path: Path | None, figures: dict) -> None:
+    """The figures of one bench run, for ``bench.report``; nothing when no ``--json`` was given."""
+    if path is not None:
+        path.write_text(json.dumps(figures, indent=1, default=str), encoding="utf-8")
 
 
 # ---------------------------------------------------------------- statistics
@@ -464,16 +445,16 @@ class PrivatePostgres:
 def parse_like_the_ingest(root: Path, overrides: dict | None = None) -> list:
     """What ``ingest_upload`` does before touching the database: find the result sets below root and
     parse each (ParsedRun or ParseError). Kept in one place so the benches follow the service's API."""
-    from apps.ingest.services import parse_io500_tree, survey_tree
+    from apps.ingest.pipelines.io500 import parse_io500_tree, survey_tree
 
     return list(parse_io500_tree(root, survey_tree(root)[0], overrides))
 
 
 def expected_run_identities(archive: Path) -> tuple[set[str], list[str]]:
     """The run identities the ingest of an archive must produce, and its parse failures (Django set up)."""
-    from apps.ingest.archive import open_input
+    from apps.ingest.core.archive import open_input
+    from apps.ingest.core.common import archive_caps
     from apps.ingest.parsers.records import ParseError
-    from apps.ingest.services import archive_caps
     from apps.results.models import Run
 
     identities, failures = set(), []
@@ -484,3 +465,83 @@ def expected_run_identities(archive: Path) -> tuple[set[str], list[str]]:
             else:
                 identities.add(Run.make_identity(item.record.content_hash, item.record.source_path))
     return identities, failures
+
+
+INGEST_SUMMARY_LINE = re.compile(r"(\d+) logs stored \((\d+) points\), (\d+) updated, (\d+) unchanged, (\d+) failed")
+
+
+def ingest_child_env(database_url: str) -> dict:
+    """The environment of a timed ``manage.py`` child: DEBUG off (no query log), a throw-away key."""
+    env = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "SECRET_KEY": os.urandom(32).hex(),
+                "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def timed_manage(args: list[str], env: dict, timeout: float = 900) -> tuple[float, str]:
+    """Run ``manage.py args`` in a child; its wall time (start-up included) and its output."""
+    started = time.perf_counter()
+    result = subprocess.run([PYTHON, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True,
+                            text=True, timeout=timeout, check=False)
+    wall = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout[-2000:]}"
+                         f"\n{result.stderr[-2000:]}")
+    return wall, result.stdout
+
+
+def ingest_counts(report: str) -> dict[str, int]:
+    """The counts of a log-by-log ingest report (``manage.py ingest --kind ior|mdtest``)."""
+    match = INGEST_SUMMARY_LINE.search(report)
+    if not match:
+        raise SystemExit(f"unexpected ingest report:\n{report[-2000:]}")
+    return dict(zip(("stored", "points", "updated", "unchanged", "failed"), map(int, match.groups()), strict=True))
+
+
+@dataclass
+class LogIngestTimings:
+    """A first ingest of generated logs, the same ingest again (all unchanged), and any commands after."""
+
+    logs: int
+    size_mib: float
+    database: str
+    first_wall: float
+    second_wall: float
+    first: dict[str, int]
+    second: dict[str, int]
+    after: dict[str, tuple[float, str]]
+
+
+def time_log_ingest(*, kind: str, generate: Callable[[Path, int], int], logs: int, postgres: str | None,
+                    target: list[str], after: dict[str, list[str]] | None = None) -> LogIngestTimings:
+    """Generate ``logs`` logs with their manifest.csv into a temporary folder and time ``manage.py ingest
+    --kind KIND FOLDER TARGET --manifest FOLDER/manifest.csv`` twice, then each command of ``after``, against
+    an empty, migrated database (a temporary SQLite file, or the fresh PostgreSQL database ``postgres``).
+    Exits if the first ingest did not store every log or the second found any log changed."""
+    with tempfile.TemporaryDirectory(prefix=f"ioboard-bench-{kind}-") as scratch:
+        folder = Path(scratch) / "logs"
+        folder.mkdir()
+        count = generate(folder, logs)
+        size_mib = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 2**20
+        if postgres:
+            database = "PostgreSQL " + psql("SHOW server_version", capture=True).strip()
+            url = fresh_database(postgres)
+        else:
+            database = "SQLite (embedded default)"
+            url = f"sqlite:///{Path(scratch) / 'bench.sqlite3'}"
+        env = ingest_child_env(url)
+        try:
+            if not postgres:
+                timed_manage(["migrate", "--noinput", "-v", "0"], env)
+            command = ["ingest", "--kind", kind, str(folder), *target, "--manifest", str(folder / "manifest.csv")]
+            first_wall, first_report = timed_manage(command, env)
+            second_wall, second_report = timed_manage(command, env)
+            after_runs = {name: timed_manage(args, env) for name, args in (after or {}).items()}
+        finally:
+            if postgres:
+                drop_database(postgres)
+    first, second = ingest_counts(first_report), ingest_counts(second_report)
+    if first["stored"] != count or first["failed"] or second["unchanged"] != count or second["points"]:
+        raise SystemExit(f"unexpected outcome: first {first}, second {second}")
+    return LogIngestTimings(logs=count, size_mib=size_mib, database=database, first_wall=first_wall,
+                            second_wall=second_wall, first=first, second=second, after=after_runs)

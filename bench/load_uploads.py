@@ -1,6 +1,6 @@
 """Load test: N concurrent authenticated uploads through the API, two Celery workers, PostgreSQL and Redis.
 
-    .venv/bin/python -m bench.load_uploads [--uploads 50] [--corpus DIR] [--timeout 900] [--no-doc]
+    .venv/bin/python -m bench.load_uploads [--uploads 50] [--corpus DIR] [--timeout 900] [--json FILE]
 
 Starts, on 127.0.0.1 only: a private redis-server on a free port (or --redis-url), a fresh PostgreSQL
 database (--db), gunicorn (4 sync workers) and two ``celery -A config worker`` processes (concurrency
@@ -10,8 +10,8 @@ submissions than N, copies are made distinct with an ``ioboard.yaml`` sidecar an
 folder), parses each beforehand to know exactly which runs it must produce, then fires all uploads
 at once from N threads released by a barrier, polls every status URL until it is done or failed,
 and checks in the database that every job is done, every expected run exists exactly once and is
-attached to its upload, and every stored file is intact. Prints figures; appends them to
-docs/performance.md unless --no-doc. Exit status 1 when any check fails.
+attached to its upload, and every stored file is intact. Prints figures (``--json FILE`` also writes
+them for ``bench.report``). Exit status 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def main() -> None:
     parser.add_argument("--gunicorn-workers", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=900, help="seconds allowed for every upload to finish")
     parser.add_argument("--keep-db", action="store_true")
-    parser.add_argument("--no-doc", action="store_true")
+    harness.add_json_option(parser)
     args = parser.parse_args()
     if not 1 <= args.uploads <= 500:
         raise SystemExit("--uploads must be between 1 and 500")
@@ -285,18 +285,11 @@ def main() -> None:
     print(text)
     for failure in failures:
         print("FAILED:", failure)
-    if not args.no_doc:
-        body = (
-            f"{len(chosen)} distinct real archives from `{args.corpus.name}` uploaded at once (threads released by a "
-            f"barrier) as {USERS} token-authenticated users to gunicorn ({args.gunicorn_workers} sync workers), "
-            "ingested by two `celery -A config worker --concurrency 1` processes, PostgreSQL + a private "
-            "redis-server, all on 127.0.0.1. Checked in the database afterwards: every job done, every expected run "
-            "(parsed from the archives beforehand) present exactly once and attached to its upload, every stored file "
-            f"intact.\n\n{text}\n"
-            + ("".join(f"\n- FAILED: {f}" for f in failures) + "\n" if failures else "")
-        )
-        harness.append_to_doc(f"Load: {len(chosen)} concurrent uploads, two Celery workers (bench/load_uploads.py)",
-                              body)
+    harness.write_json(args.json, {
+        "uploads": len(chosen), "post_median_seconds": harness.median(latencies),
+        "all_done_seconds": total, "runs_expected": figures["expected_runs"], "runs_stored": figures["runs"],
+        "runs_per_second": figures["runs"] / total, "failures": failures,
+    })
     sys.exit(1 if failures else 0)
 
 

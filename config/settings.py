@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "config.replica.ReplicaMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -114,6 +115,11 @@ TEMPLATES = [
     },
 ]
 
+# PostgreSQL's JIT compiles any plan whose estimated cost passes jit_above_cost. Page queries read a
+# few index rows, but a LIMIT plan over a large estimate can pass the bar and then compiles for far
+# longer than it runs (at 1M runs the filtered 10-node API list took 365 ms median for a 0.3 ms plan,
+# with JIT on). Off per connection; IOBOARD_DB_JIT=1 keeps the server's default.
+POSTGRES_SESSION_OPTIONS = "" if envbool("IOBOARD_DB_JIT", False) else "-c jit=off"
 # Database: SQLite file unless DATABASE_URL points at PostgreSQL.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
@@ -128,6 +134,19 @@ else:
             "OPTIONS": {"init_command": "PRAGMA busy_timeout = 10000;", "transaction_mode": "IMMEDIATE"},
         }
     }
+# A PostgreSQL read replica (streaming replication) for anonymous read-only requests: config/replica.py.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+IOBOARD_REPLICA_PIN_SECONDS = envint("IOBOARD_REPLICA_PIN_SECONDS", 10)
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = dj_database_url.parse(DATABASE_REPLICA_URL, conn_max_age=envint("DB_CONN_MAX_AGE", 60))
+    DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["config.replica.ReplicaRouter"]
+# Behind PgBouncer in transaction pooling mode, .iterator() must not hold a server-side cursor (docs/deployment.md).
+for _database in DATABASES.values():
+    _database["DISABLE_SERVER_SIDE_CURSORS"] = envbool("DB_DISABLE_SERVER_SIDE_CURSORS", False)
+    if _database["ENGINE"].endswith("postgresql") and POSTGRES_SESSION_OPTIONS:
+        _database.setdefault("OPTIONS", {})["options"] = POSTGRES_SESSION_OPTIONS
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: broker and cache when REDIS_URL is set; otherwise eager tasks and a local-memory cache.
@@ -225,13 +244,24 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ioboard API",
-    "DESCRIPTION": "IO500 and mdtest results: runs, systems, ranked lists, scaling series and uploads.",
+    "DESCRIPTION": "IO500, mdtest and IOR results: runs, systems, lists, scaling series, studies and uploads.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One schema name per choice set that several fields share: runs and uploads both have a "kind" with
+    # different choices (an IOR upload makes no run); a change's kind and status share their field names.
+    "ENUM_NAME_OVERRIDES": {
+        "RunKindEnum": "apps.results.models.Run.Kind",
+        "UploadKindEnum": "apps.results.models.Upload.Kind",
+        "ChangeKindEnum": "apps.results.models.Change.Kind",
+        "ChangeStatusEnum": "apps.results.models.Change.Status",
+        "ListKindEnum": "apps.results.list_kinds.LIST_KIND_SLUGS",
+        "ReviewStatusEnum": "apps.results.models.ReviewStatus",
+        "IngestStatusEnum": "apps.ingest.models.IngestJob.Status",
+    },
 }
 
 # ioboard's own knobs.
@@ -239,10 +269,13 @@ IOBOARD_UPLOAD_MAX_BYTES = envint("IOBOARD_UPLOAD_MAX_BYTES", 512 * 1024 * 1024)
 IOBOARD_ARCHIVE_MAX_ENTRIES = envint("IOBOARD_ARCHIVE_MAX_ENTRIES", 20000)
 IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES = envint("IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES", 4 * 1024 * 1024 * 1024)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
-# Anonymous list pages are cached until the data version changes (apps.results.freshness); only with a
+# Anonymous list pages are cached until the data version changes (apps.web.page_cache); only with a
 # cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
 IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)
-# Overrides of apps.results.anomalies.DEFAULT_THRESHOLDS, e.g. {"cache_effect_stat_ratio": 8}.
+# Every page-cache and data-version key starts with this (apps.results.freshness.cache_key), so two
+# deployments sharing one Redis never serve each other's pages. Default: one prefix per database.
+IOBOARD_CACHE_PREFIX = os.environ.get("IOBOARD_CACHE_PREFIX") or f"ioboard:{Path(DATABASES['default']['NAME']).stem}"
+# Overrides of apps.results.anomalies.DEFAULT_THRESHOLDS, e.g. {"stat_over_create_easy": 30}.
 IOBOARD_ANOMALY_THRESHOLDS: dict = {}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
@@ -252,3 +285,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Overrides of apps.results.changes.detection.DetectionParameters (see docs/changes.md),
+# e.g. {"magnitude_floor_pct": 10, "step_sigmas": 5}.
+IOBOARD_CHANGE_DETECTION: dict = {}

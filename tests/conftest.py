@@ -10,12 +10,29 @@ SHARED = REPO_ROOT.parent / "shared"
 TEST_DATA = REPO_ROOT / "tests" / "data"
 
 
+# Set by .ci/run: CI always has ../shared, so a corpus test that cannot find it is a failure, not a skip.
+REQUIRE_SHARED = os.environ.get("IOBOARD_REQUIRE_SHARED") == "1"
+
+
 def shared_path(*parts: str) -> Path:
-    """A path inside ../shared, skipping the test cleanly when that folder is absent."""
+    """A path inside ../shared: the test skips with a visible notice where it is absent (a bare clone),
+    and fails there when IOBOARD_REQUIRE_SHARED=1 (CI)."""
     path = SHARED.joinpath(*parts)
+    if not path.exists() and REQUIRE_SHARED:
+        pytest.fail(f"{path} is absent, but IOBOARD_REQUIRE_SHARED=1: CI must run the corpus acceptance tests")
     if not path.exists():
         pytest.skip(f"{path} is absent (corpus tests run where ../shared is present)")
     return path
+
+
+def shared_files(folder: str, pattern: str) -> list[Path]:
+    """Files under ../shared/<folder> matching ``pattern``, for parametrizing at collection time.
+
+    An absent folder gives no files and pytest skips the empty parameter set, so every module that
+    parametrizes over it also has a test calling ``shared_path`` on the folder: that one fails in CI."""
+    root = SHARED / folder
+    return sorted(root.rglob(pattern)) if root.is_dir() else []
+
 
 
 @pytest.fixture

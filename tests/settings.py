@@ -19,3 +19,7 @@ SECURE_SSL_REDIRECT = False
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {  # noqa: F405
     "anon": "100000/min", "user": "100000/min", "uploads": "100000/min"}}
 IOBOARD_PAGE_CACHE_SECONDS = 0  # tests roll back, so on_commit never bumps the data version; freshness tests turn it on
+
+# A second alias on the same database, as a replica is configured (config/replica.py); the router is switched on
+# only by the tests of the replica (tests/config/test_replica.py), so every other test reads the primary.
+DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405

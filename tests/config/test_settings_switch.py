@@ -14,12 +14,13 @@ PROBE = (
     "print(json.dumps({'engine': settings.DATABASES['default']['ENGINE'], "
     "'eager': settings.CELERY_TASK_ALWAYS_EAGER, 'broker': settings.CELERY_BROKER_URL, "
     "'cache': settings.CACHES['default']['BACKEND'], 'debug': settings.DEBUG, "
-    "'ssl_redirect': settings.SECURE_SSL_REDIRECT}))"
+    "'ssl_redirect': settings.SECURE_SSL_REDIRECT, 'cache_prefix': settings.IOBOARD_CACHE_PREFIX}))"
 )
 
 
 def probe_settings(**env) -> dict:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
+    clean = {k: v for k, v in os.environ.items()
+             if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "IOBOARD_CACHE_PREFIX"}}
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
     done = subprocess.run([sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT,
                           capture_output=True, text=True, check=False)
@@ -41,6 +42,17 @@ def test_it_switches_to_postgresql_and_redis_when_their_urls_are_set():
     assert found["eager"] is False
     assert found["broker"] == "redis://127.0.0.1:6379/3"
     assert found["cache"].endswith("RedisCache")
+
+
+def test_the_cache_prefix_follows_the_database_unless_set():
+    redis = "redis://127.0.0.1:6379/3"
+    one = probe_settings(DATABASE_URL="postgres://u@127.0.0.1:5432/board_one", REDIS_URL=redis)
+    two = probe_settings(DATABASE_URL="postgres://u@127.0.0.1:5432/board_two", REDIS_URL=redis)
+    chosen = probe_settings(DATABASE_URL="postgres://u@127.0.0.1:5432/board_one", REDIS_URL=redis,
+                            IOBOARD_CACHE_PREFIX="site-a")
+
+    assert (one["cache_prefix"], two["cache_prefix"]) == ("ioboard:board_one", "ioboard:board_two")
+    assert chosen["cache_prefix"] == "site-a"
 
 
 def test_it_refuses_to_run_in_production_without_a_secret_key():

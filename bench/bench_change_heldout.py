@@ -1,0 +1,70 @@
+"""Change detection on generated held-out histories: true steps found, false steps, outliers (docs/changes.md).
+
+Run: .venv/bin/python bench/bench_change_heldout.py FIRST_SEED LAST_SEED
+
+Each seed's history (tests/results/history_generator.py) is ingested into a fresh SQLite file and detected
+in full; the counts compare the stored changes with what the generator injected, by the rules of the
+acceptance test (a derived score's step at a true step's run is neither right nor wrong).
+"""
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+
+
+def main(first: int, last: int) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-heldout-"))
+    os.environ["SQLITE_PATH"] = str(scratch / "db.sqlite3")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from apps.ingest.pipelines.io500 import ingest_path
+    from apps.results.changes.services import detect_all_changes
+    from tests.results.history_generator import write_history
+    from tests.results.test_change_acceptance import DERIVED, detected_changes
+
+    call_command("migrate", verbosity=0)
+    totals = dict.fromkeys(["true steps", "found", "right direction and causes", "true outliers",
+                            "outliers found", "false steps", "seeds with any error"], 0)
+    for seed in range(first, last + 1):
+        call_command("flush", interactive=False, verbosity=0)
+        truth = write_history(scratch / f"seed-{seed}", seed)
+        ingest_path(scratch / f"seed-{seed}")
+        detect_all_changes()
+        changes = detected_changes()
+        steps = [c for c in changes if c["kind"] == "step"]
+        errors = 0
+        for expected in truth["steps"]:
+            totals["true steps"] += 1
+            found = [c for c in steps if (c["system"], c["metric"], c["after"]) ==
+                     (expected["system"], expected["metric"], expected["after_submission"])]
+            totals["found"] += bool(found)
+            good = bool(found) and found[0]["direction"] == expected["direction"] and all(
+                token in found[0]["attribution"] for token in expected["cause_tokens"])
+            totals["right direction and causes"] += good
+            errors += not good
+        for expected in truth["outliers"]:
+            totals["true outliers"] += 1
+            hit = any(c["kind"] == "outlier" and (c["system"], c["metric"], c["after"]) ==
+                      (expected["system"], expected["metric"], expected["submission"]) for c in changes)
+            totals["outliers found"] += hit
+            errors += not hit
+        for step in steps:
+            places = {t["after_submission"] for t in truth["steps"] if t["system"] == step["system"]}
+            injected = any((t["system"], t["metric"], t["after_submission"]) == (step["system"], step["metric"],
+                                                                                 step["after"]) for t in truth["steps"])
+            if not injected and not (step["metric"] in DERIVED and step["after"] in places):
+                totals["false steps"] += 1
+                errors += 1
+        totals["seeds with any error"] += bool(errors)
+    print(f"seeds {first}-{last}: " + ", ".join(f"{key} {value}" for key, value in totals.items()))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]))

@@ -1,0 +1,245 @@
+"""Cold-path latency of every page, page cache off, next to /healthz on the same server in the same run.
+
+    .venv/bin/python -m bench.bench_cold_path --runs 100000 --database-url postgres://postgres@127.0.0.1:5432/NAME
+
+The database is created if missing, migrated and, unless it already holds exactly --runs synthetic runs, seeded with
+`manage.py seed_synthetic --replace --runs N`. No manual ANALYZE or VACUUM: the pages are measured
+on the statistics the product itself gathered (seed_synthetic analyses what it loads; `SHOW autovacuum`
+is printed, and is off on the development machine). gunicorn serves the site with DEBUG off and
+IOBOARD_PAGE_CACHE_SECONDS=0, so every request renders and runs its queries.
+
+Each round requests every URL once, /healthz among them, in a shuffled order; --rounds rounds after
+--warmup rounds. Interleaving puts every URL under the same background load as /healthz. The table
+gives median and p95 per URL and their ratio to /healthz's median and p95.
+
+Then one upload: a sample IO500 result directory (tests/data/io500/capp-result-dir) is ingested as
+an upload's ingest task does, timed; the first read of the IO500 list after it must show the new run
+with the rank a reference count over the run table gives (1 + systems whose best eligible run scores
+higher). Maintenance tasks (settle, medians) are queued on a private Redis, not run inline, as a
+worker elsewhere would run them; their duration is measured separately. The run is deleted after.
+
+Prints a Markdown section (and --json PATH writes the numbers) for docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from bench import harness  # noqa: E402
+
+SAMPLE = REPO_ROOT / "tests" / "data" / "io500" / "capp-result-dir"
+MEDIAN_BOUND, P95_BOUND = 5.0, 10.0
+
+
+def prepare(database_url: str, runs: int) -> dict:
+    database = database_url.rsplit("/", 1)[1]
+    if not harness.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'", capture=True).strip():
+        harness.psql(f'CREATE DATABASE "{database}"')
+    env = {"DATABASE_URL": database_url}
+    harness.manage(["migrate", "--noinput", "-v", "0"], env=env, timeout=900)
+    from apps.results.models import Run
+
+    synthetic = Run.objects.filter(submission_id="synthetic").count()
+    seeded = None
+    if synthetic != runs:
+        print(f"seeding {runs} synthetic runs (found {synthetic})…", flush=True)
+        started = time.monotonic()
+        output = harness.manage(["seed_synthetic", "--replace", "--runs", str(runs), "--batch", "20000"], env=env,
+                                timeout=7200)
+        seeded = time.monotonic() - started
+        print(output.strip(), flush=True)
+    return {"env": env, "seed_seconds": seeded}
+
+
+def pages() -> list[tuple[str, str]]:
+    from apps.results.models import ListEntry, Run, ScalingSeries, StorageSystem
+
+    run = ListEntry.objects.filter(kind="ten-node").order_by("run_id").values_list("run_id", flat=True).first()
+    system = Run.objects.filter(pk=run).values_list("system_id", flat=True).get()
+    busiest = StorageSystem.objects.order_by("pk").values_list("pk", flat=True)[10]
+    compared = ListEntry.objects.listed("io500").values_list("run_id", flat=True)[:3]
+    series = ScalingSeries.objects.order_by("pk").values_list("pk", flat=True).first()
+    urls = [
+        ("/healthz", "health check (the floor)"),
+        ("/lists/io500/", "IO500 list"),
+        ("/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "IO500 list, filtered and sorted"),
+        ("/lists/ten-node/", "10-node list"),
+        ("/lists/ten-node/?vendor=DDN&sort=-md", "10-node list, filtered and sorted"),
+        ("/lists/historic/?page=20", "historic list, page 20"),
+        ("/lists/production/", "Production list"),
+        ("/lists/full/?sort=-bw", "Full list, sorted"),
+        ("/lists/historic/?year=2020&sort=nodes", "historic list, filtered and sorted"),
+        (f"/runs/{run}/", "run page"),
+        (f"/systems/{system}/", "system page"),
+        (f"/systems/{busiest}/", "another system page"),
+        (f"/compare/?runs={','.join(map(str, compared))}", "compare 3 runs"),
+        ("/api/v1/lists/io500/", "API IO500 list"),
+        ("/api/v1/lists/ten-node/?nodes_min=10&ordering=-bw", "API 10-node list, filtered and sorted"),
+        ("/api/v1/lists/historic/?page=20", "API historic list, page 20"),
+        ("/api/v1/runs/?page_size=50", "API runs"),
+        (f"/api/v1/runs/{run}/", "API run detail"),
+    ]
+    if series:
+        urls.append((f"/scaling/{series}/", "scaling series page"))
+    return urls
+
+
+def measure(base: str, urls: list[tuple[str, str]], rounds: int, warmup: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {url: [] for url, _ in urls}
+    order = [url for url, _ in urls]
+    shuffler = random.Random(13)
+    for round_number in range(warmup + rounds):
+        shuffler.shuffle(order)
+        for url in order:
+            status, _, seconds = harness.http("GET", base + url, timeout=180)
+            if status != 200:
+                raise SystemExit(f"{url} answered {status}")
+            if round_number >= warmup:
+                timings[url].append(seconds * 1000)
+    return timings
+
+
+def reference_rank(score: float) -> int:
+    """1 + storage systems whose best eligible run scores higher: counted over runs, not list entries."""
+    from apps.results.models import Run
+
+    return 1 + Run.objects.eligible().filter(score_total__gt=score).values("system_id").distinct().count()
+
+
+def _submitter():
+    """A site submitter whose uploads are published without review, so the upload is ranked at once."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    user, _ = get_user_model().objects.get_or_create(username="bench-submitter")
+    user.user_permissions.add(Permission.objects.get(codename="publish_without_review"))
+    return user
+
+
+def one_upload(base: str) -> dict:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.ingest.pipelines import ingest_upload
+    from apps.ingest.uploads import receive_upload
+    from apps.results import list_entries
+    from apps.results.models import ListEntry, Run
+
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-upload-"))
+    try:
+        archive = shutil.make_archive(str(scratch / "upload"), "gztar", SAMPLE.parent, SAMPLE.name)
+        content = Path(archive).read_bytes()
+        name = f"bench-{time.time_ns()}.tar.gz"
+        received = receive_upload(SimpleUploadedFile(name, content), name=name, kind="io500", uploader=_submitter(),
+                                  metadata={"institution": "Bench Institute", "system": f"Bench {time.time_ns()}"})
+        upload = received.upload
+        started = time.perf_counter()
+        runs = ingest_upload(upload)
+        ingest_seconds = time.perf_counter() - started
+        run = runs[0]
+        run.refresh_from_db()
+        started = time.perf_counter()
+        status, body, _ = harness.http("GET", f"{base}/api/v1/lists/io500/?system={run.system_id}")
+        first_read_ms = (time.perf_counter() - started) * 1000
+        listed = json.loads(body)["results"] if status == 200 else []
+        shown = next((row["rank"] for row in listed if row["run"] == run.pk), None)
+        expected = reference_rank(run.score_total) if run.is_ranked else None
+        maintenance = {}
+        for kind in ListEntry.objects.filter(run=run).values_list("kind", flat=True):
+            started = time.perf_counter()
+            list_entries.refresh_statistics(kind)
+            maintenance[kind] = time.perf_counter() - started
+        Run.objects.filter(pk=run.pk).get().delete()
+        upload.delete()
+        return {"ingest_seconds": ingest_seconds, "first_read_ms": first_read_ms, "rank_shown": shown,
+                "rank_expected": expected, "statistics_refresh_seconds": maintenance}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100000)
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--rounds", type=int, default=20, help="timed requests per URL")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    harness.add_json_option(parser)
+    args = parser.parse_args()
+    if not args.database_url:
+        raise SystemExit("give --database-url (a database of yours; it is seeded if it lacks the runs)")
+
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-cold-"))
+    redis_port, port = harness.free_port(), harness.free_port()
+    redis = harness.private_redis(redis_port, log_dir=scratch)
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    harness.django_setup(args.database_url, redis_url)
+    server = None
+    try:
+        prepared = prepare(args.database_url, args.runs)
+        autovacuum = harness.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
+        urls = pages()
+        env = {**prepared["env"], "REDIS_URL": redis_url, "IOBOARD_PAGE_CACHE_SECONDS": "0",
+               "STATIC_ROOT": str(scratch / "static")}
+        harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
+        server = harness.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=120)
+        base = f"http://127.0.0.1:{port}"
+        harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
+        load_before = os.getloadavg()
+        timings = measure(base, urls, args.rounds, args.warmup)
+        load_after = os.getloadavg()
+        upload = one_upload(base)
+    finally:
+        if server:
+            server.stop()
+        redis.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    from apps.results.models import Run
+
+    floor_median = harness.median(timings["/healthz"])
+    floor_p95 = harness.percentile(timings["/healthz"], 0.95)
+    rows, verdicts = [], []
+    for url, label in urls:
+        median, p95 = harness.median(timings[url]), harness.percentile(timings[url], 0.95)
+        within = median <= MEDIAN_BOUND * floor_median and p95 <= P95_BOUND * floor_p95
+        verdicts.append(within)
+        rows.append((f"`{url}`", label, f"{median:.1f}", f"{p95:.1f}", f"{median / floor_median:.1f}x",
+                     f"{p95 / floor_p95:.1f}x", "yes" if within else "NO"))
+    runs_total = Run.objects.count()
+    table = harness.table(["URL", "page", "median ms", "p95 ms", "median / healthz", "p95 / healthz",
+                           f"within {MEDIAN_BOUND:.0f}x / {P95_BOUND:.0f}x"], rows)
+    seeded = (f"seed_synthetic took {prepared['seed_seconds']:.0f} s in this run; "
+              if prepared["seed_seconds"] else "")
+    body = (
+        f"{runs_total:,} runs in PostgreSQL (autovacuum {autovacuum.strip()}; {seeded}no manual ANALYZE), gunicorn "
+        f"{args.workers} sync workers, DEBUG off, page cache off (IOBOARD_PAGE_CACHE_SECONDS=0). {args.rounds} "
+        f"rounds of one request per URL in shuffled order after {args.warmup} warm-up rounds, one client on "
+        f"127.0.0.1. Load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load_before)} before, "
+        f"{'/'.join(f'{x:.1f}' for x in load_after)} after; the machine has {os.cpu_count()} CPUs shared with "
+        f"other work.\n\n{table}\n\n"
+        f"{sum(verdicts)} of {len(verdicts)} URLs within the bound.\n\n"
+        f"One upload (tests/data/io500/capp-result-dir as a new system): ingest {upload['ingest_seconds']:.2f} s; "
+        f"first read of the API IO500 list after it {upload['first_read_ms']:.1f} ms, showing rank "
+        f"{upload['rank_shown']} (reference count over the run table: {upload['rank_expected']}). "
+        f"Median refresh after it (a worker's task): "
+        + ", ".join(f"{kind} {seconds:.2f} s" for kind, seconds in upload["statistics_refresh_seconds"].items())
+        + ".\n"
+    )
+    print(body)
+    harness.write_json(args.json, {"runs": runs_total, "timings_ms": timings, "upload": upload,
+                                   "load_before": load_before, "load_after": load_after})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""The rows of docs/performance.md: one entry per bench, the command it runs and the figures it reports.
+
+``bench.report`` runs every registered row's command with ``--json FILE`` added, hands the JSON to
+the row's ``figures`` function and writes one table. A row has a command per scale: ``small`` runs
+in minutes on a 2-CPU machine (what the committed table shows unless it says otherwise), ``full``
+is the size the targets are set at (100k runs, 1000 logs, 3 rounds) and takes much longer.
+
+Adding a row: write the bench as ``bench/<name>.py`` with a ``--json FILE`` option
+(``harness.add_json_option`` / ``harness.write_json``), then register it here with ``@row(...)``: its
+name, what it measures, its arguments per scale, what it needs (``postgres``, ``corpus``), and a
+function from the JSON to a list of ``Figure``. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bench import harness
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured number as the table shows it: what it is, its value with its unit."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    name: str
+    title: str
+    module: str
+    arguments: dict[str, tuple[str, ...]]
+    figures: Callable[[dict], list[Figure]]
+    needs: tuple[str, ...] = field(default=())
+
+    def command(self, scale: str) -> list[str]:
+        """The command as documented (``--json FILE`` is added when it runs)."""
+        return [".venv/bin/python", "-m", self.module, *self.arguments[scale]]
+
+
+ROWS: dict[str, BenchRow] = {}
+
+
+def row(name: str, *, title: str, module: str, small: tuple[str, ...], full: tuple[str, ...],
+        needs: tuple[str, ...] = ()) -> Callable[[Callable[[dict], list[Figure]]], Callable[[dict], list[Figure]]]:
+    """Register the decorated function as the figures of one bench row."""
+
+    def register(figures: Callable[[dict], list[Figure]]) -> Callable[[dict], list[Figure]]:
+        if name in ROWS:
+            raise ValueError(f"bench row {name!r} is registered twice")
+        ROWS[name] = BenchRow(name=name, title=title, module=module, arguments={"small": small, "full": full},
+                              figures=figures, needs=needs)
+        return figures
+
+    return register
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f} ms"
+
+
+@row("ingest_corpus", title="IO500 corpus ingest into PostgreSQL vs its parse-only floor",
+     module="bench.bench_ingest", small=("--repeat", "1"), full=("--repeat", "3"), needs=("postgres", "corpus"))
+def ingest_corpus(result: dict) -> list[Figure]:
+    ingest, floor = result["medians"]["ingest"], result["medians"]["floor"]
+    runs = int(ingest["runs"])
+    return [
+        Figure(f"ingest of {runs} runs (median of {result['rounds']})", f"{ingest['wall']:.2f} s"),
+        Figure("parse-only floor, same files, no database", f"{floor['wall']:.2f} s"),
+        Figure("ingest / floor (target: within 5x)", f"{result['ingest_over_floor']:.2f}x"),
+        Figure("database queries per run", f"{result['queries_per_run']:.1f}"),
+        Figure("ingest peak RSS", f"{ingest['peak_rss_mib']:.0f} MiB"),
+    ]
+
+
+@row("mdtest_ingest", title="mdtest ingest of a generated DNE campaign (`manage.py ingest --kind mdtest`, SQLite)",
+     module="bench.bench_mdtest_ingest", small=("--logs", "200"), full=("--logs", "1000"))
+def mdtest_ingest(result: dict) -> list[Figure]:
+    logs = result["logs"]
+    return [
+        Figure(f"first ingest of {logs} logs ({result['points']} points), whole command",
+               f"{result['first_seconds']:.1f} s = {logs / result['first_seconds']:.0f} logs/s"),
+        Figure("re-ingest, every log unchanged", f"{result['reingest_seconds']:.1f} s"),
+    ]
+
+
+@row("ior_ingest", title="IOR ingest of a generated parameter study (`manage.py ingest --kind ior`, SQLite)",
+     module="bench.bench_ior_ingest", small=("--logs", "1000"), full=("--logs", "1000"))
+def ior_ingest(result: dict) -> list[Figure]:
+    logs = result["logs"]
+    return [
+        Figure(f"first ingest of {logs} IOR logs ({result['points']} points), whole command (target: under 30 s)",
+               f"{result['first_seconds']:.1f} s = {logs / result['first_seconds']:.0f} logs/s"),
+        Figure("re-ingest, every log unchanged", f"{result['reingest_seconds']:.1f} s"),
+        Figure(f"`export_study` with {result['comparisons']:,} pairwise comparisons",
+               f"{result['export_seconds']:.1f} s"),
+    ]
+
+
+@row("list_latency", title="List pages over HTTP (gunicorn, DEBUG off), full render, next to /healthz",
+     module="bench.bench_list_latency",
+     small=("--runs", "1000", "--requests", "50", "--warmup", "5", "--cold-requests", "10"),
+     full=("--runs", "100000"), needs=("postgres",))
+def list_latency(result: dict) -> list[Figure]:
+    """Only the full renders (each request right after a data-version bump, so the page cache misses):
+    speed figures are of the work a page does, not of a cache hit. /healthz is timed on the same server
+    in the same run."""
+    timings = {timing["url"]: timing for timing in result["timings"]}
+    page, health = timings["/lists/io500/"], timings["/healthz"]
+    figures = [
+        Figure(f"`/lists/io500/` at {result['runs']:,} runs, median / p95",
+               f"{_ms(page['cold_median'])} / {_ms(page['cold_p95'])}"),
+        Figure("`/healthz`, median / p95", f"{_ms(health['median'])} / {_ms(health['p95'])}"),
+        Figure("`/lists/io500/` / `/healthz` (medians)", f"{page['cold_median'] / health['median']:.1f}x"),
+    ]
+    if "/api/v1/lists/io500/" in timings:
+        api = timings["/api/v1/lists/io500/"]
+        figures.append(Figure("`/api/v1/lists/io500/`, median / p95",
+                              f"{_ms(api['cold_median'])} / {_ms(api['cold_p95'])}"))
+    return figures
+
+
+@row("cold_path", title="Every page over HTTP with the page cache off, next to /healthz (gunicorn, PostgreSQL, "
+     "no manual ANALYZE)", module="bench.bench_cold_path",
+     small=("--runs", "10000", "--rounds", "7",
+            "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_10k"),
+     full=("--runs", "1000000", "--rounds", "20",
+           "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_readpath_1m"),
+     needs=("postgres",))
+def cold_path(result: dict) -> list[Figure]:
+    """Median / p95 of each URL and its ratio to /healthz's (the bound: 5x the median, 10x the p95)."""
+    timings = result["timings_ms"]
+    floor_median = harness.median(timings["/healthz"])
+    floor_p95 = harness.percentile(timings["/healthz"], 0.95)
+    figures = []
+    for url, values in timings.items():
+        median, p95 = harness.median(values), harness.percentile(values, 0.95)
+        figures.append(Figure(f"`{url}` at {result['runs']:,} runs, median / p95 (x `/healthz`)",
+                              f"{_ms(median)} / {_ms(p95)} ({median / floor_median:.1f}x / {p95 / floor_p95:.1f}x)"))
+    upload = result["upload"]
+    figures.append(Figure("one upload's ingest; first read of the list after it",
+                          f"{upload['ingest_seconds']:.2f} s; {_ms(upload['first_read_ms'])}, rank "
+                          f"{upload['rank_shown']} (reference {upload['rank_expected']})"))
+    return figures
+
+
+@row("memory", title="Peak memory: largest corpus submission ingested as an upload; `export_runs` over seeded runs",
+     module="bench.bench_memory", small=("--runs", "1000"), full=("--runs", "10000,100000"),
+     needs=("postgres", "corpus"))
+def memory(result: dict) -> list[Figure]:
+    figures = [Figure(f"upload ingest of `{item['folder']}` ({item['files']} files, {item['bytes'] / 1e6:.2f} MB): "
+                      "peak RSS, added by the ingest",
+                      f"{item['peak_rss_mib']:.0f} MiB, {item['peak_rss_mib'] - item['rss_before_mib']:.1f} MiB")
+               for item in result["ingest"] or []]
+    for export in result["exports"] or []:
+        for fmt in ("json", "csv"):
+            figures.append(Figure(f"`export_runs --format {fmt}` of {export['runs']:,} runs: time, peak RSS",
+                                  f"{export[fmt]['wall']:.1f} s, {export[fmt]['peak_rss_mib']:.0f} MiB"))
+    return figures
+
+
+@row("concurrent_uploads", title="Concurrent API uploads, two Celery workers, PostgreSQL and Redis",
+     module="bench.load_uploads", small=("--uploads", "20"), full=("--uploads", "50"), needs=("postgres", "corpus"))
+def concurrent_uploads(result: dict) -> list[Figure]:
+    return [
+        Figure(f"{result['uploads']} uploads at once: first POST to last job done",
+               f"{result['all_done_seconds']:.2f} s"),
+        Figure("POST latency, median", f"{result['post_median_seconds']:.2f} s"),
+        Figure("end-to-end throughput", f"{result['runs_per_second']:.2f} runs/s"),
+        Figure("runs expected / stored; checks",
+               f"{result['runs_expected']} / {result['runs_stored']}; "
+               + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED")),
+    ]

@@ -1,0 +1,57 @@
+"""bench.report: docs/performance.md is one current table, every figure next to the command that made it."""
+
+import re
+import shlex
+
+from bench.report import DOC, render
+from bench.rows import ROWS, BenchRow, Figure, list_latency
+
+TABLE_HEADER = "| measurement | figure | value | command |"
+
+
+def test_every_row_runs_a_bench_that_can_write_its_figures_as_json():
+    for bench in ROWS.values():
+        script = DOC.parents[1] / (bench.module.replace(".", "/") + ".py")
+        assert script.exists(), bench.module
+        assert "harness.add_json_option(parser)" in script.read_text(), bench.module
+        assert set(bench.arguments) == {"small", "full"}
+
+
+def test_a_row_is_rendered_with_its_command_once_beside_its_figures():
+    bench = BenchRow(name="demo", title="Demo bench", module="bench.demo", arguments={"small": ("--n", "3")},
+                     figures=lambda result: [])
+    figures = [Figure("first", "1.0 s"), Figure("second", "2x")]
+    header = {"command": "cmd", "date": "today", "machine": "m", "services": "s", "load_before": 0.5,
+              "load_after": 0.75}
+
+    text = render([(bench, figures, 12.3)], "small", header)
+
+    assert text.count(TABLE_HEADER) == 1
+    assert text.splitlines()[-2:] == [
+        "| Demo bench | first | 1.0 s | `.venv/bin/python -m bench.demo --n 3` (12 s) |",
+        "|  | second | 2x |  |",
+    ]
+
+
+def test_list_latency_figures_are_full_renders_next_to_healthz_of_the_same_run():
+    result = {"runs": 1000, "timings": [
+        {"url": "/lists/io500/", "median": 3.0, "p95": 4.0, "cold_median": 60.0, "cold_p95": 90.0},
+        {"url": "/healthz", "median": 2.0, "p95": 3.0, "cold_median": 2.0, "cold_p95": 3.0},
+    ]}
+
+    figures = {figure.label: figure.value for figure in list_latency(result)}
+
+    assert figures["`/lists/io500/` at 1,000 runs, median / p95"] == "60.0 ms / 90.0 ms"
+    assert figures["`/lists/io500/` / `/healthz` (medians)"] == "30.0x"  # 60 / 2: the page-cache hit (3.0) is unused
+
+
+def test_the_committed_page_is_one_table_whose_every_command_is_a_registered_row():
+    text = DOC.read_text()
+    assert text.count(TABLE_HEADER) == 1
+    assert not re.search(r"^## ", text, re.MULTILINE), "no appended sections"
+    scale = re.search(r"at the `(\w+)` scale", text).group(1)
+    documented = {f"`{shlex.join(bench.command(scale))}`" for bench in ROWS.values()}
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line != TABLE_HEADER]
+    commands = [re.match(r"(`[^`]+`)", line.rsplit("|", 2)[1].strip()) for line in rows]
+    assert {match.group(1) for match in commands if match} == documented
+    assert all(line.split("|")[3].strip() for line in rows), "every figure has a value"
