@@ -1,62 +1,30 @@
-"""Plotly figures built on the server and drawn by static/js/charts.js from a json_script element.
-
-Text that came from uploads (system names, phase names) is HTML-escaped before it enters a figure:
-plotly.js interprets a subset of HTML in labels and hover text, and a name must stay a name.
-
-Figures are plain dicts in plotly.js's JSON schema, not ``plotly.graph_objects``: plotly.py validates
-every property on construction, which cost more than the queries of a run or compare page at 1M runs
-(cProfile), for a figure plotly.js validates again in the browser. plotly.js draws with no theme by
-default, which is what plotly.py's "none" template asked for.
-"""
+"""The Plotly figures of the run, compare and system pages (built with ``apps.leaderboard.plotly_json``)."""
 
 from datetime import UTC, datetime
-from html import escape
+
+from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, bar, escaped, figure, scatter
 
 AXIS_UNITS = "GiB/s (ior) · kIOPS (mdtest, find)"
-COLOURS = ["#1f5fbf", "#b26a00", "#1e7d32", "#7b3fa0", "#b3261e"]
-BASE_LAYOUT = {
-    "font": {"family": "system-ui, sans-serif", "size": 12},
-    "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
-    "title": {"x": 0, "xanchor": "left"},
-    "margin": {"t": 60, "r": 20, "b": 110, "l": 70},
-    "hovermode": "closest",
-}
-
-
-def _figure(traces: list[dict], title: str, **layout) -> dict:
-    return {"data": traces, "layout": {**BASE_LAYOUT, "title": {**BASE_LAYOUT["title"], "text": title}, **layout}}
-
-
-def _bar(**attributes) -> dict:
-    return {"type": "bar", **attributes}
-
-
-def _scatter(**attributes) -> dict:
-    return {"type": "scatter", **attributes}
-
-
-def _label(text) -> str:
-    return escape(str(text), quote=False)
 
 
 def phases_against_median(phases, medians: dict[str, float], list_title: str) -> dict:
     """Grouped bars, log scale: each phase of a run next to the median of that phase on a list."""
     shown = [phase for phase in phases if phase.value is not None]
-    names = [_label(phase.name) for phase in shown]
+    names = [escaped(phase.name) for phase in shown]
     run_hover, median_values, median_hover = [], [], []
     for phase in shown:
         median = medians.get(phase.name)
         ratio = f"<br>×{phase.value / median:.3g} the median" if median else ""
-        run_hover.append(f"{phase.value:.6g} {_label(phase.unit)}{ratio}")
+        run_hover.append(f"{phase.value:.6g} {escaped(phase.unit)}{ratio}")
         median_values.append(median)
-        median_hover.append(f"{median:.6g} {_label(phase.unit)}" if median is not None else "no median")
+        median_hover.append(f"{median:.6g} {escaped(phase.unit)}" if median is not None else "no median")
     traces = [
-        _bar(name="this run", x=names, y=[phase.value for phase in shown], hovertext=run_hover,
+        bar(name="this run", x=names, y=[phase.value for phase in shown], hovertext=run_hover,
                hoverinfo="x+text+name", marker={"color": COLOURS[0]}),
-        _bar(name=f"{_label(list_title)} median", x=names, y=median_values, hovertext=median_hover,
+        bar(name=f"{escaped(list_title)} median", x=names, y=median_values, hovertext=median_hover,
                hoverinfo="x+text+name", marker={"color": "#9aa3b5"}),
     ]
-    return _figure(traces, f"Phases against the {_label(list_title)} median", barmode="group",
+    return figure(traces, f"Phases against the {escaped(list_title)} median", barmode="group",
                    yaxis={"type": "log", "title": {"text": AXIS_UNITS}}, xaxis={"tickangle": -35})
 
 
@@ -79,31 +47,31 @@ def score_timeline(runs) -> dict:
         chosen = [run for run in dated if keep(run)]
         if not chosen:
             continue
-        traces.append(_scatter(
+        traces.append(scatter(
             name=title, mode=mode, x=[_when(run).isoformat() for run in chosen], y=[run.score_total for run in chosen],
             marker=marker, customdata=[run.pk for run in chosen],
             hovertext=[f"run #{run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
                        f"MD {run.score_md or 0:.4g} kIOPS" for run in chosen],
             hoverinfo="x+y+text",
         ))
-    return _figure(traces, "Score over time", yaxis={"type": "log", "title": {"text": "IO500 score"}},
+    return figure(traces, "Score over time", yaxis={"type": "log", "title": {"text": "IO500 score"}},
                    xaxis={"type": "date"}, margin={**BASE_LAYOUT["margin"], "b": 50})
 
 
 def compare_phases(diff) -> dict:
     """Grouped bars, log scale: every phase of the compared runs side by side."""
-    names = [_label(delta.name) for delta in diff.phases]
+    names = [escaped(delta.name) for delta in diff.phases]
     traces = []
     for index, label in enumerate(diff.labels):
         hover = []
         for delta in diff.phases:
             value, percent = delta.values[index], delta.percents[index]
             change = f" ({percent:+.1f} %)" if index and percent is not None else ""
-            hover.append(f"{value:.6g} {_label(delta.unit)}{change}" if value is not None else "missing")
-        traces.append(_bar(name=_label(label), x=names, y=[delta.values[index] for delta in diff.phases],
+            hover.append(f"{value:.6g} {escaped(delta.unit)}{change}" if value is not None else "missing")
+        traces.append(bar(name=escaped(label), x=names, y=[delta.values[index] for delta in diff.phases],
                              hovertext=hover, hoverinfo="x+text+name",
                              marker={"color": COLOURS[index % len(COLOURS)]}))
-    return _figure(traces, "Phases side by side", barmode="group", yaxis={"type": "log", "title": {"text": AXIS_UNITS}},
+    return figure(traces, "Phases side by side", barmode="group", yaxis={"type": "log", "title": {"text": AXIS_UNITS}},
                    xaxis={"tickangle": -35})
 
 
@@ -115,12 +83,12 @@ def rank_runtimes(stats) -> dict:
     """
     rows = sorted(stats.per_rank, key=lambda row: row[1])
     tail = set(stats.slow_tail)
-    traces = [_bar(
+    traces = [bar(
         x=list(range(len(rows))), y=[row[1] for row in rows],
         hovertext=[f"rank {row[0]}: {row[1]:.4g} s" for row in rows], hoverinfo="text",
         marker={"color": ["#b3261e" if row[0] in tail else COLOURS[0] for row in rows]},
     )]
     imbalance = f", max/min {stats.imbalance:.3g}" if stats.imbalance else ""
     ranks_axis = {"title": {"text": f"{stats.ranks} ranks, fastest to slowest"}}
-    return _figure(traces, f"{_label(stats.phase)}{imbalance}", yaxis={"title": {"text": "seconds"}}, xaxis=ranks_axis,
+    return figure(traces, f"{escaped(stats.phase)}{imbalance}", yaxis={"title": {"text": "seconds"}}, xaxis=ranks_axis,
                    showlegend=False, margin={"t": 40, "r": 10, "b": 45, "l": 60}, height=260)

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from apps.leaderboard.charts import BASE_LAYOUT, COLOURS, _figure, _label, _scatter
+from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, escaped, figure, scatter
 from apps.results.changes.attribution import describe
 from apps.results.changes.services import (
     SCORE_METRICS,
@@ -40,21 +40,21 @@ def metric_figure(metric: str, runs, unit: str, markers, changes) -> dict:
     points = [(run, value) for run in runs if (value := metric_value(run, metric)) is not None]
     when = {run.pk: run_time(run).isoformat() for run in runs}
     value_of = {run.pk: value for run, value in points}
-    traces = [_scatter(
+    traces = [scatter(
         name="runs", mode="lines+markers", x=[when[run.pk] for run, _ in points], y=[value for _, value in points],
         customdata=[run.pk for run, _ in points], marker={"size": 7, "color": COLOURS[0]},
-        hovertext=[f"run #{run.pk} · {_label(run.submission_id or '')}" for run, _ in points], hoverinfo="x+y+text",
+        hovertext=[f"run #{run.pk} · {escaped(run.submission_id or '')}" for run, _ in points], hoverinfo="x+y+text",
     )]
     for kind, symbol, colour in (("step", None, COLOURS[1]), ("outlier", "x", COLOURS[4])):
         chosen = [change for change in changes if change.kind == kind and change.run_after_id in value_of]
         if not chosen:
             continue
-        traces.append(_scatter(
+        traces.append(scatter(
             name=f"{kind}s", mode="markers", x=[when[c.run_after_id] for c in chosen],
             y=[value_of[c.run_after_id] for c in chosen], customdata=[c.run_after_id for c in chosen],
             marker={"size": 14, "color": colour, "line": {"width": 2, "color": colour},
                     "symbol": [symbol or ("triangle-up" if c.direction == "up" else "triangle-down") for c in chosen]},
-            hovertext=[f"{c.kind} {c.magnitude_pct:+.1f} %: {_label(describe(c.attribution))}" for c in chosen],
+            hovertext=[f"{c.kind} {c.magnitude_pct:+.1f} %: {escaped(describe(c.attribution))}" for c in chosen],
             hoverinfo="text",
         ))
     shapes, annotations = [], []
@@ -62,11 +62,11 @@ def metric_figure(metric: str, runs, unit: str, markers, changes) -> dict:
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": when[run.pk], "x1": when[run.pk],
                        "y0": 0, "y1": 1, "line": {"color": "#9aa3b5", "width": 1, "dash": "dot"}})
         annotations.append({"x": when[run.pk], "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
-                            "text": _label(_marker_label(lines)), "hovertext": _label("; ".join(lines)),
+                            "text": escaped(_marker_label(lines)), "hovertext": escaped("; ".join(lines)),
                             "showarrow": False, "textangle": -20, "font": {"size": 10, "color": "#555"}})
-    title = METRIC_TITLES.get(metric, _label(metric))
-    return _figure(traces, title, shapes=shapes, annotations=annotations, xaxis={"type": "date"},
-                   yaxis={"title": {"text": _label(unit)}, "rangemode": "tozero"}, height=320,
+    title = METRIC_TITLES.get(metric, escaped(metric))
+    return figure(traces, title, shapes=shapes, annotations=annotations, xaxis={"type": "date"},
+                   yaxis={"title": {"text": escaped(unit)}, "rangemode": "tozero"}, height=320,
                    margin={**BASE_LAYOUT["margin"], "t": 90, "b": 40})
 
 

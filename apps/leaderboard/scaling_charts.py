@@ -9,10 +9,8 @@ Three figures answer the administrator's three questions:
 * ``overlay_figure``: the peak curves of two (or more) groups or series on one axis - does
   inherited striping, or another Lustre build, move the knee?
 
-Pure functions of ``analysis`` results: no Django, no file or network access (the page loads the
-plotly.js that ships in the Python wheel). The figures are plain dicts in plotly.js's own JSON schema rather
-than ``plotly.graph_objects`` figures: building and validating graph objects took ~200 ms of a series page's
-~230 ms at 1M runs (cProfile), for output plotly.js validates again anyway.
+Pure functions of ``analysis`` results, built with ``apps.leaderboard.plotly_json``; series names
+come from uploads and are escaped.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from apps.leaderboard.plotly_json import escaped, figure, scatter
 from apps.results.scaling.analysis import GroupAnalysis, MdtLevel, operation_label
 
 RATE_AXIS_TITLE = "ops/s"
@@ -27,19 +26,8 @@ SATURATION_COLOUR = "#d62728"
 IDEAL_COLOUR = "#7f7f7f"
 
 
-def _figure(traces: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
-    """A figure as plotly.js reads it, with no theme: the page styles all charts alike through plotly.js
-    defaults, so a theme (plotly.py embeds ~8 kB) would only repeat per chart."""
-    return {"data": traces, "layout": layout}
-
-
-def _scatter(**attributes: Any) -> dict[str, Any]:
-    return {"type": "scatter", **attributes}
-
-
-def _layout(title: str, x_title: str, **extra: Any) -> dict[str, Any]:
+def _layout(x_title: str, **extra: Any) -> dict[str, Any]:
     return {
-        "title": {"text": title},
         "xaxis": {"title": {"text": x_title}, "rangemode": "tozero"},
         "yaxis": {"title": {"text": RATE_AXIS_TITLE}, "rangemode": "tozero", "separatethousands": True},
         "hovermode": "closest",
@@ -70,7 +58,7 @@ def client_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     for level in group.levels:
         measured = [point for point in level.curve if point.tasks is not None]
         means = [point.mean for point in measured]
-        traces.append(_scatter(
+        traces.append(scatter(
             x=[point.tasks for point in measured], y=means, mode="lines+markers",
             name=f"{level.mdt_count} MDT{'s' if level.mdt_count != 1 else ''}",
             error_y=_error_bars(means, [point.min for point in measured], [point.max for point in measured]),
@@ -78,8 +66,9 @@ def client_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
             hovertemplate="%{x} tasks on %{customdata[0]} nodes: %{y:,.0f} ops/s<extra>%{fullData.name}</extra>",
         ))
     key = group.key
-    return _figure(traces, _layout(f"{operation_label(key.operation)}: rate vs client tasks"
-                                   f" ({_load_text(key.files_per_dir)}, {key.striping} striping)", "client tasks"))
+    title = (f"{operation_label(key.operation)}: rate vs client tasks"
+             f" ({_load_text(key.files_per_dir)}, {escaped(key.striping)} striping)")
+    return figure(traces, title, **_layout("client tasks"))
 
 
 def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
@@ -87,11 +76,11 @@ def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     levels = group.levels
     counts = [level.mdt_count for level in levels]
     peaks = [level.peak for level in levels]
-    traces = [_scatter(
+    traces = [scatter(
         x=counts, y=[peaks[0] * count / counts[0] for count in counts], mode="lines", name="ideal scaling",
         line={"dash": "dash", "color": IDEAL_COLOUR}, hoverinfo="skip",
     )]
-    traces.append(_scatter(
+    traces.append(scatter(
         x=counts, y=peaks, mode="lines+markers", name="peak rate",
         error_y=_error_bars(peaks, [level.peak_point.min for level in levels],
                             [level.peak_point.max for level in levels]),
@@ -102,7 +91,7 @@ def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     annotations = []
     if group.saturation_mdt_count is not None:
         saturated = group.level(group.saturation_mdt_count)
-        traces.append(_scatter(
+        traces.append(scatter(
             x=[saturated.mdt_count], y=[saturated.peak], mode="markers", name="saturation",
             marker={"symbol": "star", "size": 16, "color": SATURATION_COLOUR},
             hovertemplate="saturates at %{x} MDTs<extra></extra>",
@@ -113,10 +102,10 @@ def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
         })
     key = group.key
     title = (f"{operation_label(key.operation)}: peak rate vs MDT count"
-             f" ({_load_text(key.files_per_dir)}, {key.striping} striping)")
-    layout = _layout(title, "MDT count", annotations=annotations)
+             f" ({_load_text(key.files_per_dir)}, {escaped(key.striping)} striping)")
+    layout = _layout("MDT count", annotations=annotations)
     layout["xaxis"].update(_mdt_axis(levels))
-    return _figure(traces, layout)
+    return figure(traces, title, **layout)
 
 
 def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> dict[str, Any]:
@@ -124,11 +113,12 @@ def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> 
     Lustre builds, ...), each with its own saturation marker."""
     traces = []
     all_levels: list[MdtLevel] = []
-    for label, group in curves:
+    for name, group in curves:
+        label = escaped(name)
         levels = group.levels
         all_levels.extend(levels)
         peaks = [level.peak for level in levels]
-        traces.append(_scatter(
+        traces.append(scatter(
             x=[level.mdt_count for level in levels], y=peaks, mode="lines+markers", name=label,
             legendgroup=label,
             error_y=_error_bars(peaks, [level.peak_point.min for level in levels],
@@ -137,7 +127,7 @@ def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> 
         ))
         if group.saturation_mdt_count is not None:
             saturated = group.level(group.saturation_mdt_count)
-            traces.append(_scatter(
+            traces.append(scatter(
                 x=[saturated.mdt_count], y=[saturated.peak], mode="markers", name=f"{label}: saturation",
                 legendgroup=label, showlegend=False,
                 marker={"symbol": "star", "size": 14, "color": SATURATION_COLOUR},
@@ -145,10 +135,10 @@ def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> 
             ))
     if not title and curves:
         title = f"{operation_label(curves[0][1].key.operation)}: peak rate vs MDT count"
-    layout = _layout(title, "MDT count")
+    layout = _layout("MDT count")
     if all_levels:
         layout["xaxis"].update(_mdt_axis(all_levels))
-    return _figure(traces, layout)
+    return figure(traces, escaped(title), **layout)
 
 
 def _log_position(value: float) -> float:

@@ -71,3 +71,9 @@ def test_two_series_overlay_each_with_its_saturation():
     assert list(figure["data"][3]["x"]) == [4]
     assert figure["layout"]["title"]["text"] == "File creation: peak rate vs MDT count"
     json.dumps(figure)
+
+
+def test_an_uploaded_series_name_is_shown_as_text_not_markup():
+    figure = overlay_figure([("<img src=x onerror=alert(1)>", campaign())])
+    assert figure["data"][0]["name"] == "&lt;img src=x onerror=alert(1)&gt;"
+    assert "<img" not in json.dumps(figure)
