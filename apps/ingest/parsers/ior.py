@@ -60,6 +60,12 @@ _STONEWALL = re.compile(
 )
 _SUMMARY_HEADER = re.compile(r"^Operation\s+Max ?\(MiB\)")
 _NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
+# Where IOR's JSON document starts: its top-level object opens with "Version" (3.3+) or "Began" (3.2).
+_JSON_DOCUMENT_START = re.compile(r'^[ \t]*\{[ \t]*\r?\n[ \t]*"(?:Version|Began)"', re.MULTILINE)
+_JSON_LINE = re.compile(r"^\s*(?:$|[{}\[\]\",]|-?\d|(?:true|false|null)\s*,?\s*$)")
+_TEXT_RUN_BEGAN = re.compile(r"^(?:Run )?[Bb]egan\s*:", re.MULTILINE)
+# IOR prints doubles with "%.4f": a zero-length phase gives nan or inf, which JSON has no literal for.
+_JSON_NON_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*,?\s*$)", re.IGNORECASE)
 _NOT_A_NUMBER = {"na", "nan", "-nan", "+nan", "inf", "-inf", "+inf"}
 # Header names of the summary table that 2.10 prints with a space inside.
 _SPACED_COLUMNS = {
@@ -333,7 +339,7 @@ def parse_ior_file(path: str | Path, display_name: str | None = None, *, strict:
 def parse_ior_bytes(data: bytes, path: str, *, strict: bool = True) -> IorLog:
     text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
     digest = hashlib.sha256(data).hexdigest()
-    if text.lstrip().startswith("{"):
+    if _is_json_output(text):
         return IorLog(path=path, content_hash=digest, format="json", runs=_JsonReader(path, text, strict).read())
     return IorLog(path=path, content_hash=digest, format="text", runs=_TextReader(path, text, strict).read())
 
@@ -612,6 +618,39 @@ class _TextReader:
         return self._current_test(number)
 
 
+def _is_json_output(text: str) -> bool:
+    """A JSON document, alone (``-O summaryFile=``) or in a captured stdout, before any text-format header.
+
+    Captured stdout holds more than the document: IOR 3.2 prints its banner line first, and launcher
+    warnings can come before it (hpc/ior#102).
+    """
+    if text.lstrip().startswith("{"):
+        return True
+    start = _JSON_DOCUMENT_START.search(text)
+    return start is not None and _TEXT_RUN_BEGAN.search(text, 0, start.start()) is None
+
+
+def _json_document(text: str) -> tuple[str, list[int]]:
+    """The JSON document in IOR's output, and each of its lines' numbers in the file (for error messages).
+
+    When the document goes to stdout it shares it with IOR's log lines: ``-v`` progress ("Commencing write
+    performance test: ..."), the stonewall pair count, warnings (hpc/ior#102, #503). A line of the
+    document starts with a bracket, a brace, a quote or a comma, or (re-indented by a JSON tool) is a bare
+    number or literal; other lines are dropped. Bare ``nan``/``inf`` values are quoted, as IOR's other
+    unavailable values are text.
+    """
+    match = _JSON_DOCUMENT_START.search(text)
+    offset = match.start() if match else 0
+    first_line = text.count("\n", 0, offset) + 1
+    kept, numbers = [], []
+    for number, line in enumerate(text[offset:].splitlines(), start=first_line):
+        if not _JSON_LINE.match(line):
+            continue
+        kept.append(_JSON_NON_FINITE.sub(r'\1"\2"', line))
+        numbers.append(number)
+    return "\n".join(kept), numbers
+
+
 class _JsonReader:
     """IOR 3.3+ ``-O summaryFormat=JSON``: one document; numbers are kept as their printed text."""
 
@@ -657,13 +696,15 @@ class _JsonReader:
         self.path, self.text, self.strict = path, text, strict
 
     def read(self) -> list[IorRun]:
+        document_text, line_numbers = _json_document(self.text)
         try:
-            document = json.loads(self.text, parse_float=str, parse_int=str)
+            document = json.loads(document_text, parse_float=str, parse_int=str)
         except json.JSONDecodeError as exc:
             if not self.strict:
                 return []
+            line = line_numbers[min(exc.lineno, len(line_numbers)) - 1] if line_numbers else exc.lineno
             message = f"not a complete IOR JSON document: {exc.msg} (truncated?)"
-            raise ParseError(self.path, exc.lineno, message) from exc
+            raise ParseError(self.path, line, message) from exc
         if not isinstance(document, dict) or not isinstance(document.get("tests"), list):
             raise ParseError(self.path, 1, "an IOR JSON document has a 'tests' array")
         run = IorRun(index=0, line=1, version=str(document.get("Version", "")))

@@ -125,6 +125,45 @@ def test_json_summary_format_keeps_the_printed_digits():
     assert test.reordering == TaskReordering(constant=True, random=False, offset=2)
 
 
+def captured_stdout_with_json(document: str) -> str:
+    """The JSON sample as it reads when IOR writes it to stdout with -v: IOR 3.2's banner first, progress
+    and stonewall lines between the document's own lines (hpc/ior#102, #503)."""
+    lines = document.split("\n")
+    first_write = next(index for index, line in enumerate(lines) if line == '"access": "write",')
+    return "\n".join([
+        "IOR-3.3.0: MPI Coordinated Test of Parallel I/O",
+        *lines[:first_write - 1],
+        "Commencing write performance test: Tue Oct 15 10:12:02 2019",
+        *lines[first_write - 1:],
+        "Pairs deadlineForStonewallingaccessed: 65536",
+    ])
+
+
+def test_json_captured_from_stdout_with_log_lines_reads_like_the_file():
+    document = sample("ior-3.3.0_json-summary-format_constructed.json").read_text()
+    log = parse_ior_bytes(captured_stdout_with_json(document).encode(), "stdout.txt")
+    assert log.format == "json"
+    test = log.tests[0]
+    assert [row.cells["bw(MiB/s)"] for row in test.iterations("write")] == ["2875.3311", "2790.4467", "2931.9079"]
+    assert test.summary_row("write").max.printed == "2931.9079"
+
+
+def test_json_with_a_non_finite_rate_keeps_it_as_unavailable_text():
+    document = sample("ior-3.3.0_json-summary-format_constructed.json").read_text()
+    log = parse_ior_bytes(document.replace('"bwMiB": 4120.8815,', '"bwMiB": inf,').encode(), "run.json")
+    assert log.tests[0].iterations("read")[0].cells["bw(MiB/s)"] == "inf"
+
+
+def test_a_broken_captured_json_names_the_line_of_the_file():
+    text = captured_stdout_with_json(sample("ior-3.3.0_json-summary-format_constructed.json").read_text())
+    lines = text.split("\n")
+    broken = next(index for index, line in enumerate(lines) if '"bwMiB": 2790.4467' in line)
+    lines[broken] = lines[broken].replace(",", "")
+    with pytest.raises(ParseError) as error:
+        parse_ior_bytes("\n".join(lines).encode(), "stdout.txt")
+    assert error.value.line == broken + 2  # the missing comma is noticed on the next line of the file
+
+
 def test_ior_41_inside_the_io500_app_is_read_leniently_but_refused_strictly():
     name = "ior-4.1.0+dev_io500-capp_no-summary-no-finished_purdue-sub782.txt"
     _run, test = only_test(name, strict=False)
