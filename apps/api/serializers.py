@@ -404,8 +404,21 @@ class ReviewNoteSerializer(serializers.ModelSerializer):
         fields = ["author", "text", "status", "created_at"]
 
 
+class RulesEditionByName(serializers.SlugRelatedField):
+    """A rules edition named by its slug. A name with a NUL character is refused as unknown (400):
+    PostgreSQL cannot compare such text, and the lookup would fail with a 500."""
+
+    def __init__(self, **kwargs):
+        super().__init__(slug_field="name", queryset=RulesEdition.objects.all(), **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", "\\x00"))
+        return super().to_internal_value(data)
+
+
 class CheckSerializer(serializers.Serializer):
-    rules_edition = serializers.SlugRelatedField(slug_field="name", queryset=RulesEdition.objects.all())
+    rules_edition = RulesEditionByName()
     item = serializers.CharField(max_length=255)
     passed = serializers.BooleanField()
     note = serializers.CharField(required=False, allow_blank=True, default="")
@@ -434,8 +447,7 @@ class FreezeSerializer(serializers.Serializer):
     lists = serializers.ListField(child=serializers.ChoiceField(choices=list(LIST_KINDS)), required=False)
     title = serializers.CharField(required=False, allow_blank=True, default="")
     description = serializers.CharField(required=False, allow_blank=True, default="")
-    rules_edition = serializers.SlugRelatedField(slug_field="name", queryset=RulesEdition.objects.all(),
-                                                 required=False, allow_null=True, default=None)
+    rules_edition = RulesEditionByName(required=False, allow_null=True, default=None)
 
 
 class AwardWinnerSerializer(serializers.Serializer):

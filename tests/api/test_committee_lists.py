@@ -225,6 +225,13 @@ def test_staff_only_review_and_freeze(bof, alice_client):
     assert alice_client.post("/api/v1/editions/freeze/", {"name": "ISC26"}, format="json").status_code == 403
 
 
+@pytest.mark.django_db
+def test_a_rules_edition_name_with_a_nul_character_is_unknown_not_a_server_error(staff_client):
+    response = staff_client.post("/api/v1/editions/freeze/", {"name": "sc26", "rules_edition": "\x00"}, format="json")
+    assert response.status_code == 400
+    assert "rules_edition" in response.json()
+
+
 def test_a_bad_questionnaire_is_refused_naming_the_key(alice_client, private_storage):
     response = alice_client.post(UPLOADS, {
         "file": named_file(tar_gz_of(DEMO / WOLF[0]), "run.tgz"),
