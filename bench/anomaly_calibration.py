@@ -4,8 +4,9 @@
 
 CORPUS_DIR defaults to ../shared/io500-corpus. Prints (1) the distribution of every phase ratio
 a cache-effect rule reads, with the threshold that 5 x p90 suggests next to the configured one,
-(2) write-phase times and score-reproduction margins, (3) how often each rule fires, and (4) when
-an ``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind, in
+and the weights of the supporting cache evidence (on all runs, per out-of-sample fold), (2)
+write-phase times and score-reproduction margins, (3) how often each rule fires, and (4) when an
+``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind, in
 sample and out of sample (thresholds fitted on other runs only: by year, leave one institution out),
 and ``node_count_mismatch`` against the node-count labels.
 Pure Python: the IO500 parsers and the rules, no Django, no database.

@@ -128,7 +128,7 @@ def test_a_reordered_read_beyond_the_threshold_is_flagged_by_the_ratio_and_names
     assert finding.evidence["decisive"] == "ratio"
     assert pieces_of(finding)["locality"]["task_reordering"] == {"constant": True, "random": False, "offset": 1}
     assert pieces_of(finding)["locality"]["weight"] == 0.0
-    assert "another node's data (task reordering or -N), so not its own client cache" in finding.message
+    assert "each node read another node's data (task reordering), so not from its own client cache" in finding.message
 
 
 # -- Network and memory ---------------------------------------------------------------------------

@@ -110,8 +110,10 @@ def _because(decisive: str, threshold: float, pieces: list[dict[str, Any]]) -> s
             f"below the {threshold:g}x threshold, but {'; '.join(supporting)}: "
             f"{pieces[0]['required']:.1f}x suffices, decided by {decisive}"
         )
-    if any(piece["piece"] == "locality" and piece["verdict"] == "other_node" for piece in pieces):
-        because += "; each node read another node's data (task reordering or -N), so not its own client cache"
+    for piece in pieces:
+        if piece["piece"] == "locality" and piece["verdict"] == "other_node":
+            how = "task reordering" if "task_reordering" in piece else "-N rank shift"
+            because += f"; each node read another node's data ({how}), so not from its own client cache"
     return because
 
 
