@@ -42,8 +42,10 @@ def _ratio_findings(
 ) -> list[Finding]:
     """One finding per (fast, reference) pair whose ratio reaches its threshold.
 
-    With ``physics`` the cache evidence of ``cache_physics`` decides instead of the ratio alone: every
-    piece is kept in ``evidence["cache_evidence"]`` and the decisive one named in ``evidence["decisive"]``.
+    With ``physics`` the cache evidence of ``cache_physics`` decides instead of the ratio alone (the
+    network, or a ratio that the run's supporting evidence lets through below the threshold): every
+    piece is kept in ``evidence["cache_evidence"]``, the ratio needed in ``evidence["required_ratio"]``
+    and the decisive piece named in ``evidence["decisive"]``.
     """
     findings = []
     for fast_name, reference_name, key in pairs:
@@ -143,7 +145,8 @@ class CacheEffectReadRule(AnomalyRule):
 
     Reading back is often faster than writing (no allocation, no parity), but not by an order of
     magnitude beyond what the corpus shows for the pair; beyond that the reads came from page or
-    client caches. warn, like the stat cache effect.
+    client caches. Less is needed when the run corroborates it (reads of the node's own data, the
+    other IOR read also fast, a stat cache effect: ``cache_physics``). warn, like the stat cache effect.
     """
 
     name = "cache_effect_read"
