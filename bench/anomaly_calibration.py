@@ -4,8 +4,9 @@
 
 CORPUS_DIR defaults to ../shared/io500-corpus. Prints (1) the distribution of every phase ratio
 a cache-effect rule reads, with the threshold that 5 x p90 suggests next to the configured one,
-(2) write-phase times and score-reproduction margins, (3) how often each rule fires, and (4) when
-an ``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind, in
+and the weights of the supporting cache evidence (on all runs, per out-of-sample fold), (2)
+write-phase times and score-reproduction margins, (3) how often each rule fires, and (4) when an
+``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind, in
 sample and out of sample (thresholds fitted on other runs only: by year, leave one institution out),
 and ``node_count_mismatch`` against the node-count labels.
 Pure Python: the IO500 parsers and the rules, no Django, no database.
@@ -33,7 +34,10 @@ from apps.results.anomalies.calibration import (  # noqa: E402
     RATIO_QUANTILE,
     SPLITS,
     agreement,
+    fit_cache_weights,
     fit_rank_imbalance,
+    fit_ratio_thresholds,
+    fit_thresholds,
     held_out_rules,
     load_expected_kinds,
     percentile,
@@ -72,6 +76,18 @@ def print_ratio_table(runs: list[RunFacts]) -> None:
             f"{DEFAULT_THRESHOLDS[distribution.threshold_key]:g}",
         ]
         print("| " + " | ".join(cells) + " |")
+
+
+def print_cache_weights(runs: list[RunFacts]) -> None:
+    """The weights of the supporting cache evidence fitted on all runs, per out-of-sample fold, and configured."""
+    folds = {split: [fit_thresholds(training) for training, _ in SPLITS[split](runs)] for split in SPLITS}
+    print("\nWeights of the supporting cache evidence (log(1/share) / log(10), at most 1; share smoothed)")
+    fold_columns = " | ".join(f"folds {split} (min-max)" for split in SPLITS)
+    print(f"| weight | fitted on all runs | {fold_columns} | configured |")
+    print("|---|---|" + "---|" * len(SPLITS) + "---|")
+    for key, weight in fit_cache_weights(runs, fit_ratio_thresholds(runs)).items():
+        ranges = [f"{min(f[key] for f in fitted):g}-{max(f[key] for f in fitted):g}" for fitted in folds.values()]
+        print(f"| {key} | {weight:g} | {' | '.join(ranges)} | {DEFAULT_THRESHOLDS[key]:g} |")
 
 
 def print_write_times(runs: list[RunFacts]) -> None:
@@ -185,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     runs, errors = load_runs(args.corpus)
     print(f"{args.corpus}: {len(runs)} result sets parsed, {len(errors)} without a scoreable result\n")
     print_ratio_table(runs)
+    print_cache_weights(runs)
     print_write_times(runs)
     print_score_margins(runs)
     findings_by_run = [(facts, evaluate_all(facts)) for facts in runs]

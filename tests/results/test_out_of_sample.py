@@ -5,14 +5,17 @@ import pytest
 from apps.results.anomalies import PhaseFacts, RunFacts
 from apps.results.anomalies.calibration import (
     MIN_TRAINING_RUNS,
+    fit_cache_weights,
     fit_rank_imbalance,
     fit_ratio_thresholds,
     folder_year,
     held_out_rules,
     institution_of,
+    piece_weight,
     split_by_institution,
     split_by_year,
 )
+from apps.results.anomalies.facts import TaskReordering
 
 
 def run(path: str, easy_read_ratio: float = 1.0) -> RunFacts:
@@ -102,3 +105,51 @@ def test_the_rank_imbalance_fit_starts_from_drishti_and_rises_to_the_95th_percen
     assert fit_rank_imbalance(even) == 0.30
     assert fit_rank_imbalance(spread) == pytest.approx(0.95)
     assert fit_rank_imbalance([RunFacts()]) is None
+
+
+@pytest.mark.parametrize(
+    ("present", "known", "weight"),
+    [
+        (0, 98, 1.0),  # share 1/100: log(100) / log(10) = 2, at most 1
+        (8, 98, 1.0),  # share 9/100 = 0.09, rarer than a ratio beyond p90
+        (18, 98, 0.72),  # share 19/100: log(1 / 0.19) / log(10) = 0.721
+        (0, 0, 0.3),  # never known: share 1/2, log(2) / log(10) = 0.301
+        (98, 98, 0.0),  # every run shows it: share 99/100, log(1 / 0.99) / log(10) = 0.0044
+    ],
+)
+def test_a_piece_weighs_its_rarity_against_a_ratio_beyond_p90(present, known, weight):
+    assert piece_weight(present, known) == pytest.approx(weight, abs=0.005)
+
+
+def ior_run(path: str, reordered: bool) -> RunFacts:
+    reordering = TaskReordering(constant=reordered, offset=1 if reordered else None)
+    return RunFacts(
+        source_path=path,
+        phases={
+            "ior_easy_write": PhaseFacts(value=1.0, unit="GiB/s"),
+            "ior_easy_read": PhaseFacts(value=1.0, unit="GiB/s", task_reordering=reordering),
+        },
+    )
+
+
+def test_the_weight_of_reading_own_data_is_how_rare_it_is_among_the_training_runs():
+    # 3 of 8 runs read without reordering: share (3 + 1) / (8 + 2) = 0.4, log(2.5) / log(10) = 0.398 -> 0.4
+    training = [ior_run(f"S/s/f/2019/submission-{n}", reordered=n >= 3) for n in range(8)]
+
+    assert fit_cache_weights(training, {})["cache_weight_ior_own_data"] == 0.4
+
+
+def test_the_weights_a_judged_run_sees_are_fitted_on_the_other_runs_only():
+    """Every judged run of 2020 reads its own data; the training runs of 2019 never do, so the
+    weight the judged runs get stays 1 (share 1 / (20 + 2)), not what their own fold would give."""
+    runs = [ior_run(f"S{n % 3}/s/f/2019/submission-{n}", reordered=True) for n in range(MIN_TRAINING_RUNS)]
+    runs += [ior_run(f"S{n % 3}/s/f/2020/submission-{100 + n}", reordered=False) for n in range(MIN_TRAINING_RUNS)]
+    seen = set()
+
+    def evaluate(facts, thresholds):
+        seen.add(thresholds["cache_weight_ior_own_data"])
+        return set()
+
+    held_out_rules(runs, "by_year", evaluate)
+
+    assert seen == {1.0}

@@ -1,52 +1,102 @@
-"""Whether a fast read or stat can have come from a cache, from the physics of the run, not only ratios.
+"""Whether a fast read or stat can have come from a cache, from the physics of the run and corroboration.
 
-A ratio rule says "faster than the corpus thinks plausible"; this module says what the run itself
-allows. Each piece of evidence is kept with its numbers and a verdict, and the cache rules name the
-decisive one:
+A ratio rule says "faster than the corpus thinks plausible"; this module also weighs what the run
+itself allows and what else in it points at a cache. Each piece of evidence is kept with its numbers
+and a verdict, and the cache rules name the decisive one:
 
-* **ratio** (``cache``/``none``): the calibrated ratio of the read to the write of the same data.
-* **locality** (``own_data``/``other_node``): a client cache can only answer a read of data the same
-  node wrote. IOR reads with task reordering (``-C``, ``-Z``, shifted by ``-Q``) read another node's
-  data; mdtest stat/read phases without ``-N`` stat and read their own files. Read from the typed
-  ``PhaseFacts.task_reordering`` / ``rank_shift`` the IOR and mdtest readers extract.
+* **ratio** (``cache``/``none``): the read (stat) rate over the write (create) rate of the same data,
+  against its calibrated threshold ``T`` = ``RATIO_MULTIPLE`` x the corpus p90 of that ratio.
 * **network** (``exceeds``/``within``): a read served from storage crosses the client network, so
   the per-node read rate cannot exceed the declared client network bandwidth; beyond it the data
   came from the client's memory. Decisive on its own.
+* **locality** (``own_data``/``other_node``): a client cache can only answer a read of data the same
+  node wrote. IOR reads with task reordering (``-C``, ``-Z``, shifted by ``-Q``) read another node's
+  data; mdtest stat/read phases without ``-N`` stat and read their own files.
 * **memory** (``fits``/``exceeds``): data read per node against the declared client memory; data
   that does not fit cannot have been read back from the client's cache as a whole.
+* **sibling_read** (``unusual``/``usual``), IOR reads only: the other IOR read (easy for hard, hard
+  for easy) is also beyond the p90 of its ratio: both read back faster than the corpus's spread.
+* **stat_cache** (``found``/``none``), IOR reads only: an mdtest stat phase of the run shows a stat
+  cache effect (``cache_effect_stat``'s own judgement): the run's clients kept what they made.
 
-Combination: the network verdict ``exceeds`` is decisive (physically impossible from storage); else
-a ratio at its threshold is decisive; else a ratio of at least ``supported_ratio_fraction`` of its
-threshold is a finding when the run read its own data and (when memory is declared) the data fit:
-the physics makes a client cache possible and the ratio says it was used. Plain Python, no Django.
+Combination. ``network: exceeds`` decides alone. Otherwise each supporting piece (``own_data``,
+``fits``, ``unusual``, ``found``) adds its weight ``w`` to the evidence, and a ratio of at least
+``p90 x RATIO_MULTIPLE ** (1 / (1 + sum w))`` is a finding: with no support that is the threshold
+itself, each piece of weight 1 takes a further root of the multiple (5, 2.24, 1.71 ... times p90).
+The weights are fitted without labels (``calibration.fit_cache_weights``): a piece weighs 1 when it
+is at most as common among the training runs as a ratio beyond p90 (10 %), less when it is common.
+A read of another node's data, or of more data than the client memory holds, takes the client-cache
+pieces (``own_data``, ``fits``) out: only corroboration from other phases can then lower the ratio.
+Plain Python, no Django.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 from apps.results.anomalies.facts import PhaseFacts, RunFacts
+from apps.results.anomalies.thresholds import RATIO_MULTIPLE
 
 GBIT_PER_GIB = 8 * 1.073741824  # 1 GiB/s in Gbit/s
 
+# (fast phase, reference phase, threshold key): the fast phase re-reads what the reference made.
+STAT_PAIRS = (
+    ("mdtest_easy_stat", "mdtest_easy_write", "stat_over_create_easy"),
+    ("mdtest_hard_stat", "mdtest_hard_write", "stat_over_create_hard"),
+)
+READ_PAIRS = (
+    ("ior_easy_read", "ior_easy_write", "read_over_write_ior_easy"),
+    ("ior_hard_read", "ior_hard_write", "read_over_write_ior_hard"),
+    ("mdtest_hard_read", "mdtest_hard_write", "read_over_write_mdtest_hard"),
+)
+IOR_READ_PAIRS = READ_PAIRS[:2]
 
-def locality(phase: PhaseFacts, fast_name: str) -> dict[str, Any] | None:
+# supporting verdict of each piece -> the threshold key of its weight (locality: by tool)
+SUPPORTING = {
+    ("locality", "own_data"): None,
+    ("memory", "fits"): "cache_weight_memory_fits",
+    ("sibling_read", "unusual"): "cache_weight_sibling_read",
+    ("stat_cache", "found"): "cache_weight_stat_cache",
+}
+LOCALITY_WEIGHT = {"ior": "cache_weight_ior_own_data", "mdtest": "cache_weight_mdtest_own_data"}
+WEIGHT_KEYS = (*LOCALITY_WEIGHT.values(), *(key for key in SUPPORTING.values() if key))
+CLIENT_CACHE_PIECES = ("locality", "memory")
+
+
+def tool_of(phase_name: str) -> str:
+    return "ior" if phase_name.startswith("ior") else "mdtest"
+
+
+def ratio_of(facts: RunFacts, fast_name: str, reference_name: str) -> float | None:
+    fast, reference = facts.phase_value(fast_name), facts.phase_value(reference_name)
+    if fast and reference and fast > 0 and reference > 0:
+        return fast / reference
+    return None
+
+
+def own_data(phase: PhaseFacts, fast_name: str) -> bool | None:
     """Does the phase read what its own node wrote? The parsers' typed facts say (None = unknown).
 
     IOR: ``task_reordering`` (``-C`` constant shift, ``-Z`` random order); mdtest: ``rank_shift`` (``-N``).
     """
-    if fast_name.startswith("ior"):
+    if tool_of(fast_name) == "ior":
         reordering = phase.task_reordering
-        if reordering is None:
-            return None
-        reordered = reordering.constant or reordering.random
-        return {"piece": "locality", "task_reordering": asdict(reordering),
-                "verdict": "other_node" if reordered else "own_data"}  # fmt: skip
-    if phase.rank_shift is None:
+        return None if reordering is None else not (reordering.constant or reordering.random)
+    return None if phase.rank_shift is None else phase.rank_shift == 0
+
+
+def locality(phase: PhaseFacts, fast_name: str) -> dict[str, Any] | None:
+    own = own_data(phase, fast_name)
+    if own is None:
         return None
-    return {"piece": "locality", "rank_shift": phase.rank_shift,
-            "verdict": "other_node" if phase.rank_shift else "own_data"}  # fmt: skip
+    if tool_of(fast_name) == "ior":
+        detail = {"task_reordering": asdict(phase.task_reordering)}
+    else:
+        detail = {"rank_shift": phase.rank_shift}
+    return {"piece": "locality", **detail, "verdict": "own_data" if own else "other_node"}
 
 
 def network(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:
@@ -65,12 +115,19 @@ def network(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:
     }
 
 
-def memory(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:
-    """Data read per node (rate x time / nodes, IOR phases) against the declared client memory."""
+def data_per_node_gib(facts: RunFacts, phase: PhaseFacts) -> float | None:
+    """Data read per node (rate x time / nodes, IOR phases in GiB/s); None when a figure is missing."""
     nodes = _client_nodes(facts)
-    if not (facts.client_memory_gib and nodes and phase.value and phase.seconds and phase.unit == "GiB/s"):
+    if not (nodes and phase.value and phase.seconds and phase.unit == "GiB/s"):
         return None
-    per_node = phase.value * phase.seconds / nodes
+    return phase.value * phase.seconds / nodes
+
+
+def memory(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:
+    """Data read per node against the declared client memory."""
+    per_node = data_per_node_gib(facts, phase)
+    if not (facts.client_memory_gib and per_node):
+        return None
     return {
         "piece": "memory",
         "data_per_node_gib": per_node,
@@ -80,6 +137,34 @@ def memory(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:
     }
 
 
+def sibling_read(facts: RunFacts, fast_name: str, thresholds: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The other IOR read's ratio against its p90 (its threshold / ``RATIO_MULTIPLE``)."""
+    if fast_name not in {fast for fast, _, _ in IOR_READ_PAIRS}:
+        return None
+    (other, reference, key), *_ = [pair for pair in IOR_READ_PAIRS if pair[0] != fast_name]
+    ratio = ratio_of(facts, other, reference)
+    if ratio is None:
+        return None
+    usual_up_to = float(thresholds[key]) / RATIO_MULTIPLE
+    return {"piece": "sibling_read", "phase": other, "ratio": ratio, "p90": usual_up_to,
+            "verdict": "unusual" if ratio > usual_up_to else "usual"}  # fmt: skip
+
+
+def stat_cache(facts: RunFacts, thresholds: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Whether ``cache_effect_stat`` judges any stat phase of the run cached (None: no stat pair)."""
+    judged = []
+    for fast_name, reference_name, key in STAT_PAIRS:
+        ratio = ratio_of(facts, fast_name, reference_name)
+        if ratio is None:
+            continue
+        decisive, _, _ = judge(facts, fast_name, ratio, float(thresholds[key]), thresholds)
+        judged.append((fast_name, ratio, decisive))
+    if not judged:
+        return None
+    found = [{"phase": name, "ratio": ratio, "decisive": decisive} for name, ratio, decisive in judged if decisive]
+    return {"piece": "stat_cache", "phases": found, "verdict": "found" if found else "none"}
+
+
 def _client_nodes(facts: RunFacts) -> int | None:
     counts = sorted({int(entry["nodes"]) for entry in facts.tool_node_counts if entry.get("nodes")})
     if len(counts) == 1:
@@ -87,24 +172,54 @@ def _client_nodes(facts: RunFacts) -> int | None:
     return facts.client_nodes_declared
 
 
+def weight_of(piece: dict[str, Any], fast_name: str, thresholds: Mapping[str, Any]) -> float:
+    """The fitted weight of a supporting piece, 0 for a piece that does not support a cache."""
+    key = (piece["piece"], piece["verdict"])
+    if key not in SUPPORTING:
+        return 0.0
+    return float(thresholds[SUPPORTING[key] or LOCALITY_WEIGHT[tool_of(fast_name)]])
+
+
+def required_ratio(threshold: float, weight: float) -> float:
+    """The ratio a finding needs with supporting evidence of total ``weight`` (the threshold at 0)."""
+    return threshold / RATIO_MULTIPLE * RATIO_MULTIPLE ** (1 / (1 + weight))
+
+
 def judge(
-    facts: RunFacts, fast_name: str, ratio: float, threshold: float, supported_fraction: float
-) -> tuple[str | None, list[dict[str, Any]]]:
-    """(decisive piece or None, every piece of evidence) for one fast phase and its ratio."""
+    facts: RunFacts, fast_name: str, ratio: float, threshold: float, thresholds: Mapping[str, Any]
+) -> tuple[str | None, list[dict[str, Any]], float]:
+    """(decisive piece or None, every piece of evidence, ratio needed) for one fast phase and its ratio.
+
+    IOR reads are corroborated by the other IOR read and by a stat cache effect: another tool's
+    phases, so independent evidence. mdtest phases only by their physics: the stat and read of the
+    mdtest-hard files go through the same metadata client cache, so neither corroborates the other.
+    """
     phase = facts.phases[fast_name]
-    pieces = [{"piece": "ratio", "ratio": ratio, "threshold": threshold,
-               "verdict": "cache" if ratio >= threshold else "none"}]  # fmt: skip
-    physical = (locality(phase, fast_name), network(facts, phase), memory(facts, phase))
+    pieces: list[dict[str, Any]] = [{"piece": "ratio", "ratio": ratio, "threshold": threshold,
+                                     "verdict": "cache" if ratio >= threshold else "none"}]  # fmt: skip
+    physical = [locality(phase, fast_name), network(facts, phase), memory(facts, phase)]
+    if fast_name in {fast for fast, _, _ in IOR_READ_PAIRS}:
+        physical += [sibling_read(facts, fast_name, thresholds), stat_cache(facts, thresholds)]
     pieces += [piece for piece in physical if piece]
     verdicts = {piece["piece"]: piece["verdict"] for piece in pieces}
+    own_cache_impossible = verdicts.get("locality") == "other_node" or verdicts.get("memory") == "exceeds"
+    for piece in pieces[1:]:
+        excluded = own_cache_impossible and piece["piece"] in CLIENT_CACHE_PIECES
+        piece["weight"] = 0.0 if excluded else weight_of(piece, fast_name, thresholds)
+    supporting = sorted((p for p in pieces if p.get("weight")), key=lambda p: -p["weight"])
+    required = required_ratio(threshold, sum(piece["weight"] for piece in supporting))
+    pieces[0]["required"] = required
     if verdicts.get("network") == "exceeds":
-        return "network", pieces
+        return "network", pieces, required
     if ratio >= threshold:
-        return "ratio", pieces
-    if (
-        ratio >= supported_fraction * threshold
-        and verdicts.get("locality") == "own_data"
-        and verdicts.get("memory", "fits") == "fits"
-    ):
-        return "ratio_with_own_data_reads", pieces
-    return None, pieces
+        return "ratio", pieces, required
+    if ratio < required:
+        return None, pieces, required
+    # the decisive piece: the one whose weight, added in order of weight, first lets the ratio through
+    totals = itertools.accumulate(piece["weight"] for piece in supporting)
+    decisive = next(
+        piece["piece"]
+        for piece, total in zip(supporting, totals, strict=True)
+        if ratio >= required_ratio(threshold, total)
+    )
+    return decisive, pieces, required

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from apps.results.anomalies import cache_physics
+from apps.results.anomalies.cache_physics import IOR_READ_PAIRS, READ_PAIRS, STAT_PAIRS
 from apps.results.anomalies.facts import RunFacts
-from apps.results.anomalies.rules import READ_PAIRS, STAT_PAIRS
+from apps.results.anomalies.thresholds import DEFAULT_THRESHOLDS, RATIO_MULTIPLE, RATIO_QUANTILE
 
-RATIO_QUANTILE = 0.90
-RATIO_MULTIPLE = 5.0
 RATIO_PAIRS = (*STAT_PAIRS, *READ_PAIRS)
 
 # anomaly_kinds of the corpus's expected.csv -> the rule that must report them
@@ -200,8 +200,9 @@ def fit_rank_imbalance(training: list[RunFacts]) -> float | None:
 
 
 def fit_thresholds(training: list[RunFacts]) -> dict[str, float]:
-    """Every fitted threshold: the ratio pairs and the rank imbalance."""
+    """Every fitted threshold: the ratio pairs, the weights of the cache evidence, the rank imbalance."""
     fitted = fit_ratio_thresholds(training)
+    fitted.update(fit_cache_weights(training, fitted))
     imbalance = fit_rank_imbalance(training)
     if imbalance is not None:
         fitted["rank_time_imbalance"] = imbalance
@@ -215,6 +216,58 @@ def fit_ratio_thresholds(training: list[RunFacts]) -> dict[str, float]:
         if distribution.ratios:
             fitted[distribution.threshold_key] = distribution.suggested_threshold
     return fitted
+
+
+def piece_weight(present: int, known: int) -> float:
+    """Weight of a piece of cache evidence seen in ``present`` of the ``known`` training runs.
+
+    Its information against that of a ratio beyond its p90: ``log(1/share) / log(1/(1 - RATIO_QUANTILE))``
+    with the share smoothed to ``(present + 1) / (known + 2)`` (a piece never seen is not certain
+    evidence), at most 1, two significant digits. A piece at most as common as a ratio beyond p90
+    (10 % of the runs) counts as one more exceedance; a piece most runs show counts for little.
+    """
+    share = (present + 1) / (known + 2)
+    return round_significant(min(1.0, math.log(share) / math.log(1 - RATIO_QUANTILE)))
+
+
+def _piece_counts(training: list[RunFacts], thresholds: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    """threshold key -> (runs showing the supporting verdict, runs where the piece is known)."""
+    counts = {key: [0, 0] for key in cache_physics.WEIGHT_KEYS}
+
+    def count(key: str, verdict: bool | None) -> None:
+        if verdict is not None:
+            counts[key][0] += bool(verdict)
+            counts[key][1] += 1
+
+    ior_reads = [fast for fast, _, _ in IOR_READ_PAIRS]
+    for facts in training:
+        for tool, names in (("ior", ior_reads), ("mdtest", [fast for fast, _, _ in (*STAT_PAIRS, READ_PAIRS[2])])):
+            owned = [cache_physics.own_data(facts.phases[name], name) for name in names if name in facts.phases]
+            known = [own for own in owned if own is not None]
+            count(cache_physics.LOCALITY_WEIGHT[tool], any(known) if known else None)
+        memories = [cache_physics.memory(facts, facts.phases[name]) for name in ior_reads if name in facts.phases]
+        verdicts = [piece["verdict"] for piece in memories if piece]
+        count("cache_weight_memory_fits", "fits" in verdicts if verdicts else None)
+        siblings = [cache_physics.sibling_read(facts, name, thresholds) for name in ior_reads]
+        verdicts = [piece["verdict"] for piece in siblings if piece]
+        count("cache_weight_sibling_read", "unusual" in verdicts if verdicts else None)
+        stat = cache_physics.stat_cache(facts, thresholds)
+        count("cache_weight_stat_cache", None if stat is None else stat["verdict"] == "found")
+    return {key: (present, known) for key, (present, known) in counts.items()}
+
+
+def fit_cache_weights(training: list[RunFacts], ratio_thresholds: Mapping[str, float]) -> dict[str, float]:
+    """The weight of each supporting piece of cache evidence (``cache_physics``), from the training runs.
+
+    Label-free like the ratio thresholds: only how common each piece is among the training runs,
+    judged with the ratio thresholds fitted on the same runs. A run counts once per piece (a read
+    without reordering on ior-easy or ior-hard, an mdtest phase without -N ...). ``stat_cache`` is
+    judged with the stat pieces' weight fitted first, as the stat rule will use it.
+    """
+    thresholds = {**DEFAULT_THRESHOLDS, **ratio_thresholds}
+    mdtest_key = cache_physics.LOCALITY_WEIGHT["mdtest"]
+    thresholds[mdtest_key] = piece_weight(*_piece_counts(training, thresholds)[mdtest_key])
+    return {key: piece_weight(*counted) for key, counted in _piece_counts(training, thresholds).items()}
 
 
 def split_by_year(runs: list[RunFacts]) -> list[tuple[list[RunFacts], list[RunFacts]]]:

@@ -15,21 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from apps.results.anomalies import cache_physics
+from apps.results.anomalies.cache_physics import READ_PAIRS, STAT_PAIRS
 from apps.results.anomalies.facts import PhaseFacts, RunFacts
 from apps.results.anomalies.registry import AnomalyRule, Finding, RuleContext, register
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, WRITE_PHASES
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT, GENERATION_SC17
 
-# (fast phase, reference phase, threshold key): the fast phase re-reads what the reference made.
-STAT_PAIRS = (
-    ("mdtest_easy_stat", "mdtest_easy_write", "stat_over_create_easy"),
-    ("mdtest_hard_stat", "mdtest_hard_write", "stat_over_create_hard"),
-)
-READ_PAIRS = (
-    ("ior_easy_read", "ior_easy_write", "read_over_write_ior_easy"),
-    ("ior_hard_read", "ior_hard_write", "read_over_write_ior_hard"),
-    ("mdtest_hard_read", "mdtest_hard_write", "read_over_write_mdtest_hard"),
-)
 RANK_SHIFT_PHASES = ("mdtest_easy_stat", "mdtest_hard_stat", "mdtest_hard_read")
 
 
@@ -51,8 +42,10 @@ def _ratio_findings(
 ) -> list[Finding]:
     """One finding per (fast, reference) pair whose ratio reaches its threshold.
 
-    With ``physics`` the cache evidence of ``cache_physics`` decides instead of the ratio alone: every
-    piece is kept in ``evidence["cache_evidence"]`` and the decisive one named in ``evidence["decisive"]``.
+    With ``physics`` the cache evidence of ``cache_physics`` decides instead of the ratio alone (the
+    network, or a ratio that the run's supporting evidence lets through below the threshold): every
+    piece is kept in ``evidence["cache_evidence"]``, the ratio needed in ``evidence["required_ratio"]``
+    and the decisive piece named in ``evidence["decisive"]``.
     """
     findings = []
     for fast_name, reference_name, key in pairs:
@@ -63,22 +56,15 @@ def _ratio_findings(
         threshold = float(thresholds[key])
         decisive, pieces = "ratio", []
         if physics:
-            fraction = float(thresholds["supported_ratio_fraction"])
-            decisive, pieces = cache_physics.judge(facts, fast_name, ratio, threshold, fraction)
+            decisive, pieces, required = cache_physics.judge(facts, fast_name, ratio, threshold, thresholds)
             if decisive is None:
                 continue
         elif ratio < threshold:
             continue
-        because = {
-            "ratio": f"threshold {threshold:g}x",
-            "network": "more per node than the declared client network carries",
-            "ratio_with_own_data_reads": f"at least {float(thresholds.get('supported_ratio_fraction', 1)):g} of the "
-            f"{threshold:g}x threshold, and each node read its own data",
-        }[decisive]
         message = (
             f"{fast_name} ran {ratio:.1f}x faster than {reference_name} "
             f"({_number(fast.value)} vs {_number(reference.value)} {fast.unit or reference.unit}; "
-            f"{because}): {explain}"
+            f"{_because(decisive, threshold, pieces)}): {explain}"
         )
         evidence = {
             "phase": fast_name,
@@ -100,9 +86,37 @@ def _ratio_findings(
         }
         if physics:
             evidence["decisive"] = decisive
+            evidence["required_ratio"] = required
             evidence["cache_evidence"] = pieces
         findings.append(rule.finding(message, evidence, phase=fast_name))
     return findings
+
+
+PIECE_WORDS = {
+    "locality": "each node read its own data",
+    "memory": "the data per node fit in the client memory",
+    "sibling_read": "the other IOR read is also beyond its usual ratio",
+    "stat_cache": "a stat phase of the run shows a stat cache effect",
+}
+
+
+def _because(decisive: str, threshold: float, pieces: list[dict[str, Any]]) -> str:
+    """Why the finding stands, in words: the decisive piece, what supported it, and task reordering."""
+    if decisive == "ratio":
+        because = f"threshold {threshold:g}x"
+    elif decisive == "network":
+        because = "more per node than the declared client network carries"
+    else:
+        supporting = [PIECE_WORDS[piece["piece"]] for piece in pieces if piece.get("weight")]
+        because = (
+            f"below the {threshold:g}x threshold, but {'; '.join(supporting)}: "
+            f"{pieces[0]['required']:.1f}x suffices, decided by {decisive}"
+        )
+    for piece in pieces:
+        if piece["piece"] == "locality" and piece["verdict"] == "other_node":
+            how = "task reordering" if "task_reordering" in piece else "-N rank shift"
+            because += f"; each node read another node's data ({how}), so not from its own client cache"
+    return because
 
 
 @register
@@ -118,7 +132,7 @@ class CacheEffectStatRule(AnomalyRule):
     clause = "IO500-NO-CLIENT-CACHE"
     description = "mdtest stat rate implausibly far above the create rate of the same files (client cache)"
     severity = "warn"
-    thresholds = ("stat_over_create_easy", "stat_over_create_hard", "supported_ratio_fraction")
+    thresholds = ("stat_over_create_easy", "stat_over_create_hard", "cache_weight_mdtest_own_data")
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
         explain = "the stats were most likely answered from client caches, not by the metadata servers."
@@ -131,7 +145,8 @@ class CacheEffectReadRule(AnomalyRule):
 
     Reading back is often faster than writing (no allocation, no parity), but not by an order of
     magnitude beyond what the corpus shows for the pair; beyond that the reads came from page or
-    client caches. warn, like the stat cache effect.
+    client caches. Less is needed when the run corroborates it (reads of the node's own data, the
+    other IOR read also fast, a stat cache effect: ``cache_physics``). warn, like the stat cache effect.
     """
 
     name = "cache_effect_read"
@@ -142,7 +157,13 @@ class CacheEffectReadRule(AnomalyRule):
         "read_over_write_ior_easy",
         "read_over_write_ior_hard",
         "read_over_write_mdtest_hard",
-        "supported_ratio_fraction",
+        "cache_weight_ior_own_data",
+        "cache_weight_mdtest_own_data",
+        "cache_weight_memory_fits",
+        "cache_weight_sibling_read",
+        "cache_weight_stat_cache",
+        "stat_over_create_easy",
+        "stat_over_create_hard",
     )
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:

@@ -8,6 +8,9 @@ the top few percent; a cache that answers without a server round trip is an orde
 beyond it. The other values are rules of the benchmark itself.
 """
 
+RATIO_QUANTILE = 0.90
+RATIO_MULTIPLE = 5.0  # a ratio threshold is RATIO_MULTIPLE x the RATIO_QUANTILE quantile of the ratio
+
 DEFAULT_THRESHOLDS: dict[str, float | str] = {
     # cache_effect_stat: stat rate / create rate of the same files
     "stat_over_create_easy": 48.0,
@@ -16,10 +19,15 @@ DEFAULT_THRESHOLDS: dict[str, float | str] = {
     "read_over_write_ior_easy": 9.6,
     "read_over_write_ior_hard": 44.0,
     "read_over_write_mdtest_hard": 88.0,
-    # cache_effect_stat / cache_effect_read (anomalies/cache_physics.py): a ratio of at least this share
-    # of its threshold is a finding when the phase read its own node's data (no task reordering, no -N)
-    # and, when the client memory is declared, the data fit in it
-    "supported_ratio_fraction": 0.75,
+    # cache_effect_stat / cache_effect_read (anomalies/cache_physics.py): the weight of each piece of
+    # supporting cache evidence; with total weight W a ratio of p90 x RATIO_MULTIPLE ** (1 / (1 + W))
+    # suffices. Fitted without labels by calibration.fit_cache_weights: log(1/share) / log(10), at
+    # most 1, where share is how often the piece occurs among the corpus runs (smoothed)
+    "cache_weight_ior_own_data": 1.0,  # an IOR read without task reordering (-C, -Z)
+    "cache_weight_mdtest_own_data": 0.7,  # an mdtest stat/read without -N
+    "cache_weight_memory_fits": 0.3,  # the data read per node fits in the declared client memory
+    "cache_weight_sibling_read": 0.69,  # the other IOR read is also beyond the p90 of its ratio
+    "cache_weight_stat_cache": 1.0,  # cache_effect_stat judges a stat phase of the run cached
     # random_read_faster_than_sequential: 4 KiB random reads of the ior-easy files / sequential reads
     "random_over_sequential_read": 1.0,
     # write_phase_under_minimum: IO500 rule (30 s under the student cluster competition rules)
