@@ -12,6 +12,7 @@ from rest_framework.permissions import IsAdminUser, IsAuthenticated, IsAuthentic
 from rest_framework.response import Response
 
 from apps.api import serializers
+from apps.api.pagination import PageNumberPagination
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
@@ -20,7 +21,7 @@ from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
 from apps.results.awards import edition_awards
 from apps.results.citations import mixed_lists_warning
-from apps.results.custom_lists import ranked_rows, save_custom_list
+from apps.results.custom_lists import CustomListRows, save_custom_list
 from apps.results.diff import diff_runs, load_runs
 from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
@@ -261,10 +262,14 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def retrieve(self, request, *args, **kwargs):
-        """The saved list and its rows: rank (by the equation), the equation's value, the run."""
+        """The saved list and a page of its rows (`page`, `page_size` as on every list): rank (by the equation),
+        the equation's value, the run; `count`, `next` and `previous` as on every paginated answer."""
         custom = self.get_object()
-        rows = serializers.CustomRowSerializer(ranked_rows(custom), many=True).data
-        return Response({**self.get_serializer(custom).data, "rows": rows})
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(CustomListRows(custom), request, view=self)
+        rows = serializers.CustomRowSerializer(page, many=True).data
+        return Response({**self.get_serializer(custom).data, "count": paginator.page.paginator.count,
+                         "next": paginator.get_next_link(), "previous": paginator.get_previous_link(), "rows": rows})
 
 
 class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,

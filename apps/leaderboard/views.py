@@ -16,7 +16,7 @@ from apps.results.anomalies import RunFacts
 from apps.results.awards import edition_awards
 from apps.results.changes.noise import NOISE_SIGMAS, noise_verdicts
 from apps.results.citations import citations_from, mixed_lists_warning
-from apps.results.custom_lists import ranked_rows
+from apps.results.custom_lists import CustomListRows
 from apps.results.diff import diff_runs, flatten, load_runs
 from apps.results.editions import edition_entries
 from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
@@ -247,17 +247,22 @@ def edition_awards_page(request, name: str):
 def custom_list(request, token: str):
     """A saved custom list, shared by its link: the base list's members ranked by the equation."""
     custom = get_object_or_404(CustomList, token=token)
+    page = Paginator(CustomListRows(custom), ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
     return render(request, "leaderboard/custom_list.html", {
-        "custom": custom, "base": LIST_KINDS[custom.base_list], "rows": ranked_rows(custom),
+        "custom": custom, "base": LIST_KINDS[custom.base_list], "page": page, "rows": page.object_list,
     })
 
 
 def custom_list_export(request, token: str, fmt: str):
     custom = get_object_or_404(CustomList, token=token)
-    rows = ranked_rows(custom)
-    values = {row.run.pk: row.value for row in rows}
-    records = ({**record, "equation_value": values[record["id"]]}
-               for record in exports.run_records(row.run for row in rows))
+    values = {}
+
+    def runs():
+        for row in CustomListRows(custom):
+            values[row.run.pk] = row.value
+            yield row.run
+
+    records = ({**record, "equation_value": values.pop(record["id"])} for record in exports.run_records(runs()))
     filename = f"ioboard-custom-{custom.token}"
     if fmt == "csv":
         return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
