@@ -12,8 +12,8 @@ from rest_framework.permissions import IsAdminUser, IsAuthenticated, IsAuthentic
 from rest_framework.response import Response
 
 from apps.api import serializers
-from apps.api.pagination import PageNumberPagination
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
+from apps.api.pagination import PageNumberPagination
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
 from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
