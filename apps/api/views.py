@@ -28,7 +28,7 @@ from apps.results.equations import EquationError
 from apps.results.list_kinds import ListKind
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, RulesEdition, Run, StorageSystem
 from apps.results.querysets import CountedKeys
-from apps.results.review import ReviewError, check_item, checklist, reproducibility_report, review_run
+from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
 from apps.web.page_cache import cache_page_until_data_changes
 
 #: Query parameters that page or order a list without narrowing it.
@@ -88,7 +88,8 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
     @action(detail=True, methods=["get", "post"], permission_classes=[IsAdminUser], filter_backends=[])
     def review(self, request, pk=None):
         """The committee's view of a submission (staff only): status, levels (assigned, proposed, target),
-        completeness, production declaration, notes and each rules edition's checklist. POST applies decisions."""
+        completeness, production declaration, notes, each rules edition's checklist, and the outcome of each clause of
+        the rules the run targets, as far as its files show it. POST applies decisions."""
         run = self.get_object()
         if request.method == "POST":
             form = serializers.ReviewSerializer(data=request.data)
@@ -123,6 +124,7 @@ def review_state(run: Run) -> dict:
         "reproducibility": reproducibility_report(run, staff=True),
         "notes": serializers.ReviewNoteSerializer(run.review_notes.select_related("author"), many=True).data,
         "checklists": {rules.name: checklist(run, rules) for rules in RulesEdition.objects.order_by("since")},
+        "clauses": clause_report(run),
     }
 
 

@@ -9,6 +9,7 @@ import hashlib
 import re
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
@@ -19,6 +20,7 @@ from apps.results.list_kinds import list_kind_choices
 from apps.results.querysets import ListEntryQuerySet, RunQuerySet
 from apps.results.reproducibility import LEVELS, UNDEFINED
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
+from apps.results.submission_rules import EDITIONS, Clause, clauses_for, manual_checklist
 
 
 def identity_key(*parts: str) -> str:
@@ -523,24 +525,44 @@ class Anomaly(models.Model):
         return f"{self.rule} ({self.severity})"
 
 
+def validate_rules_edition(name: str) -> None:
+    """A rules edition is one of the rules checker's editions (apps.results.submission_rules.EDITIONS)."""
+    if name not in EDITIONS:
+        raise ValidationError(f"{name!r} is no edition of the submission rules; use one of {', '.join(EDITIONS)}")
+
+
 class RulesEdition(models.Model):
     """The submission rules in force between two dates, with the review checklist of that edition.
 
-    Kept simple (name, since, until, notes, checklist) until the rules checker's clause registry lands: its
-    clauses carry since/until dates of their own, and an edition's clauses are then those in force on `since`.
+    Named after an edition of the rules checker (apps.results.submission_rules), whose clauses say which rules
+    applied: a new edition's checklist, unless given, is the edition's clauses that no submitted file shows
+    (``not_checkable``), which a reviewer checks by hand; the others are checked from the files
+    (apps.results.review.clause_report).
     """
 
-    name = models.SlugField(max_length=50, unique=True)
+    name = models.SlugField(max_length=50, unique=True, validators=[validate_rules_edition],
+                            help_text="an edition of the submission rules: sc17 … sc26")
     since = models.DateField()
     until = models.DateField(null=True, blank=True, help_text="empty: still in force")
     notes = models.TextField(blank=True)
-    checklist = models.JSONField(default=list, blank=True, help_text="what a reviewer checks, one item a string")
+    checklist = models.JSONField(default=list, blank=True,
+                                 help_text="what a reviewer checks, one item a string; empty: the edition's clauses "
+                                           "that no file shows")
 
     class Meta:
         ordering = ["-since"]
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs):
+        if self._state.adding and not self.checklist and self.name in EDITIONS:
+            self.checklist = manual_checklist(self.name)
+        super().save(*args, **kwargs)
+
+    def clauses(self) -> list[Clause]:
+        """The clauses of the submission rules in force under this edition."""
+        return clauses_for(self.name) if self.name in EDITIONS else []
 
 
 class ReviewCheck(models.Model):
