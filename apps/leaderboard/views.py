@@ -249,7 +249,7 @@ def custom_list_export(request, token: str, fmt: str):
     values = {}
 
     def runs():
-        for row in CustomListRows(custom):
+        for row in CustomListRows(custom, Run.objects.with_list_columns()):
             values[row.run.pk] = row.value
             yield row.run
 

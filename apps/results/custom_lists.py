@@ -118,12 +118,19 @@ class CustomRow:
     run: Run
 
 
+#: What a page of a custom list shows of a run (the page and the API): its scores, system and institution.
+PAGE_RUNS = Run.objects.select_related("system__institution").only(
+    "score_total", "score_bw", "score_md", "system__name", "system__institution__name")
+
+
 class CustomListRows:
     """A custom list's rows in list order, for a Paginator: `count()` checks the entries are complete (and
-    fills them when not), a slice reads one index range and gives each row its competition rank."""
+    fills them when not), a slice reads one index range and gives each row its competition rank. `runs` is
+    the queryset the rows' runs are read from (exports read every list column)."""
 
-    def __init__(self, custom: CustomList):
+    def __init__(self, custom: CustomList, runs=PAGE_RUNS):
         self.custom = custom
+        self.runs = runs
         self.entries = CustomListEntry.objects.filter(custom_list=custom).order_by("-ranked", "-value", "run_id")
         self._count: int | None = None
 
@@ -143,7 +150,7 @@ class CustomListRows:
     def __getitem__(self, window: slice) -> list[CustomRow]:
         start = window.start or 0
         entries = list(self.entries[start:window.stop].values_list("run_id", "ranked", "value"))
-        runs = Run.objects.filter(pk__in=[run_id for run_id, _, _ in entries]).with_list_columns().in_bulk()
+        runs = self.runs.filter(pk__in=[run_id for run_id, _, _ in entries]).in_bulk()
         rows, previous, previous_rank = [], None, None
         for position, (run_id, ranked, value) in enumerate(entries, start=start + 1):
             rank = None
@@ -163,7 +170,3 @@ class CustomListRows:
         for start in range(0, self.count(), CHUNK):
             yield from self[start:start + CHUNK]
 
-
-def ranked_rows(custom: CustomList) -> list[CustomRow]:
-    """The whole list: base list members ranked by the equation (highest first), unranked runs last."""
-    return list(CustomListRows(custom))
