@@ -4,28 +4,33 @@ The equation is parsed when the list is saved (a bad one is refused with its pos
 on the run's phase values and scores. Runs whose value cannot be computed (a phase missing, a division by
 zero) are listed unranked at the end. Ranks are competition ranks ("1224"), like the built-in lists.
 
-Why the values are kept (CustomListEntry) rather than computed per read: ranking every member of a list on
-each read took 0.8-5 s at 10,000 runs. The equation is evaluated by the grammar's own evaluator, in Python,
-once per (list, run): no SQL translation of the arithmetic, so no database-specific failure (PostgreSQL
-raises on a division by zero or an overflow, SQLite returns NULL or infinity) can differ from the rules of
-`Equation.evaluate`. A page then reads one index range and counts the entries above its first row.
+Why the values are kept (CustomListEntry, with a count on CustomList) rather than computed per read: ranking
+every member on each read took 0.8-5 s at 10,000 runs. The equation is evaluated by the grammar's own
+evaluator, in Python, once per (list, run): no SQL translation of the arithmetic, so no database-specific
+failure (PostgreSQL raises on a division by zero or an overflow, SQLite returns NULL or infinity) can
+disagree with `Equation.evaluate`. A page reads one index range and counts the values above its first row.
 
 How the entries stay right:
-- a write to a run forgets the entries of its storage system on every custom list, in the writer's
-  transaction (`forget_systems`, from the signals in apps.results.apps), since the write may change the run's
-  phases, its membership of the base list, or which of the system's runs is the best;
-- a read compares the list's entry count with the base list's maintained count (ListState) and, when they
-  differ, fills the missing members and drops entries of runs that left the base list (`fill`); the count
-  is the one the page's paginator needs anyway, so a read of an up-to-date list costs no extra query.
+- after the commit of a write to a run, `refresh_systems` re-evaluates its storage system's members on every
+  custom list (after the commit, because a run's phases are stored after the run itself): the write may
+  change the run's phases, its membership of the base list, or which of the system's runs is the best;
+- a run about to be deleted leaves every custom list in the deleting transaction (`forget_runs`);
+- a read whose list count differs from the base list's maintained count (ListState) reconciles the list
+  first (`fill`): after a bulk load around the ORM, or in the moment between a write's commit and its refresh.
+Every change of a list's entries holds the lock of its CustomList row (lists locked in id order), so the count
+is exact and two refreshes never interleave.
 """
 
 import secrets
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-from django.db import transaction
+from django.db import router, transaction
+from django.db.models import Count, F
 
+from apps.results import list_entries
 from apps.results.equations import Equation, parse_equation
 from apps.results.list_kinds import list_kind
 from apps.results.models import CustomList, CustomListEntry, ListEntry, ListState, PhaseResult, Run
@@ -63,52 +68,114 @@ def save_custom_list(name: str, equation: str, base_list: str = "full") -> Custo
     return custom
 
 
-def forget_systems(system_ids) -> None:
-    """Drop every custom list's entries of these storage systems' runs; the next read of a list refills them."""
-    ids = [pk for pk in set(system_ids) if pk is not None]
-    if ids:
-        CustomListEntry.objects.filter(system_id__in=ids).delete()
+def _locked_lists():
+    return list(CustomList.objects.select_for_update().order_by("pk"))
 
 
-def forget_all() -> None:
-    """Drop every custom list's entries (after writes around the ORM, e.g. a rebuild of the list entries)."""
-    CustomListEntry.objects.all().delete()
+def _counts(entries) -> dict[int, int]:
+    """{custom list id: entries} of these entries."""
+    return dict(entries.order_by().values("custom_list").annotate(entries=Count("pk")).values_list(
+        "custom_list", "entries"))
 
 
-def _values(equation: Equation, run_ids: list[int]) -> dict[int, dict[str, float | None]]:
-    """{run id: {name: value}} of the names the equation uses, for these runs."""
+def _add_to_counts(changes: dict[int, int]) -> None:
+    for pk, change in changes.items():
+        if change:
+            CustomList.objects.filter(pk=pk).update(entry_count=F("entry_count") + change)
+
+
+def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dict[str, float | None]]:
+    """{run id: {name: value}} of these phase and score names, for these runs."""
     values: dict[int, dict[str, float | None]] = {pk: {} for pk in run_ids}
-    phases = sorted(equation.names - set(SCORE_NAMES))
+    phases = sorted(names - set(SCORE_NAMES))
     if phases:
-        rows = PhaseResult.objects.filter(run_id__in=run_ids, name__in=phases).values_list("run_id", "name", "value")
-        for run_id, name, value in rows:
+        rows = PhaseResult.objects.using(db).filter(run_id__in=run_ids, name__in=phases)
+        for run_id, name, value in rows.values_list("run_id", "name", "value"):
             values[run_id][name] = value
-    scores = {name: SCORE_NAMES[name] for name in sorted(equation.names & set(SCORE_NAMES))}
+    scores = {name: SCORE_NAMES[name] for name in sorted(names & set(SCORE_NAMES))}
     if scores:
-        for pk, *numbers in Run.objects.filter(pk__in=run_ids).values_list("pk", *scores.values()):
+        for pk, *numbers in Run.objects.using(db).filter(pk__in=run_ids).values_list("pk", *scores.values()):
             values[pk].update(zip(scores, numbers, strict=True))
     return values
 
 
+def _entry(custom: CustomList, equation: Equation, values: dict, run_id: int, system_id: int) -> CustomListEntry:
+    value = equation.evaluate(values[run_id])
+    return CustomListEntry(custom_list=custom, run_id=run_id, system_id=system_id, ranked=value is not None,
+                           value=value)
+
+
+def refresh_systems(system_ids) -> None:
+    """Re-evaluate these storage systems' members on every custom list (a write to their runs has committed)."""
+    ids = sorted({pk for pk in system_ids if pk is not None})
+    if not ids:
+        return
+    db = router.db_for_write(CustomListEntry)
+    with transaction.atomic(using=db):
+        lists = _locked_lists()
+        if not lists:
+            return
+        stale = CustomListEntry.objects.filter(system_id__in=ids)
+        changes = Counter({pk: -entries for pk, entries in _counts(stale).items()})
+        stale.delete()
+        members = list(ListEntry.objects.using(db).filter(system_id__in=ids, kind__in={c.base_list for c in lists})
+                       .values_list("kind", "run_id", "system_id"))
+        equations = {custom.pk: compile_equation(custom.equation) for custom in lists}
+        values = _values(frozenset().union(*(equation.names for equation in equations.values())),
+                         sorted({run_id for _, run_id, _ in members}), db)
+        rows = [_entry(custom, equations[custom.pk], values, run_id, system_id)
+                for custom in lists for kind, run_id, system_id in members if kind == custom.base_list]
+        CustomListEntry.objects.bulk_create(rows, batch_size=CHUNK)
+        changes.update(row.custom_list_id for row in rows)
+        _add_to_counts(changes)
+
+
+def refresh_systems_on_commit(system_ids) -> None:
+    ids = sorted({pk for pk in system_ids if pk is not None})
+    transaction.on_commit(lambda: refresh_systems(ids))
+
+
+def forget_runs(run_ids) -> None:
+    """Take runs that are about to be deleted off every custom list (their entries would cascade away uncounted)."""
+    with transaction.atomic():
+        _locked_lists()
+        leaving = CustomListEntry.objects.filter(run_id__in=list(run_ids))
+        changes = {pk: -entries for pk, entries in _counts(leaving).items()}
+        leaving.delete()
+        _add_to_counts(changes)
+
+
+def forget_all() -> None:
+    """Drop every custom list's entries (after writes around the ORM): each list refills at its next read."""
+    with transaction.atomic():
+        _locked_lists()
+        CustomListEntry.objects.all().delete()
+        CustomList.objects.update(entry_count=0)
+
+
 def fill(custom: CustomList) -> None:
-    """Bring the list's entries in line with its base list: evaluate the members that have none, drop the
-    entries of runs that are no longer members."""
+    """Reconcile the list with its base list: evaluate the members that have no entry, drop the entries of runs
+    that are no longer members, and count the entries again. Reads the primary database, also from a request
+    whose reads go to a replica: the count must see the rows just written."""
     equation = compile_equation(custom.equation)
-    members = ListEntry.objects.filter(kind=custom.base_list)
-    entries = CustomListEntry.objects.filter(custom_list=custom)
-    entries.exclude(run_id__in=members.values("run_id")).delete()
-    missing = members.exclude(run_id__in=entries.values("run_id")).order_by("run_id").values_list("run_id",
-                                                                                                  "system_id")
-    missing = iter(missing.iterator(chunk_size=CHUNK))
-    while chunk := list(islice(missing, CHUNK)):
-        values = _values(equation, [run_id for run_id, _ in chunk])
-        rows = []
-        for run_id, system_id in chunk:
-            value = equation.evaluate(values[run_id])
-            rows.append(CustomListEntry(custom_list=custom, run_id=run_id, system_id=system_id,
-                                        ranked=value is not None, value=value))
-        # A concurrent read may fill the same members: the first one's rows stand.
-        CustomListEntry.objects.bulk_create(rows, ignore_conflicts=True)
+    db = router.db_for_write(CustomListEntry)
+    with transaction.atomic(using=db):
+        CustomList.objects.select_for_update().filter(pk=custom.pk).first()
+        members = ListEntry.objects.using(db).filter(kind=custom.base_list)
+        entries = CustomListEntry.objects.using(db).filter(custom_list=custom)
+        entries.exclude(run_id__in=members.values("run_id")).delete()
+        missing = members.exclude(run_id__in=entries.values("run_id")).order_by("run_id").values_list(
+            "run_id", "system_id")
+        missing, added = iter(missing.iterator(chunk_size=CHUNK)), 0
+        while chunk := list(islice(missing, CHUNK)):
+            values = _values(equation.names, [run_id for run_id, _ in chunk], db)
+            CustomListEntry.objects.bulk_create(
+                [_entry(custom, equation, values, run_id, system_id) for run_id, system_id in chunk])
+            added += len(chunk)
+        custom.entry_count = entries.count()
+        CustomList.objects.filter(pk=custom.pk).update(entry_count=custom.entry_count)
+    if added >= list_entries.BULK_RUNS:
+        list_entries.analyze(CustomListEntry)  # plan the next page on statistics that know the new rows
 
 
 @dataclass
@@ -136,12 +203,10 @@ class CustomListRows:
 
     def count(self) -> int:
         if self._count is None:
-            state = ListState.objects.filter(kind=self.custom.base_list).values_list("entry_count", flat=True).first()
-            count = self.entries.count()
-            if count != (state or 0):
+            members = ListState.objects.filter(kind=self.custom.base_list).values_list("entry_count", flat=True)
+            if self.custom.entry_count != (members.first() or 0):
                 fill(self.custom)
-                count = self.entries.count()
-            self._count = count
+            self._count = self.custom.entry_count
         return self._count
 
     def __len__(self) -> int:

@@ -609,6 +609,7 @@ class CustomList(models.Model):
     equation = models.CharField(max_length=500)
     base_list = models.CharField(max_length=20, choices=list_kind_choices, default="full")
     created_at = models.DateTimeField(auto_now_add=True)
+    entry_count = models.PositiveIntegerField(default=0, help_text="its entries (CustomListEntry), kept with them")
 
     class Meta:
         ordering = ["-created_at"]
@@ -624,9 +625,9 @@ class CustomListEntry(models.Model):
     """A member of a custom list's base list with the equation's value for it (apps.results.custom_lists).
 
     Kept so that a page of a custom list reads one index range, like the built-in lists, instead of evaluating
-    the equation over every member on each read (0.8-5 s at 10,000 runs). A write to a run forgets the
-    entries of its storage system; the next read fills what is missing. `ranked` is False when the equation
-    has no value for the run (a phase missing, a division by zero): such runs are listed last, unranked.
+    the equation over every member on each read (0.8-5 s at 10,000 runs). A committed write to a run
+    re-evaluates its storage system's members. `ranked` is False when the equation has no value for the run
+    (a phase missing, a division by zero): such runs are listed last, unranked.
     """
 
     custom_list = models.ForeignKey(CustomList, on_delete=models.CASCADE, related_name="entries")

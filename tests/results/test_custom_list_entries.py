@@ -6,7 +6,7 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.results.custom_lists import CustomListRows, save_custom_list
+from apps.results.custom_lists import CustomListRows, forget_all, refresh_systems, save_custom_list
 from apps.results.models import PhaseResult, ReviewStatus
 from tests.factories import RunFactory
 
@@ -45,24 +45,45 @@ def test_runs_without_a_value_are_listed_last_without_a_rank():
     assert [row.value for row in rows[1:]] == [None, None, None]
 
 
-def test_the_list_follows_writes_to_its_runs():
+def test_the_list_follows_writes_to_its_runs(django_capture_on_commit_callbacks):
     low, high = RunFactory(score_bw=10.0), RunFactory(score_bw=20.0)
     custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
     assert ranks(custom) == [[(high.pk, 1), (low.pk, 2)]]
 
-    newcomer = RunFactory(score_bw=30.0)  # phases stored after the run, as every ingest does
+    with django_capture_on_commit_callbacks(execute=True):  # one write, committed: the run, then its phases
+        newcomer = RunFactory(score_bw=30.0)
     assert ranks(custom) == [[(newcomer.pk, 1), (high.pk, 2), (low.pk, 3)]]
 
-    set_phase(low, "ior_easy_write", 99.0)  # a reprocessed run: its phases change, then it is saved
-    low.save()
+    with django_capture_on_commit_callbacks(execute=True):  # a reprocessed run: its phases change, it is saved
+        set_phase(low, "ior_easy_write", 99.0)
+        low.save()
     assert ranks(custom) == [[(low.pk, 1), (newcomer.pk, 2), (high.pk, 3)]]
 
-    newcomer.review_status = ReviewStatus.REJECTED  # off the full list, so off the custom list
-    newcomer.save()
+    with django_capture_on_commit_callbacks(execute=True):  # off the full list, so off the custom list
+        newcomer.review_status = ReviewStatus.REJECTED
+        newcomer.save()
     assert ranks(custom) == [[(low.pk, 1), (high.pk, 2)]]
 
-    high.delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        high.delete()
     assert ranks(custom) == [[(low.pk, 1)]]
+
+
+def test_a_system_whose_best_run_changes_changes_its_member():
+    first = RunFactory(score_bw=10.0)
+    custom = save_custom_list("best easy write", "ior_easy_write", base_list="io500")
+    assert ranks(custom) == [[(first.pk, 1)]]
+    second = RunFactory(system=first.system, score_bw=20.0)  # the system's best run now: it replaces the first
+    refresh_systems([first.system_id])
+    assert ranks(custom) == [[(second.pk, 1)]]
+
+
+def test_a_list_emptied_around_the_orm_refills_at_its_next_read():
+    runs = [RunFactory(score_bw=bw) for bw in (10.0, 30.0, 20.0)]
+    custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    forget_all()
+    custom.refresh_from_db()
+    assert ranks(custom) == [[(runs[1].pk, 1), (runs[2].pk, 2), (runs[0].pk, 3)]]
 
 
 def test_a_page_costs_the_same_queries_at_any_list_size():
