@@ -89,12 +89,13 @@ def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dic
     values: dict[int, dict[str, float | None]] = {pk: {} for pk in run_ids}
     phases = sorted(names - set(SCORE_NAMES))
     if phases:
-        rows = PhaseResult.objects.using(db).filter(run_id__in=run_ids, name__in=phases)
+        # Unordered: PhaseResult's default order (its run's, then position) would join the run table.
+        rows = PhaseResult.objects.using(db).filter(run_id__in=run_ids, name__in=phases).order_by()
         for run_id, name, value in rows.values_list("run_id", "name", "value"):
             values[run_id][name] = value
     scores = {name: SCORE_NAMES[name] for name in sorted(names & set(SCORE_NAMES))}
     if scores:
-        for pk, *numbers in Run.objects.using(db).filter(pk__in=run_ids).values_list("pk", *scores.values()):
+        for pk, *numbers in Run.objects.using(db).filter(pk__in=run_ids).order_by().values_list("pk", *scores.values()):
             values[pk].update(zip(scores, numbers, strict=True))
     return values
 
