@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from apps.api import serializers
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
+from apps.api.pagination import PageNumberPagination
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
 from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
@@ -20,14 +21,14 @@ from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
 from apps.results.awards import edition_awards
 from apps.results.citations import mixed_lists_warning
-from apps.results.custom_lists import ranked_rows, save_custom_list
+from apps.results.custom_lists import CustomListRows, save_custom_list
 from apps.results.diff import diff_runs, load_runs
 from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
 from apps.results.list_kinds import ListKind
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, RulesEdition, Run, StorageSystem
 from apps.results.querysets import CountedKeys
-from apps.results.review import ReviewError, check_item, checklist, reproducibility_report, review_run
+from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
 from apps.web.page_cache import cache_page_until_data_changes
 
 #: Query parameters that page or order a list without narrowing it.
@@ -87,7 +88,8 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
     @action(detail=True, methods=["get", "post"], permission_classes=[IsAdminUser], filter_backends=[])
     def review(self, request, pk=None):
         """The committee's view of a submission (staff only): status, levels (assigned, proposed, target),
-        completeness, production declaration, notes and each rules edition's checklist. POST applies decisions."""
+        completeness, production declaration, notes, each rules edition's checklist, and the outcome of each clause of
+        the rules the run targets, as far as its files show it. POST applies decisions."""
         run = self.get_object()
         if request.method == "POST":
             form = serializers.ReviewSerializer(data=request.data)
@@ -122,6 +124,7 @@ def review_state(run: Run) -> dict:
         "reproducibility": reproducibility_report(run, staff=True),
         "notes": serializers.ReviewNoteSerializer(run.review_notes.select_related("author"), many=True).data,
         "checklists": {rules.name: checklist(run, rules) for rules in RulesEdition.objects.order_by("since")},
+        "clauses": clause_report(run),
     }
 
 
@@ -261,10 +264,14 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def retrieve(self, request, *args, **kwargs):
-        """The saved list and its rows: rank (by the equation), the equation's value, the run."""
+        """The saved list and a page of its rows (`page`, `page_size` as on every list): rank (by the equation),
+        the equation's value, the run; `count`, `next` and `previous` as on every paginated answer."""
         custom = self.get_object()
-        rows = serializers.CustomRowSerializer(ranked_rows(custom), many=True).data
-        return Response({**self.get_serializer(custom).data, "rows": rows})
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(CustomListRows(custom), request, view=self)
+        rows = serializers.CustomRowSerializer(page, many=True).data
+        return Response({**self.get_serializer(custom).data, "count": paginator.page.paginator.count,
+                         "next": paginator.get_next_link(), "previous": paginator.get_previous_link(), "rows": rows})
 
 
 class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,

@@ -12,17 +12,15 @@ from django.views.decorators.cache import cache_control
 from apps.leaderboard import charts, exports
 from apps.leaderboard.filters import ListFilterForm
 from apps.leaderboard.tables import KeyPaginator, Row, headers
-from apps.results.anomalies import RunFacts
 from apps.results.awards import edition_awards
 from apps.results.changes.noise import NOISE_SIGMAS, noise_verdicts
 from apps.results.citations import citations_from, mixed_lists_warning
-from apps.results.custom_lists import ranked_rows
+from apps.results.custom_lists import CustomListRows
 from apps.results.diff import diff_runs, flatten, load_runs
 from apps.results.editions import edition_entries
 from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, StorageSystem
-from apps.results.review import reproducibility_report
-from apps.results.submission_rules import check_clauses, target_edition
+from apps.results.review import clause_outcomes, reproducibility_report
 from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6
@@ -147,6 +145,7 @@ def run_detail(request, pk: int):
     placements = [(kind, ranks.get(kind.slug)) for kind in LIST_KINDS.values() if kind.on_run_pages]
     statistics = ListState.objects.filter(kind=PRIMARY_LIST).first()
     edition_placements = list(run.edition_entries.select_related("edition").order_by("-edition__frozen_at"))
+    edition, outcomes = clause_outcomes(run)
     return render(request, "leaderboard/run_detail.html", {
         "run": run,
         "system": run.system,
@@ -160,19 +159,11 @@ def run_detail(request, pk: int):
         "chart": charts.phases_against_median(phases, statistics.phase_medians if statistics else {},
                                               LIST_KINDS[PRIMARY_LIST].title),
         "rank_charts": [(stats, charts.rank_runtimes(stats)) for stats in run.rank_stats.all()],
-        **_clauses(run),
+        "edition": edition,
+        "clause_outcomes": outcomes,
         "citations": citations_from(run, edition_placements, ranks),
         "reproducibility": reproducibility_report(run, staff=request.user.is_staff),
     })
-
-
-def _clauses(run: Run) -> dict:
-    """The submission-rule clauses of the edition the run targets, with pass/fail."""
-    if not run.facts:
-        return {"edition": None, "clause_outcomes": []}
-    facts = RunFacts.from_dict(run.facts)
-    edition = target_edition(facts)
-    return {"edition": edition, "clause_outcomes": check_clauses(facts, [a.rule for a in run.anomalies.all()], edition)}
 
 
 def run_upload(request, pk: int):
@@ -247,17 +238,22 @@ def edition_awards_page(request, name: str):
 def custom_list(request, token: str):
     """A saved custom list, shared by its link: the base list's members ranked by the equation."""
     custom = get_object_or_404(CustomList, token=token)
+    page = Paginator(CustomListRows(custom), ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
     return render(request, "leaderboard/custom_list.html", {
-        "custom": custom, "base": LIST_KINDS[custom.base_list], "rows": ranked_rows(custom),
+        "custom": custom, "base": LIST_KINDS[custom.base_list], "page": page, "rows": page.object_list,
     })
 
 
 def custom_list_export(request, token: str, fmt: str):
     custom = get_object_or_404(CustomList, token=token)
-    rows = ranked_rows(custom)
-    values = {row.run.pk: row.value for row in rows}
-    records = ({**record, "equation_value": values[record["id"]]}
-               for record in exports.run_records(row.run for row in rows))
+    values = {}
+
+    def runs():
+        for row in CustomListRows(custom, Run.objects.with_list_columns()):
+            values[row.run.pk] = row.value
+            yield row.run
+
+    records = ({**record, "equation_value": values.pop(record["id"])} for record in exports.run_records(runs()))
     filename = f"ioboard-custom-{custom.token}"
     if fmt == "csv":
         return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)

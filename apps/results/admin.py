@@ -1,12 +1,13 @@
 from django import forms
 from django.contrib import admin
 from django.db import transaction
+from django.utils.html import format_html, format_html_join
 
 from apps.results import models
 from apps.results.changes.services import triage
 from apps.results.editions import freeze_entries
 from apps.results.reproducibility import LEVELS, SECTIONS, TARGET_LISTS, QuestionnaireError, clean_reproducibility
-from apps.results.review import reproducibility_report
+from apps.results.review import clause_outcomes, reproducibility_report
 from apps.results.tasks import schedule_change_detection
 
 REVIEW_FIELDS = ["review_status", "reproducibility_level", "production_accepted"]
@@ -179,7 +180,7 @@ class RunAdmin(admin.ModelAdmin):
                    "valid", "flagged"]
     search_fields = ["system__name", "system__institution__name", "source_path", "content_hash"]
     raw_id_fields = ["system", "upload", "lustre_build"]
-    readonly_fields = ["completeness"]
+    readonly_fields = ["completeness", "rule_clauses"]
     exclude = ["reproducibility"]
     inlines = [ReviewNoteInline, ReviewCheckInline, PhaseInline, AnomalyInline]
 
@@ -192,6 +193,14 @@ class RunAdmin(admin.ModelAdmin):
                 f"{report['assigned_level']}); sections {report['sections_answered']}/{report['sections_total']}; "
                 f"metadata missing: {', '.join(report['metadata_missing']) or 'none'}; tuning dumps missing: "
                 f"{', '.join(report['tuning_missing']) or 'none'}")
+
+    @admin.display(description="Rule clauses (from the files)")
+    def rule_clauses(self, run):
+        edition, outcomes = clause_outcomes(run) if run.pk else (None, [])
+        if edition is None:
+            return "—"
+        return format_html("<p>edition {}</p><ul>{}</ul>", edition, format_html_join(
+            "", "<li><b>{}</b> {}: {}</li>", ((o.clause.id, o.outcome, o.detail) for o in outcomes)))
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
@@ -217,6 +226,12 @@ class RunAdmin(admin.ModelAdmin):
 @admin.register(models.RulesEdition)
 class RulesEditionAdmin(admin.ModelAdmin):
     list_display = ["name", "since", "until"]
+    readonly_fields = ["rule_clauses"]
+
+    @admin.display(description="Clauses of the submission rules in force")
+    def rule_clauses(self, edition):
+        return format_html("<ul>{}</ul>", format_html_join(
+            "", "<li><b>{}</b> ({}): {}</li>", ((c.id, c.status.replace("_", " "), c.text) for c in edition.clauses())))
 
 
 @admin.register(models.CustomList)

@@ -7,8 +7,9 @@ LEAF_MODELS = {
     "PhaseResult", "RunFile", "Tunable", "Striping", "Anomaly", "ScalingPoint", "EditionEntry", "LustrePatch",
 }
 
-#: Rows derived from runs on write (apps.results.list_entries): a run's save already bumps the version.
-DERIVED_MODELS = {"ListEntry", "ListRankShift", "ListState"}
+#: Rows derived from runs on write (apps.results.list_entries, apps.results.custom_lists): a run's save already
+#: bumps the version, and a read that fills a custom list's entries must not make every cached page stale.
+DERIVED_MODELS = {"ListEntry", "ListRankShift", "ListState", "CustomListEntry"}
 
 #: Rows no list or page cache shows (an upload's runs bump the version themselves when they are stored or deleted).
 UNLISTED_MODELS = {"Upload"}
@@ -31,21 +32,26 @@ class ResultsConfig(AppConfig):
         self.connect_list_upkeep()
 
     def connect_list_upkeep(self):
-        """Keep the maintained list entries in step with every ORM write of a run, system or institution."""
-        from apps.results import list_entries
+        """Keep the maintained list entries (and custom lists' entries) in step with every ORM write of a run,
+        system or institution."""
+        from apps.results import custom_lists, list_entries
         from apps.results.models import Institution, Run, StorageSystem
         from apps.results.tasks import maintain_list
 
         def run_saved(sender, instance, raw=False, **kwargs):
             if not raw:
                 moved_from = instance.list_entries.exclude(system_id=instance.system_id).values_list("system_id")
-                list_entries.sync_systems([instance.system_id, *(pk for (pk,) in moved_from)])
+                systems = [instance.system_id, *(pk for (pk,) in moved_from)]
+                list_entries.sync_systems(systems)
+                custom_lists.refresh_systems_on_commit(systems)
 
         def run_deleting(sender, instance, **kwargs):
             list_entries.remove_runs([instance.pk])
+            custom_lists.forget_runs([instance.pk])
 
         def run_deleted(sender, instance, **kwargs):
             list_entries.sync_systems([instance.system_id])
+            custom_lists.refresh_systems_on_commit([instance.system_id])
 
         def system_saved(sender, instance, raw=False, **kwargs):
             if not raw:

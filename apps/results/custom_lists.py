@@ -3,16 +3,37 @@
 The equation is parsed when the list is saved (a bad one is refused with its position) and evaluated per run
 on the run's phase values and scores. Runs whose value cannot be computed (a phase missing, a division by
 zero) are listed unranked at the end. Ranks are competition ranks ("1224"), like the built-in lists.
+
+Why the values are kept (CustomListEntry, with a count on CustomList) rather than computed per read: ranking
+every member on each read took 0.8-5 s at 10,000 runs. The equation is evaluated by the grammar's own
+evaluator, in Python, once per (list, run): no SQL translation of the arithmetic, so no database-specific
+failure (PostgreSQL raises on a division by zero or an overflow, SQLite returns NULL or infinity) can
+disagree with `Equation.evaluate`. A page reads one index range and counts the values above its first row.
+
+How the entries stay right:
+- after the commit of a write to a run, `refresh_systems` re-evaluates its storage system's members on every
+  custom list (after the commit, because a run's phases are stored after the run itself): the write may
+  change the run's phases, its membership of the base list, or which of the system's runs is the best;
+- a run about to be deleted leaves every custom list in the deleting transaction (`forget_runs`);
+- a read whose list count differs from the base list's maintained count (ListState) reconciles the list
+  first (`fill`): after a bulk load around the ORM, or in the moment between a write's commit and its refresh.
+Every change of a list's entries holds the lock of its CustomList row (lists locked in id order), so the count
+is exact and two refreshes never interleave.
 """
 
 import secrets
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
-from django.db.models import Prefetch
+from django.db import router, transaction
+from django.db.models import Count, F
 
+from apps.results import list_entries
 from apps.results.equations import Equation, parse_equation
 from apps.results.list_kinds import list_kind
-from apps.results.models import CustomList, ListEntry, PhaseResult, Run
+from apps.results.models import CustomList, CustomListEntry, ListEntry, ListState, PhaseResult, Run
 from apps.results.scoring.io500 import (
     BW_PHASES,
     EXTENDED_BW_ONLY,
@@ -26,6 +47,9 @@ SCORE_NAMES = {"score": "score_total", "bw": "score_bw", "md": "score_md"}
 NAMES = frozenset((*BW_PHASES, *MD_PHASES, *EXTENDED_BW_ONLY, *EXTENDED_BW_ONLY_ISC21, *EXTENDED_MD_ONLY,
                    *SCORE_NAMES))
 
+#: Runs evaluated (and rows loaded for an export) per query: well under SQLite's limit of bound parameters.
+CHUNK = 2000
+
 
 def compile_equation(text: str) -> Equation:
     """Parse a ranking equation over phase names and score, bw, md; raises EquationError with the position."""
@@ -33,11 +57,126 @@ def compile_equation(text: str) -> Equation:
 
 
 def save_custom_list(name: str, equation: str, base_list: str = "full") -> CustomList:
-    """Check the equation and the base list, and save the list under a new random token (its stable link)."""
+    """Check the equation and the base list, save the list under a new random token (its stable link) and
+    evaluate the equation for every member, so the first read is as fast as any other."""
     compile_equation(equation)
     list_kind(base_list)
-    return CustomList.objects.create(token=secrets.token_urlsafe(12), name=name.strip()[:200] or equation[:200],
-                                     equation=equation, base_list=base_list)
+    with transaction.atomic():
+        custom = CustomList.objects.create(token=secrets.token_urlsafe(12), name=name.strip()[:200] or equation[:200],
+                                           equation=equation, base_list=base_list)
+        fill(custom)
+    return custom
+
+
+def _locked_lists():
+    return list(CustomList.objects.select_for_update().order_by("pk"))
+
+
+def _counts(entries) -> dict[int, int]:
+    """{custom list id: entries} of these entries."""
+    return dict(entries.order_by().values("custom_list").annotate(entries=Count("pk")).values_list(
+        "custom_list", "entries"))
+
+
+def _add_to_counts(changes: dict[int, int]) -> None:
+    for pk, change in changes.items():
+        if change:
+            CustomList.objects.filter(pk=pk).update(entry_count=F("entry_count") + change)
+
+
+def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dict[str, float | None]]:
+    """{run id: {name: value}} of these phase and score names, for these runs."""
+    values: dict[int, dict[str, float | None]] = {pk: {} for pk in run_ids}
+    phases = sorted(names - set(SCORE_NAMES))
+    if phases:
+        # Unordered: PhaseResult's default order (its run's, then position) would join the run table.
+        rows = PhaseResult.objects.using(db).filter(run_id__in=run_ids, name__in=phases).order_by()
+        for run_id, name, value in rows.values_list("run_id", "name", "value"):
+            values[run_id][name] = value
+    scores = {name: SCORE_NAMES[name] for name in sorted(names & set(SCORE_NAMES))}
+    if scores:
+        for pk, *numbers in Run.objects.using(db).filter(pk__in=run_ids).order_by().values_list("pk", *scores.values()):
+            values[pk].update(zip(scores, numbers, strict=True))
+    return values
+
+
+def _entry(custom: CustomList, equation: Equation, values: dict, run_id: int, system_id: int) -> CustomListEntry:
+    value = equation.evaluate(values[run_id])
+    return CustomListEntry(custom_list=custom, run_id=run_id, system_id=system_id, ranked=value is not None,
+                           value=value)
+
+
+def refresh_systems(system_ids) -> None:
+    """Re-evaluate these storage systems' members on every custom list (a write to their runs has committed)."""
+    ids = sorted({pk for pk in system_ids if pk is not None})
+    if not ids:
+        return
+    db = router.db_for_write(CustomListEntry)
+    with transaction.atomic(using=db):
+        lists = _locked_lists()
+        if not lists:
+            return
+        stale = CustomListEntry.objects.filter(system_id__in=ids)
+        changes = Counter({pk: -entries for pk, entries in _counts(stale).items()})
+        stale.delete()
+        members = list(ListEntry.objects.using(db).filter(system_id__in=ids, kind__in={c.base_list for c in lists})
+                       .values_list("kind", "run_id", "system_id"))
+        equations = {custom.pk: compile_equation(custom.equation) for custom in lists}
+        values = _values(frozenset().union(*(equation.names for equation in equations.values())),
+                         sorted({run_id for _, run_id, _ in members}), db)
+        rows = [_entry(custom, equations[custom.pk], values, run_id, system_id)
+                for custom in lists for kind, run_id, system_id in members if kind == custom.base_list]
+        CustomListEntry.objects.bulk_create(rows, batch_size=CHUNK)
+        changes.update(row.custom_list_id for row in rows)
+        _add_to_counts(changes)
+
+
+def refresh_systems_on_commit(system_ids) -> None:
+    ids = sorted({pk for pk in system_ids if pk is not None})
+    transaction.on_commit(lambda: refresh_systems(ids))
+
+
+def forget_runs(run_ids) -> None:
+    """Take runs that are about to be deleted off every custom list (their entries would cascade away uncounted)."""
+    with transaction.atomic():
+        _locked_lists()
+        leaving = CustomListEntry.objects.filter(run_id__in=list(run_ids))
+        changes = {pk: -entries for pk, entries in _counts(leaving).items()}
+        leaving.delete()
+        _add_to_counts(changes)
+
+
+def forget_all() -> None:
+    """Drop every custom list's entries (after writes around the ORM): each list refills at its next read."""
+    with transaction.atomic():
+        _locked_lists()
+        CustomListEntry.objects.all().delete()
+        CustomList.objects.update(entry_count=0)
+
+
+def fill(custom: CustomList) -> None:
+    """Reconcile the list with its base list: evaluate the members that have no entry, drop the entries of runs
+    that are no longer members, and count the entries again. Reads the primary database, also from a request
+    whose reads go to a replica: the count must see the rows just written."""
+    equation = compile_equation(custom.equation)
+    db = router.db_for_write(CustomListEntry)
+    with transaction.atomic(using=db):
+        CustomList.objects.select_for_update().filter(pk=custom.pk).first()
+        members = ListEntry.objects.using(db).filter(kind=custom.base_list)
+        entries = CustomListEntry.objects.using(db).filter(custom_list=custom)
+        entries.exclude(run_id__in=members.values("run_id")).delete()
+        missing = members.exclude(run_id__in=entries.values("run_id")).order_by("run_id").values_list(
+            "run_id", "system_id")
+        missing, added = iter(missing.iterator(chunk_size=CHUNK)), 0
+        while chunk := list(islice(missing, CHUNK)):
+            values = _values(equation.names, [run_id for run_id, _ in chunk], db)
+            CustomListEntry.objects.bulk_create(
+                [_entry(custom, equation, values, run_id, system_id) for run_id, system_id in chunk])
+            added += len(chunk)
+        custom.entry_count = entries.count()
+        CustomList.objects.filter(pk=custom.pk).update(entry_count=custom.entry_count)
+    if added >= list_entries.BULK_RUNS:
+        list_entries.analyze(CustomListEntry)  # plan the next page on statistics that know the new rows
 
 
 @dataclass
@@ -47,28 +186,53 @@ class CustomRow:
     run: Run
 
 
-def run_values(run: Run) -> dict[str, float | None]:
-    values = {phase.name: phase.value for phase in run.phases.all()}
-    values.update({name: getattr(run, field) for name, field in SCORE_NAMES.items()})
-    return values
+#: What a page of a custom list shows of a run (the page and the API): its scores, system and institution.
+PAGE_RUNS = Run.objects.select_related("system__institution").only(
+    "score_total", "score_bw", "score_md", "system__name", "system__institution__name")
 
 
-def ranked_rows(custom: CustomList) -> list[CustomRow]:
-    """The base list's members, ranked by the equation (highest first), unranked runs last."""
-    equation = compile_equation(custom.equation)
-    run_ids = ListEntry.objects.filter(kind=custom.base_list).values_list("run_id", flat=True)
-    phases = PhaseResult.objects.only("run_id", "name", "value")
-    runs = Run.objects.filter(pk__in=run_ids).with_list_columns().prefetch_related(Prefetch("phases", queryset=phases))
-    scored = [(equation.evaluate(run_values(run)), run) for run in runs]
-    scored.sort(key=lambda pair: (pair[0] is None, -(pair[0] or 0.0), pair[1].pk))
-    rows, previous, previous_rank = [], None, 0
-    for position, (value, run) in enumerate(scored, start=1):
-        if value is None:
-            rows.append(CustomRow(None, None, run))
-            continue
-        rank = previous_rank if value == previous else position
-        rows.append(CustomRow(rank, value, run))
-        previous, previous_rank = value, rank
-    for row in rows:
-        row.run.rank = row.rank  # the list columns every export reads
-    return rows
+class CustomListRows:
+    """A custom list's rows in list order, for a Paginator: `count()` checks the entries are complete (and
+    fills them when not), a slice reads one index range and gives each row its competition rank. `runs` is
+    the queryset the rows' runs are read from (exports read every list column)."""
+
+    def __init__(self, custom: CustomList, runs=PAGE_RUNS):
+        self.custom = custom
+        self.runs = runs
+        self.entries = CustomListEntry.objects.filter(custom_list=custom).order_by("-ranked", "-value", "run_id")
+        self._count: int | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            members = ListState.objects.filter(kind=self.custom.base_list).values_list("entry_count", flat=True)
+            if self.custom.entry_count != (members.first() or 0):
+                fill(self.custom)
+            self._count = self.custom.entry_count
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window: slice) -> list[CustomRow]:
+        start = window.start or 0
+        entries = list(self.entries[start:window.stop].values_list("run_id", "ranked", "value"))
+        runs = self.runs.filter(pk__in=[run_id for run_id, _, _ in entries]).in_bulk()
+        rows, previous, previous_rank = [], None, None
+        for position, (run_id, ranked, value) in enumerate(entries, start=start + 1):
+            rank = None
+            if ranked:
+                if previous_rank is None:  # the first ranked row here: ties may begin above the window
+                    rank = 1 + self.entries.filter(ranked=True, value__gt=value).count()
+                else:
+                    rank = previous_rank if value == previous else position
+                previous, previous_rank = value, rank
+            run = runs[run_id]
+            run.rank = rank  # the list column every export reads
+            rows.append(CustomRow(rank, value, run))
+        return rows
+
+    def __iter__(self) -> Iterator[CustomRow]:
+        """Every row, a chunk of queries at a time (exports)."""
+        for start in range(0, self.count(), CHUNK):
+            yield from self[start:start + CHUNK]
+

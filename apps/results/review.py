@@ -11,8 +11,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.results.anomalies import RunFacts
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production
+from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_edition
 
 #: Names of a run's find-source files (a custom find shipped with the submission).
 FIND_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".py", ".sh", ".go", ".rs")
@@ -116,6 +118,29 @@ def check_item(run: Run, *, rules_edition: RulesEdition, item: str, passed: bool
     return check
 
 
+def clause_outcomes(run: Run) -> tuple[str | None, list[ClauseOutcome]]:
+    """The edition a run targets (its C-app release, else the list after its date) and the outcome of each
+    clause of that edition's rules from the run's files and anomalies: pass, fail, not applicable, or why a
+    clause is not checked from files."""
+    if not run.facts:
+        return None, []
+    facts = RunFacts.from_dict(run.facts)
+    edition = target_edition(facts)
+    return edition, check_clauses(facts, [anomaly.rule for anomaly in run.anomalies.all()], edition)
+
+
+def clause_report(run: Run) -> dict:
+    """clause_outcomes() as data (the review API)."""
+    edition, outcomes = clause_outcomes(run)
+    return {"edition": edition, "outcomes": [
+        {"clause": outcome.clause.id, "text": outcome.clause.text, "outcome": outcome.outcome,
+         "detail": outcome.detail} for outcome in outcomes]}
+
+
+#: Clause texts by ID: a checklist item that is a clause ID is shown with the clause's text.
+CLAUSE_TEXTS = {clause.id: clause.text for clause in CLAUSES}
+
+
 def checklist(run: Run, rules_edition: RulesEdition) -> list[dict]:
     """Every item of the edition's checklist with its check for this run, unchecked ones included."""
     checks = {check.item: check for check in run.review_checks.filter(rules_edition=rules_edition)
@@ -125,6 +150,7 @@ def checklist(run: Run, rules_edition: RulesEdition) -> list[dict]:
         check = checks.get(item)
         rows.append({
             "item": item,
+            "clause": CLAUSE_TEXTS.get(item, ""),
             "checked": check is not None,
             "passed": check.passed if check else None,
             "checked_by": check.checked_by.get_username() if check and check.checked_by else None,

@@ -112,6 +112,12 @@ def clauses_for(edition: str, clauses: Iterable[Clause] = CLAUSES) -> list[Claus
     return [clause for clause in clauses if clause.applies_to(edition)]
 
 
+def manual_checklist(edition: str) -> list[str]:
+    """The IDs of the clauses of an edition that no file shows (``not_checkable``): a reviewer checks them by
+    hand, so they are the review checklist a rules edition starts with."""
+    return [clause.id for clause in clauses_for(edition) if clause.status == "not_checkable"]
+
+
 def edition_of_date(iso_date: str) -> str | None:
     """The first list after a run date: ISC lists (June) take runs up to May, SC lists up to November."""
     if not iso_date:

@@ -103,7 +103,7 @@ def bof(alice_client, staff_client, private_storage, celery_eager, django_captur
                            {"questionnaire": {"purpose": ANSWER}}),
             "mistral": submit(alice_client, on_commit, tmp_path, MISTRAL[0], 10),
         }
-        staff_client.post("/api/v1/rules-editions/", {"name": "sc25-rules", "since": "2025-06-01",
+        staff_client.post("/api/v1/rules-editions/", {"name": "sc25", "since": "2025-06-01",
                                                       "checklist": ["result files complete", "questionnaire read"]},
                           format="json")
         decisions = {
@@ -117,10 +117,10 @@ def bof(alice_client, staff_client, private_storage, celery_eager, django_captur
             response = staff_client.post(f"/api/v1/runs/{runs[name]}/review/", decision, format="json")
             assert response.status_code == 200, response.content
         response = staff_client.post(f"/api/v1/runs/{runs['orion']}/checks/",
-                                     {"rules_edition": "sc25-rules", "item": "questionnaire read", "passed": True},
+                                     {"rules_edition": "sc25", "item": "questionnaire read", "passed": True},
                                      format="json")
         assert response.status_code == 201, response.content
-        response = staff_client.post("/api/v1/editions/freeze/", {"name": "SC25", "rules_edition": "sc25-rules"},
+        response = staff_client.post("/api/v1/editions/freeze/", {"name": "SC25", "rules_edition": "sc25"},
                                      format="json")
         assert response.status_code == 201, response.content
     return runs
@@ -158,9 +158,9 @@ def test_anonymous_readers_never_see_unaccepted_runs_on_ranked_lists(bof, anonym
 def test_the_edition_freezes_each_list_under_its_rules(bof, anonymous_client):
     editions = anonymous_client.get("/api/v1/editions/?page_size=50").json()["results"]
     assert sorted((edition["list_kind"], edition["entry_count"], edition["rules_edition"])
-                  for edition in editions) == [("full", 4, "sc25-rules"), ("io500", 3, "sc25-rules"),
-                                               ("production", 1, "sc25-rules"), ("ten-node", 1, "sc25-rules"),
-                                               ("ten-node-production", 1, "sc25-rules")]
+                  for edition in editions) == [("full", 4, "sc25"), ("io500", 3, "sc25"),
+                                               ("production", 1, "sc25"), ("ten-node", 1, "sc25"),
+                                               ("ten-node-production", 1, "sc25")]
 
 
 def test_the_twelve_awards_come_from_the_frozen_lists(bof, anonymous_client):
@@ -207,7 +207,7 @@ def test_staff_see_the_completeness_the_proposed_and_the_assigned_levels(bof, st
     assert review["reproducibility"]["assigned_level"] == "fully_reproducible"
     assert review["reproducibility"]["production_declared"] is True
     assert review["reproducibility"]["acknowledgements"] == {"rules": True, "publication": True}
-    assert [(row["item"], row["passed"], row["checked_by"]) for row in review["checklists"]["sc25-rules"]] == [
+    assert [(row["item"], row["passed"], row["checked_by"]) for row in review["checklists"]["sc25"]] == [
         ("result files complete", None, None), ("questionnaire read", True, "staff")]
     assert any("production declaration accepted" in note["text"] for note in review["notes"])
     wolf = staff_client.get(f"/api/v1/runs/{bof['wolf']}/review/").json()["reproducibility"]

@@ -83,3 +83,16 @@ def test_an_unknown_base_list_is_refused(alice_client):
 
 def test_saving_needs_an_account(anonymous_client):
     assert save(anonymous_client, "score").status_code == 401
+
+
+def test_rows_come_a_page_at_a_time(alice_client, anonymous_client):
+    runs_with_random_phases(5)
+    token = save(alice_client, "score", base_list="full").json()["token"]
+    first = anonymous_client.get(f"/api/v1/custom-lists/{token}/?page_size=2").json()
+    assert first["count"] == 5
+    assert [row["rank"] for row in first["rows"]] == [1, 2]
+    assert first["previous"] is None
+    last = anonymous_client.get(first["next"].replace("http://testserver", "")).json()
+    last = anonymous_client.get(last["next"].replace("http://testserver", "")).json()
+    assert [row["rank"] for row in last["rows"]] == [5]
+    assert last["next"] is None

@@ -4,7 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from apps.results.anomalies import RunFacts
 from apps.results.editions import freeze_lists
+from apps.results.models import RulesEdition
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db
@@ -58,3 +60,13 @@ def test_the_admin_shows_the_questionnaire_and_the_completeness(admin_client):
     assert "Fault tolerance" in html
     assert "we trust these numbers" in html
     assert "proposed undefined (target limited, assigned undefined)" in html
+
+
+def test_the_admin_shows_the_rule_clauses_of_a_run_and_of_a_rules_edition(admin_client):
+    run = RunFactory(facts=RunFacts(era="capp", benchmark_version="io500-sc23_v1", run_date="2023-10-25").to_dict())
+    html = admin_client.get(f"/admin/results/run/{run.pk}/change/").content.decode()
+    assert "edition sc23" in html
+    assert "<b>IO500-NO-SPOF</b> not_checkable" in html
+    rules = RulesEdition.objects.create(name="sc23", since=datetime(2023, 6, 1).date())
+    html = admin_client.get(f"/admin/results/rulesedition/{rules.pk}/change/").content.decode()
+    assert "<b>IO500-NO-SPOF</b> (not checkable)" in html

@@ -1,0 +1,106 @@
+"""Custom lists keep each member's equation value: pages read a range, writes to runs are followed, ties are ranked
+as competition ranks across page boundaries, and runs the equation has no value for come last, unranked."""
+
+import pytest
+from django.core.paginator import Paginator
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.results.custom_lists import CustomListRows, forget_all, refresh_systems, save_custom_list
+from apps.results.models import PhaseResult, ReviewStatus
+from tests.factories import RunFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def ranks(custom, page_size=50) -> list[list[tuple[int, int | None]]]:
+    """(run id, rank) of every page of the list, page by page."""
+    paginator = Paginator(CustomListRows(custom), page_size)
+    return [[(row.run.pk, row.rank) for row in paginator.page(number)] for number in paginator.page_range]
+
+
+def set_phase(run, name: str, value: float | None) -> None:
+    PhaseResult.objects.filter(run=run, name=name).update(value=value)
+
+
+def test_ties_keep_their_competition_rank_across_page_boundaries():
+    a, b, c, d, e = (RunFactory(score_bw=bw) for bw in (50.0, 40.0, 40.0, 40.0, 10.0))
+    custom = save_custom_list("bandwidth", "bw", base_list="full")
+    # 50 is first; the three 40s share place 2; 10 is fifth ("12225"), whatever the page size.
+    assert ranks(custom, page_size=2) == [[(a.pk, 1), (b.pk, 2)], [(c.pk, 2), (d.pk, 2)], [(e.pk, 5)]]
+    assert ranks(custom, page_size=3) == [[(a.pk, 1), (b.pk, 2), (c.pk, 2)], [(d.pk, 2), (e.pk, 5)]]
+
+
+def test_runs_without_a_value_are_listed_last_without_a_rank():
+    divided_by_zero, ranked, log_of_zero, overflow, no_phases = (
+        RunFactory(), RunFactory(), RunFactory(), RunFactory(), RunFactory(phases=False))
+    set_phase(divided_by_zero, "mdtest_easy_write", 0.0)
+    set_phase(ranked, "ior_easy_write", 9.0)
+    set_phase(ranked, "mdtest_easy_write", 3.0)
+    set_phase(log_of_zero, "ior_easy_write", 0.0)
+    set_phase(overflow, "ior_easy_write", 1000.0)  # e^1000 is past the largest double
+    custom = save_custom_list("ratio", "log(ior_easy_write) + ior_easy_write / mdtest_easy_write "
+                              "+ 0 * exp(ior_easy_write)", base_list="full")
+    rows = list(CustomListRows(custom))
+    assert [(row.run.pk, row.rank) for row in rows] == [
+        (ranked.pk, 1), (divided_by_zero.pk, None), (log_of_zero.pk, None), (overflow.pk, None), (no_phases.pk, None)]
+    assert rows[0].value == pytest.approx(2.1972245773 + 3.0)
+    assert [row.value for row in rows[1:]] == [None, None, None, None]
+
+
+def test_the_list_follows_writes_to_its_runs(django_capture_on_commit_callbacks):
+    low, high = RunFactory(score_bw=10.0), RunFactory(score_bw=20.0)
+    custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    assert ranks(custom) == [[(high.pk, 1), (low.pk, 2)]]
+
+    with django_capture_on_commit_callbacks(execute=True):  # one write, committed: the run, then its phases
+        newcomer = RunFactory(score_bw=30.0)
+    assert ranks(custom) == [[(newcomer.pk, 1), (high.pk, 2), (low.pk, 3)]]
+
+    with django_capture_on_commit_callbacks(execute=True):  # a reprocessed run: its phases change, it is saved
+        set_phase(low, "ior_easy_write", 99.0)
+        low.save()
+    assert ranks(custom) == [[(low.pk, 1), (newcomer.pk, 2), (high.pk, 3)]]
+
+    with django_capture_on_commit_callbacks(execute=True):  # off the full list, so off the custom list
+        newcomer.review_status = ReviewStatus.REJECTED
+        newcomer.save()
+    assert ranks(custom) == [[(low.pk, 1), (high.pk, 2)]]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        high.delete()
+    assert ranks(custom) == [[(low.pk, 1)]]
+
+
+def test_a_system_whose_best_run_changes_changes_its_member():
+    first = RunFactory(score_bw=10.0)
+    custom = save_custom_list("best easy write", "ior_easy_write", base_list="io500")
+    assert ranks(custom) == [[(first.pk, 1)]]
+    second = RunFactory(system=first.system, score_bw=20.0)  # the system's best run now: it replaces the first
+    refresh_systems([first.system_id])
+    assert ranks(custom) == [[(second.pk, 1)]]
+
+
+def test_a_list_emptied_around_the_orm_refills_at_its_next_read():
+    runs = [RunFactory(score_bw=bw) for bw in (10.0, 30.0, 20.0)]
+    custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    forget_all()
+    custom.refresh_from_db()
+    assert ranks(custom) == [[(runs[1].pk, 1), (runs[2].pk, 2), (runs[0].pk, 3)]]
+
+
+def test_a_page_costs_the_same_queries_at_any_list_size():
+    def page_queries(custom) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            rows = Paginator(CustomListRows(custom), 5).page(2)
+            assert len(rows) == 5
+        return len(queries)
+
+    for _ in range(10):
+        RunFactory()
+    small = save_custom_list("small", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
+    small_queries = page_queries(small)
+    for _ in range(40):
+        RunFactory()
+    large = save_custom_list("large", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
+    assert page_queries(large) == small_queries
