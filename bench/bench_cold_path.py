@@ -100,7 +100,7 @@ def pages() -> list[tuple[str, str]]:
 
 def custom_list() -> str:
     """The token of a custom list over the Full list, saved (its values computed) before anything is timed."""
-    from apps.results.custom_lists import save_custom_list
+    from apps.results.custom_lists import fill_custom_list, save_custom_list
     from apps.results.models import CustomList
 
     name, equation = "bench: easy write x easy write", "sqrt(ior_easy_write * mdtest_easy_write)"
@@ -108,7 +108,8 @@ def custom_list() -> str:
     if saved is None:
         started = time.monotonic()
         saved = save_custom_list(name, equation, base_list="full")
-        print(f"custom list saved in {time.monotonic() - started:.1f} s", flush=True)
+        fill_custom_list(saved.pk)  # the task a worker runs after the save, run here so it can be timed
+        print(f"custom list saved and filled in {time.monotonic() - started:.1f} s", flush=True)
     return saved.token
 
 

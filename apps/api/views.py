@@ -265,13 +265,17 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def retrieve(self, request, *args, **kwargs):
         """The saved list and a page of its rows (`page`, `page_size` as on every list): rank (by the equation),
-        the equation's value, the run; `count`, `next` and `previous` as on every paginated answer."""
+        the equation's value, the run; `count`, `next` and `previous` as on every paginated answer. A list just
+        saved is filled by a background task: until then `complete` is false and `count` is below `members`,
+        the size of its base list."""
         custom = self.get_object()
+        entries = CustomListRows(custom)
         paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(CustomListRows(custom), request, view=self)
+        page = paginator.paginate_queryset(entries, request, view=self)
         rows = serializers.CustomRowSerializer(page, many=True).data
-        return Response({**self.get_serializer(custom).data, "count": paginator.page.paginator.count,
-                         "next": paginator.get_next_link(), "previous": paginator.get_previous_link(), "rows": rows})
+        return Response({**self.get_serializer(custom).data, "complete": entries.complete, "members": entries.members,
+                         "count": paginator.page.paginator.count, "next": paginator.get_next_link(),
+                         "previous": paginator.get_previous_link(), "rows": rows})
 
 
 class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,

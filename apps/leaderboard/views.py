@@ -238,9 +238,11 @@ def edition_awards_page(request, name: str):
 def custom_list(request, token: str):
     """A saved custom list, shared by its link: the base list's members ranked by the equation."""
     custom = get_object_or_404(CustomList, token=token)
-    page = Paginator(CustomListRows(custom), ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
+    entries = CustomListRows(custom)
+    page = Paginator(entries, ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
     return render(request, "leaderboard/custom_list.html", {
         "custom": custom, "base": LIST_KINDS[custom.base_list], "page": page, "rows": page.object_list,
+        "entries": entries,
     })
 
 
@@ -258,7 +260,7 @@ def custom_list_export(request, token: str, fmt: str):
     if fmt == "csv":
         return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
     meta = {"custom_list": custom.token, "name": custom.name, "equation": custom.equation,
-            "base_list": custom.base_list}
+            "base_list": custom.base_list, "complete": custom.entry_count == CustomListRows(custom).members}
     return exports.json_response(records, meta, filename)
 
 

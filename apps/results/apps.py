@@ -8,7 +8,7 @@ LEAF_MODELS = {
 }
 
 #: Rows derived from runs on write (apps.results.list_entries, apps.results.custom_lists): a run's save already
-#: bumps the version, and a read that fills a custom list's entries must not make every cached page stale.
+#: bumps the version, and a fill of a custom list's entries bumps it once, when it commits.
 DERIVED_MODELS = {"ListEntry", "ListRankShift", "ListState", "CustomListEntry"}
 
 #: Rows no list or page cache shows (an upload's runs bump the version themselves when they are stored or deleted).

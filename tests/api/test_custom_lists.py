@@ -32,11 +32,22 @@ def runs_with_random_phases(count: int, seed: int = 7):
     return runs
 
 
-def save(client, equation: str, **fields):
+@pytest.fixture
+def save(celery_eager, django_capture_on_commit_callbacks):
+    """POST a custom list; the fill task enqueued on commit runs in-process before the answer is read."""
+
+    def post(client, equation: str, **fields):
+        with django_capture_on_commit_callbacks(execute=True):
+            return post_list(client, equation, **fields)
+
+    return post
+
+
+def post_list(client, equation: str, **fields):
     return client.post("/api/v1/custom-lists/", {"name": "mine", "equation": equation, **fields}, format="json")
 
 
-def test_the_score_formula_ranks_as_the_built_in_score(alice_client, anonymous_client):
+def test_the_score_formula_ranks_as_the_built_in_score(save, alice_client, anonymous_client):
     runs = runs_with_random_phases(12)
     saved = save(alice_client, SCORE_EQUATION, base_list="full")
     assert saved.status_code == 201, saved.content
@@ -49,7 +60,7 @@ def test_the_score_formula_ranks_as_the_built_in_score(alice_client, anonymous_c
         assert row["value"] == pytest.approx(by_run[row["run"]], rel=1e-9)
 
 
-def test_a_saved_list_is_shared_by_its_link_and_exported(alice_client, client):
+def test_a_saved_list_is_shared_by_its_link_and_exported(save, alice_client, client):
     runs_with_random_phases(3)
     saved = save(alice_client, "ior_easy_write / mdtest_easy_write").json()
     assert saved["url"].endswith(f"/lists/custom/{saved['token']}/")
@@ -70,29 +81,40 @@ def test_a_saved_list_is_shared_by_its_link_and_exported(alice_client, client):
     ("score + " * 100 + "score", 500),
     ("sqrt(ior_easy_write", 19),
 ])
-def test_hostile_equations_get_400_with_the_position(alice_client, equation, position):
+def test_hostile_equations_get_400_with_the_position(save, alice_client, equation, position):
     response = save(alice_client, equation)
     assert response.status_code == 400
     assert response.json()["position"] == position
     assert response.json()["equation"]
 
 
-def test_an_unknown_base_list_is_refused(alice_client):
+def test_an_unknown_base_list_is_refused(save, alice_client):
     assert save(alice_client, "score", base_list="top10").status_code == 400
 
 
-def test_saving_needs_an_account(anonymous_client):
+def test_saving_needs_an_account(save, anonymous_client):
     assert save(anonymous_client, "score").status_code == 401
 
 
-def test_rows_come_a_page_at_a_time(alice_client, anonymous_client):
+def test_rows_come_a_page_at_a_time(save, alice_client, anonymous_client):
     runs_with_random_phases(5)
     token = save(alice_client, "score", base_list="full").json()["token"]
     first = anonymous_client.get(f"/api/v1/custom-lists/{token}/?page_size=2").json()
-    assert first["count"] == 5
+    assert (first["complete"], first["members"], first["count"]) == (True, 5, 5)
     assert [row["rank"] for row in first["rows"]] == [1, 2]
     assert first["previous"] is None
     last = anonymous_client.get(first["next"].replace("http://testserver", "")).json()
     last = anonymous_client.get(last["next"].replace("http://testserver", "")).json()
     assert [row["rank"] for row in last["rows"]] == [5]
     assert last["next"] is None
+
+
+def test_a_list_whose_fill_has_not_run_says_it_is_being_ranked(alice_client, client,
+                                                                django_capture_on_commit_callbacks):
+    runs_with_random_phases(3)
+    with django_capture_on_commit_callbacks(execute=False):  # the fill task is enqueued, not run
+        token = post_list(alice_client, "score").json()["token"]
+    page = client.get(f"/lists/custom/{token}/").content.decode()
+    assert "Being ranked: the equation has been evaluated for 0 of the 3 runs" in page
+    answer = client.get(f"/api/v1/custom-lists/{token}/").json()
+    assert (answer["complete"], answer["members"], answer["count"], answer["rows"]) == (False, 3, 0, [])

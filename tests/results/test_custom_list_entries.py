@@ -6,7 +6,7 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.results.custom_lists import CustomListRows, forget_all, refresh_systems, save_custom_list
+from apps.results.custom_lists import CustomListRows, fill_custom_list, forget_all, refresh_systems, save_custom_list
 from apps.results.models import PhaseResult, ReviewStatus
 from tests.factories import RunFactory
 
@@ -14,9 +14,18 @@ pytestmark = pytest.mark.django_db
 
 
 def ranks(custom, page_size=50) -> list[list[tuple[int, int | None]]]:
-    """(run id, rank) of every page of the list, page by page."""
+    """(run id, rank) of every page of the list, page by page, as a new request reads it."""
+    custom.refresh_from_db()
     paginator = Paginator(CustomListRows(custom), page_size)
     return [[(row.run.pk, row.rank) for row in paginator.page(number)] for number in paginator.page_range]
+
+
+def saved(name: str, equation: str, base_list: str):
+    """A list saved, as it reads once its fill task (run here, in-process) has evaluated every member."""
+    custom = save_custom_list(name, equation, base_list=base_list)
+    fill_custom_list(custom.pk)
+    custom.refresh_from_db()
+    return custom
 
 
 def set_phase(run, name: str, value: float | None) -> None:
@@ -25,7 +34,7 @@ def set_phase(run, name: str, value: float | None) -> None:
 
 def test_ties_keep_their_competition_rank_across_page_boundaries():
     a, b, c, d, e = (RunFactory(score_bw=bw) for bw in (50.0, 40.0, 40.0, 40.0, 10.0))
-    custom = save_custom_list("bandwidth", "bw", base_list="full")
+    custom = saved("bandwidth", "bw", base_list="full")
     # 50 is first; the three 40s share place 2; 10 is fifth ("12225"), whatever the page size.
     assert ranks(custom, page_size=2) == [[(a.pk, 1), (b.pk, 2)], [(c.pk, 2), (d.pk, 2)], [(e.pk, 5)]]
     assert ranks(custom, page_size=3) == [[(a.pk, 1), (b.pk, 2), (c.pk, 2)], [(d.pk, 2), (e.pk, 5)]]
@@ -39,7 +48,7 @@ def test_runs_without_a_value_are_listed_last_without_a_rank():
     set_phase(ranked, "mdtest_easy_write", 3.0)
     set_phase(log_of_zero, "ior_easy_write", 0.0)
     set_phase(overflow, "ior_easy_write", 1000.0)  # e^1000 is past the largest double
-    custom = save_custom_list("ratio", "log(ior_easy_write) + ior_easy_write / mdtest_easy_write "
+    custom = saved("ratio", "log(ior_easy_write) + ior_easy_write / mdtest_easy_write "
                               "+ 0 * exp(ior_easy_write)", base_list="full")
     rows = list(CustomListRows(custom))
     assert [(row.run.pk, row.rank) for row in rows] == [
@@ -48,9 +57,23 @@ def test_runs_without_a_value_are_listed_last_without_a_rank():
     assert [row.value for row in rows[1:]] == [None, None, None, None]
 
 
-def test_the_list_follows_writes_to_its_runs(django_capture_on_commit_callbacks):
+def test_a_list_just_saved_is_incomplete_until_its_fill_task_has_run(celery_eager, django_capture_on_commit_callbacks):
+    runs = [RunFactory(score_bw=bw) for bw in (10.0, 30.0)]
+    with django_capture_on_commit_callbacks(execute=False) as on_commit:
+        custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    rows = CustomListRows(custom)
+    assert (rows.complete, rows.count(), rows.members) == (False, 0, 2)
+
+    for committed in on_commit:  # the save commits: its fill task runs
+        committed()
+    custom.refresh_from_db()
+    assert CustomListRows(custom).complete
+    assert ranks(custom) == [[(runs[1].pk, 1), (runs[0].pk, 2)]]
+
+
+def test_the_list_follows_writes_to_its_runs(celery_eager, django_capture_on_commit_callbacks):
     low, high = RunFactory(score_bw=10.0), RunFactory(score_bw=20.0)
-    custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    custom = saved("easy write", "ior_easy_write", base_list="full")
     assert ranks(custom) == [[(high.pk, 1), (low.pk, 2)]]
 
     with django_capture_on_commit_callbacks(execute=True):  # one write, committed: the run, then its phases
@@ -74,19 +97,35 @@ def test_the_list_follows_writes_to_its_runs(django_capture_on_commit_callbacks)
 
 def test_a_system_whose_best_run_changes_changes_its_member():
     first = RunFactory(score_bw=10.0)
-    custom = save_custom_list("best easy write", "ior_easy_write", base_list="io500")
+    custom = saved("best easy write", "ior_easy_write", base_list="io500")
     assert ranks(custom) == [[(first.pk, 1)]]
     second = RunFactory(system=first.system, score_bw=20.0)  # the system's best run now: it replaces the first
     refresh_systems([first.system_id])
     assert ranks(custom) == [[(second.pk, 1)]]
 
 
-def test_a_list_emptied_around_the_orm_refills_at_its_next_read():
+def test_a_list_emptied_around_the_orm_is_refilled_after_its_next_read(celery_eager,
+                                                                        django_capture_on_commit_callbacks):
     runs = [RunFactory(score_bw=bw) for bw in (10.0, 30.0, 20.0)]
-    custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    custom = saved("easy write", "ior_easy_write", base_list="full")
     forget_all()
     custom.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=True):
+        read = CustomListRows(custom)
+    assert (read.complete, read.count()) == (False, 0)  # the read shows what there is and asks for the fill
+    custom.refresh_from_db()
     assert ranks(custom) == [[(runs[1].pk, 1), (runs[2].pk, 2), (runs[0].pk, 3)]]
+
+
+def test_reads_of_an_incomplete_list_ask_for_one_fill_at_a_time(django_capture_on_commit_callbacks):
+    RunFactory()
+    with django_capture_on_commit_callbacks(execute=False) as saving:
+        custom = save_custom_list("easy write", "ior_easy_write", base_list="full")
+    with django_capture_on_commit_callbacks(execute=False) as reading:
+        for _ in range(5):
+            CustomListRows(custom)
+    assert saving  # the save asked for the fill
+    assert reading == []  # the reads did not ask again while it was pending
 
 
 def test_a_page_costs_the_same_queries_at_any_list_size():
@@ -98,9 +137,9 @@ def test_a_page_costs_the_same_queries_at_any_list_size():
 
     for _ in range(10):
         RunFactory()
-    small = save_custom_list("small", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
+    small = saved("small", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
     small_queries = page_queries(small)
     for _ in range(40):
         RunFactory()
-    large = save_custom_list("large", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
+    large = saved("large", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
     assert page_queries(large) == small_queries

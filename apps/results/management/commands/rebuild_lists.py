@@ -20,7 +20,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, kinds, **options):
         filled = list_entries.rebuild(kinds)
-        custom_lists.forget_all()  # the runs may have changed around the ORM too: custom lists refill on read
+        # The runs may have changed around the ORM too: each custom list is refilled by a task after its next read.
+        custom_lists.forget_all()
         for kind in filled:
             list_entries.refresh_statistics(kind)
         bump_data_version()
