@@ -20,9 +20,10 @@ def io500_run(
     easy_stat: float = 3.0,
     reordering: TaskReordering | None = REORDERED,
     rank_shift: int = 1,
+    client_nodes: int = 10,
     **declared,
 ) -> RunFacts:
-    """A 10-node run with every write at 1 GiB/s (300 s) / 10 kIOPS; reads and stats given as ratios.
+    """A run (10 nodes unless told) with every write at 1 GiB/s (300 s) / 10 kIOPS; reads and stats given as ratios.
 
     The defaults sit at the corpus medians: nothing in it looks cached.
     """
@@ -34,7 +35,7 @@ def io500_run(
 
     return RunFacts(
         era="capp",
-        client_nodes_declared=10,
+        client_nodes_declared=client_nodes,
         phases={
             "ior_easy_write": ior(1.0),
             "ior_easy_read": ior(easy_read, seconds=300.0 / easy_read, read=True),
@@ -131,6 +132,24 @@ def test_a_reordered_read_beyond_the_threshold_is_flagged_by_the_ratio_and_names
     assert "each node read another node's data (task reordering), so not from its own client cache" in finding.message
 
 
+def test_on_one_client_node_task_reordering_cannot_take_the_read_off_the_node():
+    """-C shifts each task to another node's data only when there is another node (hpc/ior#328): on one
+    node a 5.4x read of data that fits in memory (5.4 GiB/s x 55.6 s = 300 GiB of 512 GiB) is the first
+    held-out miss again."""
+    facts = io500_run(easy_read=5.4, reordering=REORDERED, client_memory_gib=512.0, client_nodes=1)
+    finding = findings(facts)["ior_easy_read"]
+    assert pieces_of(finding)["locality"]["verdict"] == "own_data"
+    assert pieces_of(finding)["locality"]["client_nodes"] == 1
+
+
+@pytest.mark.parametrize(("shift", "nodes", "verdict"), [(2, 2, "own_data"), (4, 2, "own_data"), (1, 2, "other_node"),
+                                                         (3, 10, "other_node")])
+def test_a_constant_shift_by_a_multiple_of_the_node_count_comes_back_to_the_writing_node(shift, nodes, verdict):
+    facts = io500_run(easy_read=12.0, reordering=TaskReordering(constant=True, offset=shift),
+                      client_nodes=nodes)
+    assert pieces_of(findings(facts)["ior_easy_read"])["locality"]["verdict"] == verdict
+
+
 # -- Network and memory ---------------------------------------------------------------------------
 
 
@@ -188,8 +207,8 @@ def test_mdtest_stats_without_rank_shift_read_their_own_files():
 
     assert finding.evidence["decisive"] == "locality"
     assert finding.evidence["required_ratio"] == pytest.approx(9.6 * 5 ** (1 / 1.7))
-    assert pieces_of(finding)["locality"] == {"piece": "locality", "rank_shift": 0, "verdict": "own_data",
-                                              "weight": 0.7}  # fmt: skip
+    assert pieces_of(finding)["locality"] == {"piece": "locality", "rank_shift": 0, "client_nodes": 10,
+                                              "verdict": "own_data", "weight": 0.7}  # fmt: skip
 
 
 def test_a_stat_cache_effect_does_not_corroborate_the_mdtest_hard_read_of_the_same_metadata_path():

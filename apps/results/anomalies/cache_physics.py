@@ -11,7 +11,8 @@ and a verdict, and the cache rules name the decisive one:
   came from the client's memory. Decisive on its own.
 * **locality** (``own_data``/``other_node``): a client cache can only answer a read of data the same
   node wrote. IOR reads with task reordering (``-C``, ``-Z``, shifted by ``-Q``) read another node's
-  data; mdtest stat/read phases without ``-N`` stat and read their own files.
+  data; mdtest stat/read phases without ``-N`` stat and read their own files; on one client node (or
+  with a ``-Q`` shift that is a multiple of the node count) every read is of the node's own data.
 * **memory** (``fits``/``exceeds``): data read per node against the declared client memory; data
   that does not fit cannot have been read back from the client's cache as a whole.
 * **sibling_read** (``unusual``/``usual``), IOR reads only: the other IOR read (easy for hard, hard
@@ -77,26 +78,37 @@ def ratio_of(facts: RunFacts, fast_name: str, reference_name: str) -> float | No
     return None
 
 
-def own_data(phase: PhaseFacts, fast_name: str) -> bool | None:
+def own_data(facts: RunFacts, phase: PhaseFacts, fast_name: str) -> bool | None:
     """Does the phase read what its own node wrote? The parsers' typed facts say (None = unknown).
 
     IOR: ``task_reordering`` (``-C`` constant shift, ``-Z`` random order); mdtest: ``rank_shift`` (``-N``).
+    A shift only leaves the node when there is another node to go to: on one client node every task reads
+    back what that node wrote, whatever the flags (hpc/ior#328), and a constant shift of ``-Q`` nodes that is
+    a multiple of the node count comes back to the writing node (IOR shifts by whole nodes since hpc/ior#162).
     """
+    nodes = _client_nodes(facts)
+    if nodes == 1:
+        return True
     if tool_of(fast_name) == "ior":
         reordering = phase.task_reordering
-        return None if reordering is None else not (reordering.constant or reordering.random)
+        if reordering is None:
+            return None
+        if reordering.constant and not reordering.random and nodes and (reordering.offset or 1) % nodes == 0:
+            return True
+        return not (reordering.constant or reordering.random)
     return None if phase.rank_shift is None else phase.rank_shift == 0
 
 
-def locality(phase: PhaseFacts, fast_name: str) -> dict[str, Any] | None:
-    own = own_data(phase, fast_name)
+def locality(facts: RunFacts, phase: PhaseFacts, fast_name: str) -> dict[str, Any] | None:
+    own = own_data(facts, phase, fast_name)
     if own is None:
         return None
     if tool_of(fast_name) == "ior":
-        detail = {"task_reordering": asdict(phase.task_reordering)}
+        detail = {"task_reordering": asdict(phase.task_reordering) if phase.task_reordering else None}
     else:
         detail = {"rank_shift": phase.rank_shift}
-    return {"piece": "locality", **detail, "verdict": "own_data" if own else "other_node"}
+    return {"piece": "locality", **detail, "client_nodes": _client_nodes(facts),
+            "verdict": "own_data" if own else "other_node"}
 
 
 def network(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:
@@ -197,7 +209,7 @@ def judge(
     phase = facts.phases[fast_name]
     pieces: list[dict[str, Any]] = [{"piece": "ratio", "ratio": ratio, "threshold": threshold,
                                      "verdict": "cache" if ratio >= threshold else "none"}]  # fmt: skip
-    physical = [locality(phase, fast_name), network(facts, phase), memory(facts, phase)]
+    physical = [locality(facts, phase, fast_name), network(facts, phase), memory(facts, phase)]
     if fast_name in {fast for fast, _, _ in IOR_READ_PAIRS}:
         physical += [sibling_read(facts, fast_name, thresholds), stat_cache(facts, thresholds)]
     pieces += [piece for piece in physical if piece]

@@ -242,7 +242,7 @@ def _piece_counts(training: list[RunFacts], thresholds: Mapping[str, Any]) -> di
     ior_reads = [fast for fast, _, _ in IOR_READ_PAIRS]
     for facts in training:
         for tool, names in (("ior", ior_reads), ("mdtest", [fast for fast, _, _ in (*STAT_PAIRS, READ_PAIRS[2])])):
-            owned = [cache_physics.own_data(facts.phases[name], name) for name in names if name in facts.phases]
+            owned = [cache_physics.own_data(facts, facts.phases[name], name) for name in names if name in facts.phases]
             known = [own for own in owned if own is not None]
             count(cache_physics.LOCALITY_WEIGHT[tool], any(known) if known else None)
         memories = [cache_physics.memory(facts, facts.phases[name]) for name in ior_reads if name in facts.phases]
