@@ -12,7 +12,8 @@ from apps.results.querysets import sort_field
 
 
 class KeyPaginator(Paginator):
-    """Counts and slices a narrow (pk, rank) list (RunQuerySet.ranked_keys), then loads only the page's rows."""
+    """Counts and slices a list's keys or entries (CountedKeys: the count is known), then loads only the page's
+    rows (their runs, or their entries' badges)."""
 
     def __init__(self, keys, load, per_page):
         super().__init__(keys, per_page)
@@ -106,15 +107,16 @@ class Row:
     badges: list = field(default_factory=list)
 
     @classmethod
-    def from_run(cls, run) -> "Row":
-        system = run.system
+    def from_listed(cls, entry) -> "Row":
+        """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed)."""
         return cls(
-            rank=run.rank, run_id=run.pk, system_id=system.pk, institution=system.institution.name,
-            system=system.name, vendor=system.storage_vendor, filesystem=system.filesystem,
-            nodes=run.client_nodes, procs=run.client_procs, score=run.score_total, bw=run.score_bw, md=run.score_md,
-            score_per_node=run.score_per_node, bw_per_node=run.bw_per_node, md_per_node=run.md_per_node,
-            score_per_server=run.score_per_server, bw_per_server=run.bw_per_server, md_per_server=run.md_per_server,
-            exclusion_reason=run.exclusion_reason, year=run.year, badges=run.badges,
+            rank=entry.rank, run_id=entry.run_id, system_id=entry.system_id, institution=entry.institution_name,
+            system=entry.system_name, vendor=entry.storage_vendor, filesystem=entry.filesystem,
+            nodes=entry.client_nodes, procs=entry.client_procs, score=entry.score, bw=entry.score_bw,
+            md=entry.score_md, score_per_node=entry.score_per_node, bw_per_node=entry.bw_per_node,
+            md_per_node=entry.md_per_node, score_per_server=entry.score_per_server,
+            bw_per_server=entry.bw_per_server, md_per_server=entry.md_per_server,
+            exclusion_reason=entry.exclusion_reason, year=entry.year, badges=entry.badges,
         )
 
     @classmethod

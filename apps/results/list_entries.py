@@ -48,6 +48,8 @@ SOURCE = {
     "client_procs": F("client_procs"),
     "year": F("year"),
     "flagged": F("flagged"),
+    "exclusion_reason": F("exclusion_reason"),
+    "verification": F("verification"),
     "filesystem": F("system__filesystem"),
     "storage_vendor": F("system__storage_vendor"),
     "institution_name": F("system__institution__name"),

@@ -645,6 +645,8 @@ class ListEntry(models.Model):
     institution_name = models.CharField(max_length=255)
     system_name = models.CharField(max_length=255)
     server_count = models.PositiveIntegerField(null=True)
+    exclusion_reason = models.TextField(blank=True, help_text="why the run is kept off ranked lists (historic list)")
+    verification = models.CharField(max_length=20, blank=True, help_text="of the run's score (cited placements)")
 
     objects = ListEntryQuerySet.as_manager()
 
