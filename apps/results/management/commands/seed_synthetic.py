@@ -23,7 +23,6 @@ import json
 import math
 import random
 import time
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -32,7 +31,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from apps.results import list_entries
+from apps.results import bulk, list_entries
 from apps.results.freshness import bump_data_version
 from apps.results.list_kinds import SPLIT_DATE
 from apps.results.models import (
@@ -160,49 +159,6 @@ class RowWriter:
         self.next_ids[model] = first + count
         return list(range(first, first + count))
 
-    @contextmanager
-    def checked_afterwards(self, *models_to_load):
-        """On PostgreSQL, drop the tables' non-unique indexes and foreign keys for the load, add them after it.
-
-        Building an index from sorted data once is far cheaper than a million random insertions into
-        it (a run has indexes on two random hashes). Django's foreign keys are deferred: each loaded row
-        queued a trigger that probed its parent at commit, twelve million probes for a million runs'
-        phases (about a fifth of the load); added back, each key is validated by one join instead.
-        Unique indexes stay, so a clash still fails at once.
-        """
-        if not self.postgres:
-            yield
-            return
-        tables = [model._meta.db_table for model in models_to_load]
-        quote = connection.ops.quote_name
-        with connection.cursor() as cursor:
-            cursor.execute(
-                """SELECT tab.relname, con.conname, pg_get_constraintdef(con.oid) FROM pg_constraint con
-                   JOIN pg_class tab ON tab.oid = con.conrelid WHERE tab.relname = ANY(%s) AND con.contype = 'f'""",
-                [tables],
-            )
-            keys = cursor.fetchall()
-            cursor.execute(
-                """SELECT index.relname, pg_get_indexdef(index.oid) FROM pg_index
-                   JOIN pg_class index ON index.oid = pg_index.indexrelid
-                   JOIN pg_class tab ON tab.oid = pg_index.indrelid
-                   WHERE tab.relname = ANY(%s) AND NOT pg_index.indisunique AND NOT pg_index.indisprimary""",
-                [tables],
-            )
-            indexes = cursor.fetchall()
-            for table, name, _ in keys:
-                cursor.execute(f"ALTER TABLE {quote(table)} DROP CONSTRAINT {quote(name)}")
-            for name, _ in indexes:
-                cursor.execute(f"DROP INDEX {quote(name)}")
-        try:
-            yield
-        finally:
-            with connection.cursor() as cursor:
-                for _, definition in indexes:
-                    cursor.execute(definition)
-                for table, name, definition in keys:
-                    cursor.execute(f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} {definition}")
-
     def relax_durability(self) -> None:
         """Within the current transaction, do not wait for the WAL flush at commit: a crash loses a batch of
         synthetic data at worst, and each batch's commit no longer waits for the disk."""
@@ -281,7 +237,7 @@ class Command(BaseCommand):
         builds = self.make_builds(rng, seed)
         writer = RowWriter()
         deferred = (Run, PhaseResult, Anomaly, Tunable, Striping) if runs >= BULK_LOAD_RUNS else ()
-        with writer.checked_afterwards(*deferred):
+        with bulk.checked_afterwards(*deferred):
             for start in range(0, runs, batch):
                 with transaction.atomic():
                     writer.relax_durability()
