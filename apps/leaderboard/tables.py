@@ -1,11 +1,12 @@
 """List tables: the columns, their sort links, and one row shape for live lists and frozen editions."""
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html import escape
 
 from django.core.paginator import Paginator
 from django.template.defaultfilters import linebreaksbr
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.results.querysets import sort_field
@@ -146,11 +147,11 @@ class Row:
         html.escape (the function django.utils.html.escape wraps) rather than format_html: format_html's
         lazy-string checks on every argument were ~30 % of a 1M-run list page's Python time (cProfile).
         """
-        run_url = reverse("run-detail", args=[self.run_id]) if self.run_id else ""
+        run_url = _path("run-detail", self.run_id) if self.run_id else ""
         rank = "—" if self.rank is None else self.rank
         compare = (f'<input type="checkbox" name="runs" value="{self.run_id}" form="compare-form" '
                    f'aria-label="compare run {self.run_id}">' if self.run_id else "")
-        system = (f'<a href="{reverse("system-detail", args=[self.system_id])}">{escape(self.system)}</a>'
+        system = (f'<a href="{_path("system-detail", self.system_id)}">{escape(self.system)}</a>'
                   if self.system_id else escape(self.system))
         badges = "".join(f'<span class="badge {escape(a.severity)}" title="{escape(a.message)}">{escape(a.rule)}</span>'
                          for a in self.badges)
@@ -168,6 +169,24 @@ class Row:
             f'<td class="num">{self.nodes or "—"}</td><td class="num">{self.procs or "—"}</td>'
             f'<td class="num score">{_number(self.score, 2)}</td>{numbers}<td class="badges">{badges}</td>'
         )
+
+
+#: An id no object has, reversed once in place of the real ones (`_path`).
+_MARKER = 2_147_483_647
+
+
+@lru_cache(maxsize=64)
+def _path_around(name: str, prefix: str, urlconf) -> tuple[str, str]:
+    head, tail = reverse(name, args=[_MARKER]).rsplit(str(_MARKER), 1)
+    return head, tail
+
+
+def _path(name: str, pk: int) -> str:
+    """reverse(name, args=[pk]) for a URL whose one argument is an id: a page has two such links per row, and
+    reversing each resolved the pattern again; the path around the id is reversed once per URL name (and
+    script prefix and URLconf, which the result depends on)."""
+    head, tail = _path_around(name, get_script_prefix(), get_urlconf())
+    return f"{head}{pk}{tail}"
 
 
 def _number(value, digits: int) -> str:

@@ -42,8 +42,8 @@ def _list_info(kind: str) -> ListKind:
 def live_list(request, kind: str = PRIMARY_LIST):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)
-    entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key)
     state = ListState.objects.filter(kind=kind).first()
+    entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
     page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
     return render(request, "leaderboard/list.html", {
         "info": info,

@@ -258,7 +258,7 @@ class ListEntryQuerySet(models.QuerySet):
         entries = self.page_entries(kind, criteria, sort)
         return CountedKeys(entries.keys.ranked_keys(), entries.count(), capped=entries.capped)
 
-    def page_entries(self, kind: str, criteria: Mapping, sort: str | None):
+    def page_entries(self, kind: str, criteria: Mapping, sort: str | None, state=None):
         """The entries of a list page view, with their rank and normalised scores, and a count that never
         scans a whole list. A page renders from these rows alone (plus its runs' badges, `load_listed`):
         loading the page's 50 wide run rows and their systems was half of a list page's time at 1M runs.
@@ -275,6 +275,8 @@ class ListEntryQuerySet(models.QuerySet):
         count keeps the list order and walks the list's order index instead (1 ms). Text criteria
         (iexact, icontains) are estimated as rare, so PostgreSQL reads them through the kind's index
         anyway, and ordering them would make it sort every match (at 1M runs, 6-13 ms -> 40-50 ms).
+
+        `state`: the list's ListState, when the caller has read it already (for its file systems).
         """
         entries = self.listed(kind).filter_listed(**criteria)
         keys = entries.with_normalised().sort_listed(sort)
@@ -282,7 +284,8 @@ class ListEntryQuerySet(models.QuerySet):
             capped = entries if _estimated_well(criteria) else entries.order_by()
             found = capped.values("pk")[:COUNT_CAP + 1].count()
             return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
-        state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
+        if state is None:
+            state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
         return CountedKeys(keys, state.entry_count if state else 0)
 
     def placement(self, **criteria) -> Mapping[int, int | None]:

@@ -4,15 +4,19 @@ Systems belong to institutions and have a file system, a vendor and sometimes a 
 their runs span 2017-2025 at many client-node counts (about a third on exactly 10 nodes), with
 twelve phases whose values follow the system's capability and the node count, command lines,
 configuration, Lustre builds with patches, tunables and striping for Lustre systems, warning
-anomalies that flag a run and error anomalies or invalid marks that exclude one.
+anomalies that flag a run and error anomalies or invalid marks that exclude one. A fifth of the
+systems run in production: after the list split (SC21) most of their runs carry a production
+declaration the committee accepted and the highest reproducibility level, so the Production
+lists fill as the Research lists do.
 
 A handful of DNE scaling series (mdtest over MDT and client counts) come with them.
 
 Runs and their children are written in batches, one transaction per batch: with PostgreSQL's COPY
-(psycopg's `cursor.copy`), elsewhere with batched INSERTs, so a million runs (12 million phases)
-load in minutes. Bulk writes bypass the signals that keep the list entries, so the command then
-rebuilds them (apps.results.list_entries.rebuild) and ANALYZEs every table it filled: the first
-page read after seeding is planned on statistics of the loaded data, even with autovacuum off.
+(rows written as COPY text by hand), elsewhere with batched INSERTs. From BULK_LOAD_RUNS on, the
+loaded tables' secondary indexes and foreign keys are added once after the load (apps.results.bulk).
+Bulk writes bypass the signals that keep the list entries, so the command then rebuilds them
+(apps.results.list_entries.rebuild) and ANALYZEs every table it filled: the first page read after
+seeding is planned on statistics of the loaded data, even with autovacuum off.
 
 Institution names end in "(synthetic)" and runs carry submission_id "synthetic", so `--replace`
 finds and removes exactly what an earlier seeding made. The same --seed gives the same data.
