@@ -662,11 +662,10 @@ class ListEntry(models.Model):
             # Neighbours of a new entry when its rank is computed (ascending, ranked entries only).
             models.Index(fields=["kind", "score"], name="listentry_ranked_score", condition=models.Q(ranked=True)),
             models.Index(fields=["kind", "system"], name="listentry_system"),
-            # Sorting by node count and filtering by year, the commonest narrowing of the historic list; a year
-            # sorted by node count reads its page straight from the second (at 1M runs, (kind, year) alone
-            # left the planner walking listentry_nodes past ~50,000 entries of other years: 17 ms vs <1 ms).
-            models.Index(fields=["kind", "client_nodes"], name="listentry_nodes"),
-            models.Index(fields=["kind", "year", "client_nodes"], name="listentry_year_nodes"),
+            # Sorting by node count and filtering by year, the commonest narrowing of the historic list, have
+            # (kind, client_nodes, score DESC NULLS LAST, run) and (kind, year, client_nodes, score ..., run)
+            # indexes, one per direction, from migration 0016: a page sorted by node count (ties by score)
+            # reads its rows in order.
             # The text filters compare upper-cased values (iexact, icontains). Over a bare column PostgreSQL
             # guesses such a condition matches 0.5 % of a list: at 100k runs it sorted all 5,550 Lustre entries
             # on 10+ nodes of the IO500 list (17 ms) rather than walk its bandwidth order for 50 of them. ANALYZE
