@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from itertools import islice
 
 from django.apps import apps
-from django.db import models
+from django.db import connections, models
 from django.db.models import (
     Case,
     Count,
@@ -35,7 +35,7 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Coalesce, NullIf, RowNumber
+from django.db.models.functions import Coalesce, NullIf, RowNumber, Upper
 
 from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, list_kind
 
@@ -277,8 +277,18 @@ class ListEntryQuerySet(models.QuerySet):
         anyway, and ordering them would make it sort every match (at 1M runs, 6-13 ms -> 40-50 ms).
 
         `state`: the list's ListState, when the caller has read it already (for its file systems).
+
+        A substring filter on a column in INDEXED_TEXT becomes "UPPER(column) IN (the list's values that
+        contain it)": a LIKE '%DDN%' cannot use an index, and counting 2,001 DDN entries of the 10-node
+        list at 1M runs read 14,000 entries (12 ms); the values come from skipping through the column's
+        index (`_upper_values`, 0.4 ms), and the count then reads the matching entries only (2.4 ms).
         """
-        entries = self.listed(kind).filter_listed(**criteria)
+        indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
+        entries = self.listed(kind).filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
+        for name, needle in indexed.items():
+            column = INDEXED_TEXT[name]
+            values = [value for value in self._upper_values(kind, column) if str(needle).upper() in value]
+            entries = entries.alias(**{f"{column}_upper": Upper(column)}).filter(**{f"{column}_upper__in": values})
         keys = entries.with_normalised().sort_listed(sort)
         if criteria_condition(criteria, LIST_FIELDS):
             capped = entries if _estimated_well(criteria) else entries.order_by()
@@ -287,6 +297,25 @@ class ListEntryQuerySet(models.QuerySet):
         if state is None:
             state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
         return CountedKeys(keys, state.entry_count if state else 0)
+
+    def _upper_values(self, kind: str, column: str) -> list[str]:
+        """The distinct UPPER(column) values of list `kind`, one index probe each (a "loose index scan" through
+        the (kind, UPPER(column)) index of ListEntry.Meta), never a read of the list's entries."""
+        connection = connections[self.db]  # the replica's, when the router sends this read there
+        table, column = self.model._meta.db_table, connection.ops.quote_name(column)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""WITH RECURSIVE found(value) AS (
+                        SELECT * FROM (SELECT UPPER({column}) FROM {table} WHERE kind = %s
+                                       ORDER BY UPPER({column}) LIMIT 1) AS first
+                        UNION ALL
+                        SELECT (SELECT UPPER({column}) FROM {table} WHERE kind = %s AND UPPER({column}) > found.value
+                                ORDER BY UPPER({column}) LIMIT 1)
+                        FROM found WHERE found.value IS NOT NULL)
+                    SELECT value FROM found WHERE value IS NOT NULL""",
+                [kind, kind],
+            )
+            return [value for (value,) in cursor.fetchall()]
 
     def placement(self, **criteria) -> Mapping[int, int | None]:
         """{run id: rank} of the entries that match the criteria: one query."""
@@ -313,6 +342,9 @@ def load_listed(entries) -> list:
         entry.badges = badges.get(entry.run_id, [])
     return entries
 
+
+#: Substring criteria → the ListEntry column with a (kind, UPPER(column)) index (ListEntryQuerySet.page_entries).
+INDEXED_TEXT = {"vendor": "storage_vendor"}
 
 #: Lookups whose selectivity PostgreSQL's statistics estimate (ListEntryQuerySet.page_keys).
 ESTIMATED_LOOKUPS = {"exact", "gte", "lte"}
