@@ -50,7 +50,7 @@ def live_list(request, kind: str = PRIMARY_LIST):
         "form": form,
         "page": page,
         "rows": [Row.from_listed(entry) for entry in page],
-        "headers": headers(form.sort_key, info.default_sort),
+        "headers": headers(form.sort_key, info.default_sort, request.GET),
         "filesystems": state.filesystems if state else [],
         "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
         "lists": LIST_KINDS.values(),
@@ -109,7 +109,7 @@ def edition_list(request, name: str, kind: str | None = None):
         "form": form,
         "page": page,
         "rows": [Row.from_entry(entry) for entry in page],
-        "headers": headers(form.sort_key, "rank"),
+        "headers": headers(form.sort_key, "rank", request.GET),
         "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
         "lists": LIST_KINDS.values(),
     })

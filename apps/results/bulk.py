@@ -55,3 +55,13 @@ def checked_afterwards(*models_to_load):
                 cursor.execute(definition)
             for table, name, definition in keys:
                 cursor.execute(f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} {definition}")
+
+
+def vacuum(*models) -> None:
+    """VACUUM freshly loaded tables (PostgreSQL, outside a transaction): their pages become all-visible, so
+    index-only scans need not visit the rows, which with autovacuum off would otherwise never happen."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return
+    with connection.cursor() as cursor:
+        for model in models:
+            cursor.execute(f"VACUUM {connection.ops.quote_name(model._meta.db_table)}")
