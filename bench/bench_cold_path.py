@@ -129,10 +129,16 @@ def measure(base: str, urls: list[tuple[str, str]], rounds: int, warmup: int) ->
 
 
 def reference_rank(score: float) -> int:
-    """1 + storage systems whose best eligible run scores higher: counted over runs, not list entries."""
+    """1 + storage systems with an accepted research run scoring higher (the IO500 list is the Research list
+    since SC21): counted over runs, not list entries."""
+    from datetime import UTC, datetime
+
     from apps.results.models import Run
 
-    return 1 + Run.objects.eligible().filter(score_total__gt=score).values("system_id").distinct().count()
+    research = Run.objects.eligible().filter(review_status="accepted").exclude(
+        run_timestamp__gte=datetime(2021, 11, 1, tzinfo=UTC), production_accepted=True,
+        reproducibility_level="fully_reproducible")
+    return 1 + research.filter(score_total__gt=score).values("system_id").distinct().count()
 
 
 def _submitter():

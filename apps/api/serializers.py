@@ -13,6 +13,7 @@ from apps.results.models import (
     CustomList,
     Edition,
     EditionEntry,
+    ListEntry,
     LustreBuild,
     LustrePatch,
     PhaseResult,
@@ -229,16 +230,13 @@ class BadgeSerializer(serializers.ModelSerializer):
 
 
 class ListEntrySerializer(serializers.ModelSerializer):
-    """One row of a ranked list. Runs kept off the list (historic view) have no rank."""
+    """One row of a ranked list, from its maintained entry. Runs kept off the list (historic view) have no rank."""
 
     rank = serializers.IntegerField(allow_null=True)
-    run = serializers.IntegerField(source="pk")
+    run = serializers.IntegerField(source="run_id")
     system = serializers.IntegerField(source="system_id")
-    system_name = serializers.CharField(source="system.name")
-    institution = serializers.CharField(source="system.institution.name")
-    filesystem = serializers.CharField(source="system.filesystem")
-    storage_vendor = serializers.CharField(source="system.storage_vendor")
-    score = ScoreSerializer(source="*")
+    institution = serializers.CharField(source="institution_name")
+    score = EntryScoreSerializer(source="*")
     score_per_node = serializers.FloatField(allow_null=True)
     bw_per_node = serializers.FloatField(allow_null=True)
     md_per_node = serializers.FloatField(allow_null=True)
@@ -249,16 +247,16 @@ class ListEntrySerializer(serializers.ModelSerializer):
     citation = serializers.SerializerMethodField()
 
     class Meta:
-        model = Run
+        model = ListEntry
         fields = ["rank", "run", "system", "system_name", "institution", "filesystem", "storage_vendor",
                   "client_nodes", "client_procs", "score", "score_per_node", "bw_per_node",
                   "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
                   "exclusion_reason", "anomalies", "citation"]
 
     @extend_schema_field(CitationSerializer(allow_null=True))
-    def get_citation(self, run) -> dict | None:
+    def get_citation(self, entry) -> dict | None:
         """The row's placement on this live list, cited; null for unranked rows."""
-        citation = cite(run.rank, self.context["list_kind"], "", run.verification)
+        citation = cite(entry.rank, self.context["list_kind"], "", entry.verification)
         return citation.to_dict() if citation else None
 
 

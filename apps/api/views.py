@@ -27,7 +27,7 @@ from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
 from apps.results.list_kinds import ListKind
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, RulesEdition, Run, StorageSystem
-from apps.results.querysets import CountedKeys
+from apps.results.querysets import CountedKeys, load_listed
 from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
 from apps.web.page_cache import cache_page_until_data_changes
 
@@ -173,14 +173,13 @@ class RankedListViewSet(ApiDefaults, mixins.ListModelMixin, viewsets.GenericView
         return {**super().get_serializer_context(), "list_kind": self.list_kind}
 
     def list(self, request, *args, **kwargs):
-        """A page of (run, rank) keys cut from the entries, then that page's runs: as the HTML list does."""
+        """A page cut from the entries, then its runs' badges: as the HTML list does (no run row is read)."""
         filterset = self.filterset_class(request.query_params, queryset=self.get_queryset(), request=request)
         if not filterset.is_valid():
             raise ValidationError(filterset.errors)
         criteria, ordering = filterset.criteria()
-        keys = ListEntry.objects.page_keys(self.list_kind, criteria, ordering)
-        page = self.paginate_queryset(keys)
-        rows = Run.objects.load_rows(page)
+        entries = ListEntry.objects.page_entries(self.list_kind, criteria, ordering)
+        rows = load_listed(self.paginate_queryset(entries))
         return self.get_paginated_response(self.get_serializer(rows, many=True).data)
 
 

@@ -20,6 +20,7 @@ from apps.results.diff import diff_runs, flatten, load_runs
 from apps.results.editions import edition_entries
 from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, StorageSystem
+from apps.results.querysets import load_listed
 from apps.results.review import clause_outcomes, reproducibility_report
 from apps.web.page_cache import cache_page_until_data_changes
 
@@ -39,15 +40,15 @@ def _list_info(kind: str) -> ListKind:
 def live_list(request, kind: str = PRIMARY_LIST):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)
-    keys = ListEntry.objects.page_keys(kind, form.criteria(), form.sort_key)
     state = ListState.objects.filter(kind=kind).first()
-    page = KeyPaginator(keys, Run.objects.load_rows, form.page_size).get_page(request.GET.get("page"))
+    entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
+    page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
     return render(request, "leaderboard/list.html", {
         "info": info,
         "form": form,
         "page": page,
-        "rows": [Row.from_run(run) for run in page],
-        "headers": headers(form.sort_key, info.default_sort),
+        "rows": [Row.from_listed(entry) for entry in page],
+        "headers": headers(form.sort_key, info.default_sort, request.GET),
         "filesystems": state.filesystems if state else [],
         "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
         "lists": LIST_KINDS.values(),
@@ -106,7 +107,7 @@ def edition_list(request, name: str, kind: str | None = None):
         "form": form,
         "page": page,
         "rows": [Row.from_entry(entry) for entry in page],
-        "headers": headers(form.sort_key, "rank"),
+        "headers": headers(form.sort_key, "rank", request.GET),
         "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
         "lists": LIST_KINDS.values(),
     })

@@ -24,6 +24,7 @@ How:
 """
 
 from collections.abc import Iterable
+from contextlib import nullcontext
 
 from django.db import connection, transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Max, Window
@@ -31,6 +32,7 @@ from django.db.models.functions import RowNumber
 from django.dispatch import Signal
 from django.utils import timezone
 
+from apps.results import bulk
 from apps.results.list_kinds import LIST_KINDS, ListKind
 from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run
 
@@ -48,6 +50,8 @@ SOURCE = {
     "client_procs": F("client_procs"),
     "year": F("year"),
     "flagged": F("flagged"),
+    "exclusion_reason": F("exclusion_reason"),
+    "verification": F("verification"),
     "filesystem": F("system__filesystem"),
     "storage_vendor": F("system__storage_vendor"),
     "institution_name": F("system__institution__name"),
@@ -239,37 +243,49 @@ def phase_medians(slug: str) -> dict[str, float]:
 
 
 def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
-    """Refill the entries of list kinds from the run table (after bulk loads): {kind: entries}. Then ANALYZE."""
-    filled = {}
-    for slug in kinds or LIST_KINDS:
-        kind = LIST_KINDS[slug]
-        candidates = _candidates(kind, Run.objects.all()).annotate(
-            e_place=Window(RowNumber(), partition_by=[F("system_id")], order_by=_best_first(kind)))
-        names = [*SOURCE, "ranked"]
-        sql, params = candidates.values(*[f"e_{name}" for name in names], "e_place").query.sql_with_params()
-        keep = "WHERE candidate.e_place = 1" if kind.best_per_system else ""
-        with transaction.atomic():
-            state = _locked_state(slug)
-            ListEntry.objects.filter(kind=slug).delete()
-            ListRankShift.objects.filter(kind=slug).delete()
-            with connection.cursor() as cursor:
-                # The window runs after the WHERE: ranks among the kept, ranked candidates, settled from the start.
-                cursor.execute(
-                    f"""INSERT INTO {ListEntry._meta.db_table} (kind, shifts_after, base_rank, {", ".join(names)})
-                        SELECT %s, 0, CASE WHEN candidate.e_ranked THEN RANK() OVER (
-                                   PARTITION BY candidate.e_ranked ORDER BY candidate.e_score DESC) END,
-                               {", ".join(f"candidate.e_{name}" for name in names)}
-                        FROM ({sql}) AS candidate {keep}""",
-                    [slug, *params],
-                )
-                filled[slug] = cursor.rowcount
-            state.entry_count = filled[slug]
-            state.ranked_count = ListEntry.objects.filter(kind=slug, ranked=True).count()
-            state.statistics_stale = True
-            state.pending_shifts = 0
-            state.settled_at = timezone.now()
-            state.save()
+    """Refill the entries of list kinds from the run table (after bulk loads): {kind: entries}. Then ANALYZE.
+
+    Refilling every list builds the entry table's indexes once afterwards (apps.results.bulk): inserting
+    two million entries at 1M runs into its dozen indexes took most of `seed_synthetic`'s list time. It
+    then VACUUMs the table, which marks its pages all-visible: a filtered page's capped count (up to
+    2,001 entries) then reads them from an index alone instead of visiting each entry's row.
+    """
+    with bulk.checked_afterwards(ListEntry) if kinds is None else nullcontext():
+        filled = {slug: _refill(LIST_KINDS[slug]) for slug in kinds or LIST_KINDS}
+    if kinds is None:
+        bulk.vacuum(ListEntry)
     analyze(ListEntry, ListRankShift, ListState)
+    return filled
+
+
+def _refill(kind: ListKind) -> int:
+    """Replace a kind's entries with one INSERT ... SELECT over every run, settled from the start."""
+    candidates = _candidates(kind, Run.objects.all()).annotate(
+        e_place=Window(RowNumber(), partition_by=[F("system_id")], order_by=_best_first(kind)))
+    names = [*SOURCE, "ranked"]
+    sql, params = candidates.values(*[f"e_{name}" for name in names], "e_place").query.sql_with_params()
+    keep = "WHERE candidate.e_place = 1" if kind.best_per_system else ""
+    with transaction.atomic():
+        state = _locked_state(kind.slug)
+        ListEntry.objects.filter(kind=kind.slug).delete()
+        ListRankShift.objects.filter(kind=kind.slug).delete()
+        with connection.cursor() as cursor:
+            # The window runs after the WHERE: ranks among the kept, ranked candidates, settled from the start.
+            cursor.execute(
+                f"""INSERT INTO {ListEntry._meta.db_table} (kind, shifts_after, base_rank, {", ".join(names)})
+                    SELECT %s, 0, CASE WHEN candidate.e_ranked THEN RANK() OVER (
+                               PARTITION BY candidate.e_ranked ORDER BY candidate.e_score DESC) END,
+                           {", ".join(f"candidate.e_{name}" for name in names)}
+                    FROM ({sql}) AS candidate {keep}""",
+                [kind.slug, *params],
+            )
+            filled = cursor.rowcount
+        state.entry_count = filled
+        state.ranked_count = ListEntry.objects.filter(kind=kind.slug, ranked=True).count()
+        state.statistics_stale = True
+        state.pending_shifts = 0
+        state.settled_at = timezone.now()
+        state.save()
     return filled
 
 
@@ -287,6 +303,7 @@ def analyze_after_bulk_write(run_count: int | None = None) -> None:
         return
     from apps.results import models
 
+    bulk.vacuum(ListEntry)  # all-visible pages: a filtered list's capped count reads an index alone
     analyze(models.Institution, models.StorageSystem, models.LustreBuild, models.Run, models.PhaseResult,
             models.Anomaly, models.Tunable, models.Striping, models.RunFile, ListEntry, ListRankShift, ListState)
 

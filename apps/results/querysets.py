@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from itertools import islice
 
 from django.apps import apps
-from django.db import models
+from django.db import connections, models
 from django.db.models import (
     Case,
     Count,
@@ -35,7 +35,7 @@ from django.db.models import (
     When,
     Window,
 )
-from django.db.models.functions import Coalesce, NullIf, RowNumber
+from django.db.models.functions import Coalesce, NullIf, RowNumber, Upper
 
 from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, list_kind
 
@@ -107,6 +107,8 @@ def criteria_condition(criteria: Mapping, fields: Mapping[str, str]) -> Q:
 
 
 SEVERITY_ORDER = Case(When(severity="error", then=Value(0)), When(severity="warn", then=Value(1)), default=Value(2))
+#: The order of a run's anomaly badges: errors first, then warnings, then by rule.
+BADGE_ORDER = (SEVERITY_ORDER, "rule", "pk")
 
 
 def per_unit(numerator: str, denominator: str):
@@ -139,7 +141,7 @@ class RunQuerySet(models.QuerySet):
                                                  servers="system__server_count"))
 
     def _anomalies(self):
-        return self.model._meta.get_field("anomalies").related_model.objects.order_by(SEVERITY_ORDER, "rule", "pk")
+        return self.model._meta.get_field("anomalies").related_model.objects.order_by(*BADGE_ORDER)
 
     def with_badges(self):
         """Each run's anomalies (without their evidence) in `run.badges`, errors first: one extra query."""
@@ -241,7 +243,8 @@ class ListEntryQuerySet(models.QuerySet):
             return self
         if field in REVERSED_SORTS:
             descending = not descending
-        queryset = self.with_normalised() if field.endswith(("_per_node", "_per_server")) else self
+        normalised = field.endswith(("_per_node", "_per_server")) and field not in self.query.annotations
+        queryset = self.with_normalised() if normalised else self
         expression = F(SORTS[field])
         primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
         return queryset.order_by(primary, F("score").desc(nulls_last=True), "run_id")
@@ -251,29 +254,66 @@ class ListEntryQuerySet(models.QuerySet):
         return self.values_list("run_id", "rank")
 
     def page_keys(self, kind: str, criteria: Mapping, sort: str | None):
-        """The (run id, rank) keys of a list page view, with a count that never scans a whole list.
+        """The (run id, rank) keys of a list page view, counted as `page_entries` counts them."""
+        entries = self.page_entries(kind, criteria, sort)
+        return CountedKeys(entries.keys.ranked_keys(), entries.count(), capped=entries.capped)
+
+    def page_entries(self, kind: str, criteria: Mapping, sort: str | None, state=None):
+        """The entries of a list page view, with their rank and normalised scores, and a count that never
+        scans a whole list. A page renders from these rows alone (plus its runs' badges, `load_listed`):
+        loading the page's 50 wide run rows and their systems was half of a list page's time at 1M runs.
 
         Unfiltered, the count is the list's maintained one. Filtered, counting is stopped at
         COUNT_CAP + 1 matches: a reader pages through the first COUNT_CAP rows and is told there are
         more, and a broad filter on a million-entry list costs a bounded scan instead of a full one.
 
-        Unordered, PostgreSQL costs a sequential scan under the LIMIT as if matches were spread evenly
-        over the table; but a list's entries are stored together (lists are filled one kind after
-        another), so at 1M runs the filtered 10-node count read ~1.1M entries of other lists first
-        (150-280 ms, depending on where a synchronized scan started). It only picks that scan when it
-        expects many matches, which it estimates well for the numeric and exact criteria: their capped
-        count keeps the list order and walks the list's order index instead (1 ms). Text criteria
-        (iexact, icontains) are estimated as rare, so PostgreSQL reads them through the kind's index
-        anyway, and ordering them would make it sort every match (at 1M runs, 6-13 ms -> 40-50 ms).
+        The capped count is unordered. Ordered by the list (as it was), PostgreSQL walked the list's order
+        index past every non-match (at 1M runs, 18,000 entries for 2,001 of 2020 on the historic list,
+        4 ms) or, once the bulk paths VACUUM the entries (apps.results.bulk.vacuum), read every match
+        from an index and sorted them (26 ms). Unordered, with the pages all-visible, it reads 2,001
+        entries from the filter's own index alone (0.5 ms). The risk of the unordered form is a
+        sequential scan through other lists first (their entries are stored together: 150-280 ms at 1M
+        runs, before the VACUUM); PostgreSQL costs the index-only path below it on all-visible pages.
+
+        `state`: the list's ListState, when the caller has read it already (for its file systems).
+
+        A substring filter on a column in INDEXED_TEXT becomes "UPPER(column) IN (the list's values that
+        contain it)": a LIKE '%DDN%' cannot use an index, and counting 2,001 DDN entries of the 10-node
+        list at 1M runs read 14,000 entries (12 ms); the values come from skipping through the column's
+        index (`_upper_values`, 0.4 ms), and the count then reads the matching entries only (2.4 ms).
         """
-        entries = self.listed(kind).filter_listed(**criteria)
-        keys = entries.sort_listed(sort).ranked_keys()
+        indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
+        entries = self.listed(kind).filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
+        for name, needle in indexed.items():
+            column = INDEXED_TEXT[name]
+            values = [value for value in self._upper_values(kind, column) if str(needle).upper() in value]
+            entries = entries.alias(**{f"{column}_upper": Upper(column)}).filter(**{f"{column}_upper__in": values})
+        keys = entries.with_normalised().sort_listed(sort)
         if criteria_condition(criteria, LIST_FIELDS):
-            capped = entries if _estimated_well(criteria) else entries.order_by()
-            found = capped.values("pk")[:COUNT_CAP + 1].count()
+            found = entries.order_by().values("pk")[:COUNT_CAP + 1].count()
             return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
-        state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
+        if state is None:
+            state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
         return CountedKeys(keys, state.entry_count if state else 0)
+
+    def _upper_values(self, kind: str, column: str) -> list[str]:
+        """The distinct UPPER(column) values of list `kind`, one index probe each (a "loose index scan" through
+        the (kind, UPPER(column)) index of ListEntry.Meta), never a read of the list's entries."""
+        connection = connections[self.db]  # the replica's, when the router sends this read there
+        table, column = self.model._meta.db_table, connection.ops.quote_name(column)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""WITH RECURSIVE found(value) AS (
+                        SELECT * FROM (SELECT UPPER({column}) FROM {table} WHERE kind = %s
+                                       ORDER BY UPPER({column}) LIMIT 1) AS first
+                        UNION ALL
+                        SELECT (SELECT UPPER({column}) FROM {table} WHERE kind = %s AND UPPER({column}) > found.value
+                                ORDER BY UPPER({column}) LIMIT 1)
+                        FROM found WHERE found.value IS NOT NULL)
+                    SELECT value FROM found WHERE value IS NOT NULL""",
+                [kind, kind],
+            )
+            return [value for (value,) in cursor.fetchall()]
 
     def placement(self, **criteria) -> Mapping[int, int | None]:
         """{run id: rank} of the entries that match the criteria: one query."""
@@ -287,13 +327,22 @@ class ListEntryQuerySet(models.QuerySet):
             yield from run_model.objects.load_rows(chunk)
 
 
-#: Lookups whose selectivity PostgreSQL's statistics estimate (ListEntryQuerySet.page_keys).
-ESTIMATED_LOOKUPS = {"exact", "gte", "lte"}
+def load_listed(entries) -> list:
+    """A page of list entries with their runs' anomaly badges (`badges`, as RunQuerySet.with_badges gives
+    them): two queries, neither of which reads a run row."""
+    entries = list(entries)
+    anomalies = apps.get_model("results", "Anomaly").objects.filter(
+        run_id__in=[entry.run_id for entry in entries]).defer("evidence").order_by(*BADGE_ORDER)
+    badges: dict[int, list] = {}
+    for anomaly in anomalies:
+        badges.setdefault(anomaly.run_id, []).append(anomaly)
+    for entry in entries:
+        entry.badges = badges.get(entry.run_id, [])
+    return entries
 
 
-def _estimated_well(criteria: Mapping) -> bool:
-    return all(CRITERIA[name][1] in ESTIMATED_LOOKUPS for name, value in criteria.items() if value not in (None, ""))
-
+#: Substring criteria → the ListEntry column with a (kind, UPPER(column)) index (ListEntryQuerySet.page_entries).
+INDEXED_TEXT = {"vendor": "storage_vendor"}
 
 #: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
 #: Counting stops there because the count of a broad filter is the one read that grows with the list (at 1M

@@ -164,9 +164,11 @@ def test_two_deployments_sharing_one_cache_never_serve_each_other_pages(page_cac
     from_a = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")
     assert from_a[CACHE_STATUS_HEADER] == "miss"
 
-    # Deployment B: same cache, same URL, its own database (here: the same rows, renamed).
+    # Deployment B: same cache, same URL, its own database (here: the same rows, renamed as an edit would).
     settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-b"
-    StorageSystem.objects.update(name="Deployment B System")
+    system = StorageSystem.objects.get()
+    system.name = "Deployment B System"
+    system.save()  # bumps B's data version, not A's
     from_b = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")
     settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
     again_a = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")

@@ -269,3 +269,14 @@ def test_a_filtered_count_stops_at_the_cap_and_says_so(monkeypatch):
     assert [rank for _, rank in filtered[:5]] == [1, 2, 3, 4]
     everything = ListEntry.objects.page_keys("io500", {}, None)
     assert (everything.count(), everything.capped) == (4, False)
+
+
+@pytest.mark.parametrize("needle", ["ddn", "DDN", "dd", "l/d", ""])
+def test_a_page_filters_vendors_by_substring_in_any_case_as_the_list_does(needle):
+    for vendor in ("DDN", "Dell/DDN", "HPE", "ddn storage", ""):
+        run(StorageSystemFactory(storage_vendor=vendor), 10 + len(vendor))
+    expected = [pk for pk, _ in ranks(listed("io500").filter_listed(vendor=needle))]
+    page = ListEntry.objects.page_entries("io500", {"vendor": needle}, None)
+    assert [entry.run_id for entry in page[:50]] == expected
+    assert page.count() == len(expected)
+    assert len(expected) == {"ddn": 3, "DDN": 3, "dd": 3, "l/d": 1, "": 5}[needle]

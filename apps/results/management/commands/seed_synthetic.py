@@ -4,15 +4,19 @@ Systems belong to institutions and have a file system, a vendor and sometimes a 
 their runs span 2017-2025 at many client-node counts (about a third on exactly 10 nodes), with
 twelve phases whose values follow the system's capability and the node count, command lines,
 configuration, Lustre builds with patches, tunables and striping for Lustre systems, warning
-anomalies that flag a run and error anomalies or invalid marks that exclude one.
+anomalies that flag a run and error anomalies or invalid marks that exclude one. A fifth of the
+systems run in production: after the list split (SC21) most of their runs carry a production
+declaration the committee accepted and the highest reproducibility level, so the Production
+lists fill as the Research lists do.
 
 A handful of DNE scaling series (mdtest over MDT and client counts) come with them.
 
 Runs and their children are written in batches, one transaction per batch: with PostgreSQL's COPY
-(psycopg's `cursor.copy`), elsewhere with batched INSERTs, so a million runs (12 million phases)
-load in minutes. Bulk writes bypass the signals that keep the list entries, so the command then
-rebuilds them (apps.results.list_entries.rebuild) and ANALYZEs every table it filled: the first
-page read after seeding is planned on statistics of the loaded data, even with autovacuum off.
+(rows written as COPY text by hand), elsewhere with batched INSERTs. From BULK_LOAD_RUNS on, the
+loaded tables' secondary indexes and foreign keys are added once after the load (apps.results.bulk).
+Bulk writes bypass the signals that keep the list entries, so the command then rebuilds them
+(apps.results.list_entries.rebuild) and ANALYZEs every table it filled: the first page read after
+seeding is planned on statistics of the loaded data, even with autovacuum off.
 
 Institution names end in "(synthetic)" and runs carry submission_id "synthetic", so `--replace`
 finds and removes exactly what an earlier seeding made. The same --seed gives the same data.
@@ -23,17 +27,17 @@ import json
 import math
 import random
 import time
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
-from apps.results import list_entries
+from apps.results import bulk, list_entries
 from apps.results.freshness import bump_data_version
+from apps.results.list_kinds import SPLIT_DATE
 from apps.results.models import (
     Anomaly,
     Institution,
@@ -51,6 +55,7 @@ from apps.results.models import (
     Tunable,
     identity_key,
 )
+from apps.results.reproducibility import HIGHEST_LEVEL, PRODUCTION, UNDEFINED
 
 MARK = "synthetic"
 INSTITUTION_SUFFIX = " (synthetic)"
@@ -102,7 +107,7 @@ TUNABLES = [("osc.*.max_pages_per_rpc", "client", ["1024", "4096", "16M"]),
             ("llite.*.max_read_ahead_mb", "client", ["64", "1024", "2048"])]
 
 
-#: From this many runs on, the load drops secondary indexes and builds them afterwards (RowWriter).
+#: From this many runs on, the load drops secondary indexes and foreign keys and adds them afterwards (RowWriter).
 BULK_LOAD_RUNS = 50000
 SERIES_OPERATIONS = ["Directory creation", "File creation", "File stat", "File removal"]
 #: Phase name → (unit, score group, the tool its command line runs).
@@ -113,7 +118,17 @@ RUN_COLUMNS = [
     "run_timestamp", "year", "client_nodes", "client_procs", "procs_per_node", "config", "lustre_build_id",
     "score_bw", "score_md", "score_total", "reported_bw", "reported_md", "reported_total", "valid",
     "invalid_reasons", "verification", "exclusion_reason", "flagged", "created_at", "updated_at",
+    "reproducibility", "reproducibility_level", "production_accepted",
 ]
+#: Share of storage systems run in production: after the list split, most of their runs are submitted
+#: to the Production list at the highest reproducibility level, the declaration accepted.
+PRODUCTION_SYSTEMS = 0.2
+PRODUCTION_RUNS = 0.8
+PRODUCTION_DECLARATION = json.dumps({
+    "target_list": PRODUCTION, "target_level": HIGHEST_LEVEL,
+    "production": {"production_applications": True, "no_single_point_of_failure": True,
+                   "description": "the system's regular production file system, in service during the run"},
+})
 PHASE_COLUMNS = ["run_id", "name", "position", "value", "unit", "seconds", "printed_value", "printed_unit",
                  "score_group", "command", "source_file", "source_line"]
 
@@ -148,35 +163,6 @@ class RowWriter:
         self.next_ids[model] = first + count
         return list(range(first, first + count))
 
-    @contextmanager
-    def indexes_built_afterwards(self, *models_to_load):
-        """On PostgreSQL, drop the tables' non-unique indexes for the load and build them again after it.
-
-        Building an index from sorted data once is far cheaper than a million random insertions into
-        it (a run has indexes on two random hashes); unique indexes stay, so a clash still fails.
-        """
-        if not self.postgres:
-            yield
-            return
-        tables = [model._meta.db_table for model in models_to_load]
-        with connection.cursor() as cursor:
-            cursor.execute(
-                """SELECT index.relname, pg_get_indexdef(index.oid) FROM pg_index
-                   JOIN pg_class index ON index.oid = pg_index.indexrelid
-                   JOIN pg_class tab ON tab.oid = pg_index.indrelid
-                   WHERE tab.relname = ANY(%s) AND NOT pg_index.indisunique AND NOT pg_index.indisprimary""",
-                [tables],
-            )
-            definitions = cursor.fetchall()
-            for name, _ in definitions:
-                cursor.execute(f"DROP INDEX {connection.ops.quote_name(name)}")
-        try:
-            yield
-        finally:
-            with connection.cursor() as cursor:
-                for _, definition in definitions:
-                    cursor.execute(definition)
-
     def relax_durability(self) -> None:
         """Within the current transaction, do not wait for the WAL flush at commit: a crash loses a batch of
         synthetic data at worst, and each batch's commit no longer waits for the disk."""
@@ -192,18 +178,46 @@ class RowWriter:
             return
         fields = [field for field in model._meta.concrete_fields
                   if field.column not in columns and not field.primary_key]
-        defaults = tuple(field.get_db_prep_save(field.get_default(), connection) for field in fields)
         names = ", ".join([*columns, *(field.column for field in fields)])
         table = model._meta.db_table
         with connection.cursor() as cursor:
             if self.postgres:
+                # COPY's text format, written by hand: psycopg's write_row adapts value by value (and re-encodes
+                # the JSON defaults of every row), which was most of the client's time at a million runs.
+                defaults = "".join(f"\t{copy_text(_default_text(field))}" for field in fields) + "\n"
+                lines = ["\t".join([copy_text(value) for value in row]) + defaults for row in rows]
                 with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row + defaults)
+                    for start in range(0, len(lines), COPY_CHUNK):
+                        copy.write("".join(lines[start:start + COPY_CHUNK]))
             else:
+                defaults = tuple(field.get_db_prep_save(field.get_default(), connection) for field in fields)
                 placeholders = ", ".join(["%s"] * (len(columns) + len(fields)))
                 cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})",
                                    [row + defaults for row in rows])
+
+
+#: Lines per write to a COPY: large enough to amortise the call, small enough not to double the batch in memory.
+COPY_CHUNK = 10000
+#: The characters COPY's text format escapes in a value.
+COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def copy_text(value) -> str:
+    """A value in COPY's text format: NULL as \\N, booleans t/f, text escaped, numbers and times as str()."""
+    if value is None:
+        return "\\N"
+    if value is True or value is False:
+        return "t" if value else "f"
+    if type(value) is str:
+        return (value.translate(COPY_ESCAPES) if "\\" in value or "\t" in value or "\n" in value or "\r" in value
+                else value)
+    return str(value)
+
+
+def _default_text(field):
+    """A column's default as the value COPY receives (JSON as its text)."""
+    default = field.get_default()
+    return json.dumps(default) if isinstance(field, models.JSONField) else field.get_db_prep_save(default, connection)
 
 
 class Command(BaseCommand):
@@ -226,8 +240,8 @@ class Command(BaseCommand):
         systems = self.make_systems(rng, runs, seed)
         builds = self.make_builds(rng, seed)
         writer = RowWriter()
-        deferred = (Run, PhaseResult, Tunable, Striping) if runs >= BULK_LOAD_RUNS else ()
-        with writer.indexes_built_afterwards(*deferred):
+        deferred = (Run, PhaseResult, Anomaly, Tunable, Striping) if runs >= BULK_LOAD_RUNS else ()
+        with bulk.checked_afterwards(*deferred):
             for start in range(0, runs, batch):
                 with transaction.atomic():
                     writer.relax_durability()
@@ -285,12 +299,14 @@ class Command(BaseCommand):
                 "bw_node": rng.lognormvariate(math.log(2.5), 0.8),  # GiB/s per client node
                 "md_node": rng.lognormvariate(math.log(15.0), 0.9),  # kIOPS per client node
                 "scaling": rng.uniform(0.65, 0.95),
+                "production": rng.random() < PRODUCTION_SYSTEMS,
             })
         StorageSystem.objects.bulk_create([spec["row"] for spec in specs], ignore_conflicts=True)
         by_key = StorageSystem.objects.in_bulk([spec["row"].key for spec in specs], field_name="key")
         return {
             "rows": [by_key[spec["row"].key] for spec in specs],
-            "table": {name: np.array([spec[name] for spec in specs]) for name in ("bw_node", "md_node", "scaling")},
+            "table": {name: np.array([spec[name] for spec in specs])
+                      for name in ("bw_node", "md_node", "scaling", "production")},
         }
 
     def make_builds(self, rng: random.Random, seed: int) -> list[LustreBuild]:
@@ -356,6 +372,7 @@ class Command(BaseCommand):
         extra = rng.random((count, 4))
         tunable_picks = rng.integers(0, 3, (count, len(TUNABLES)))
         stripe_counts = rng.choice([-1, 16, 1440], count)
+        production = table["production"][system] & (rng.random(count) < PRODUCTION_RUNS)
 
         runs, phases, anomalies, tunables, stripings = [], [], [], [], []
         for index, run_id in enumerate(run_ids):
@@ -369,11 +386,13 @@ class Command(BaseCommand):
             identity = sha(f"{MARK}:{seed}:{number}")
             invalid_reasons = ["ior_easy_write ran 212 s, less than 300 s"] if kind_of_anomaly == 3 else []
             month, day, hour = (int(part) for part in when[index])
+            run_at = datetime(run_year, month, day, hour, tzinfo=UTC)
+            in_production = bool(production[index]) and run_at.date() >= SPLIT_DATE
             runs.append((
                 run_id, row.pk, identity, sha(identity), MARK,
                 f"synthetic/{row.institution_id}/{row.name}/{row.filesystem}/{run_year}/run-{number}",
                 "io500", VERSIONS[run_year], Run.Era.SCRIPT if run_year < 2020 else Run.Era.CAPP,
-                writer.timestamp(datetime(run_year, month, day, hour, tzinfo=UTC)),
+                writer.timestamp(run_at),
                 run_year, run_nodes, run_nodes * run_ppn, run_ppn,
                 json.dumps({"ior-easy": {"API": "POSIX", "transferSize": transfer, "blockSize": f"{blocks[index]}g"},
                             "mdtest-easy": {"n": str(items[index])}, "global": {"drop-caches": str(drops[index])}}),
@@ -385,6 +404,8 @@ class Command(BaseCommand):
                 (f"marked invalid by the benchmark: {invalid_reasons[0]}" if kind_of_anomaly == 3
                  else "phase_too_short: ior_hard_write ran 95 s, less than 300 s" if kind_of_anomaly == 2 else ""),
                 bool(kind_of_anomaly == 1), now, now,
+                PRODUCTION_DECLARATION if in_production else "{}", HIGHEST_LEVEL if in_production else UNDEFINED,
+                in_production,
             ))
             procs = run_nodes * run_ppn
             for position, name in enumerate(PHASE_ORDER):
