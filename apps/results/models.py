@@ -388,7 +388,7 @@ class RunFile(models.Model):
     content = models.TextField()
 
     class Meta:
-        ordering = ["run", "name"]
+        ordering = ["run_id", "name"]
         constraints = [models.UniqueConstraint(fields=["run", "name"], name="runfile_unique_name")]
 
     def __str__(self) -> str:
@@ -414,7 +414,7 @@ class PhaseResult(models.Model):
     details = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["run", "position"]
+        ordering = ["run_id", "position"]
         constraints = [models.UniqueConstraint(fields=["run", "name"], name="phase_unique_name")]
 
     def __str__(self) -> str:
@@ -446,7 +446,7 @@ class PhaseRankStats(models.Model):
     source_file = models.CharField(max_length=1000, blank=True)
 
     class Meta:
-        ordering = ["run", "phase"]
+        ordering = ["run_id", "phase"]
         constraints = [models.UniqueConstraint(fields=["run", "phase"], name="rank_stats_unique_phase")]
 
     def __str__(self) -> str:
@@ -479,7 +479,7 @@ class Tunable(models.Model):
     source_line = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
-        ordering = ["run", "scope", "parameter"]
+        ordering = ["run_id", "scope", "parameter"]
 
     def __str__(self) -> str:
         return f"{self.parameter}={self.value}"
@@ -498,7 +498,7 @@ class Striping(models.Model):
     source_line = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
-        ordering = ["run", "pk"]
+        ordering = ["run_id", "pk"]
 
     def __str__(self) -> str:
         return self.command or self.path_role
@@ -520,7 +520,7 @@ class Anomaly(models.Model):
     evidence = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        ordering = ["run", "severity", "rule"]
+        ordering = ["run_id", "severity", "rule"]
         verbose_name_plural = "anomalies"
 
     def __str__(self) -> str:
@@ -579,7 +579,7 @@ class ReviewCheck(models.Model):
     checked_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["run", "rules_edition", "item"]
+        ordering = ["run_id", "rules_edition", "item"]
         constraints = [models.UniqueConstraint(fields=["run", "rules_edition", "item"], name="reviewcheck_unique")]
 
     def __str__(self) -> str:
@@ -597,7 +597,7 @@ class ReviewNote(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["run", "created_at", "pk"]
+        ordering = ["run_id", "created_at", "pk"]
 
     def __str__(self) -> str:
         return f"note on run {self.run_id}"

@@ -2,6 +2,8 @@
 global rank, sorting, statistics."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.results.list_entries import refresh_statistics
 from apps.results.models import ListEntry, ListState, Run
@@ -280,3 +282,14 @@ def test_a_page_filters_vendors_by_substring_in_any_case_as_the_list_does(needle
     assert [entry.run_id for entry in page[:50]] == expected
     assert page.count() == len(expected)
     assert len(expected) == {"ddn": 3, "DDN": 3, "dd": 3, "l/d": 1, "": 5}[needle]
+
+
+def test_a_runs_details_are_read_without_joining_the_run_table_again():
+    run = RunFactory()
+    AnomalyFactory(run=run)
+    with CaptureQueriesContext(connection) as queries:
+        detailed = Run.objects.with_details().get(pk=run.pk)
+        assert detailed.phases.all()
+    child_queries = [query["sql"] for query in queries.captured_queries[1:]]
+    assert child_queries
+    assert not [sql for sql in child_queries if 'JOIN "results_run"' in sql]
