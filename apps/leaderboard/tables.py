@@ -124,28 +124,25 @@ class Row:
     @classmethod
     def from_listed(cls, entry) -> "Row":
         """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed)."""
-        return cls(
-            rank=entry.rank, run_id=entry.run_id, system_id=entry.system_id, institution=entry.institution_name,
-            system=entry.system_name, vendor=entry.storage_vendor, filesystem=entry.filesystem,
-            nodes=entry.client_nodes, procs=entry.client_procs, score=entry.score, bw=entry.score_bw,
-            md=entry.score_md, score_per_node=entry.score_per_node, bw_per_node=entry.bw_per_node,
-            md_per_node=entry.md_per_node, score_per_server=entry.score_per_server,
-            bw_per_server=entry.bw_per_server, md_per_server=entry.md_per_server,
-            exclusion_reason=entry.exclusion_reason, year=entry.year, badges=entry.badges,
-        )
+        return cls(**cls._entry_columns(entry), year=entry.year, badges=entry.badges)
 
     @classmethod
     def from_entry(cls, entry) -> "Row":
+        """From a frozen edition's entry; year and badges are its run's."""
         run = entry.run
-        return cls(
+        return cls(**cls._entry_columns(entry), year=run.year if run else None, badges=run.badges if run else [])
+
+    @staticmethod
+    def _entry_columns(entry) -> dict:
+        """The columns live list entries and edition entries both keep, under the row's names."""
+        return dict(
             rank=entry.rank, run_id=entry.run_id, system_id=entry.system_id, institution=entry.institution_name,
             system=entry.system_name, vendor=entry.storage_vendor, filesystem=entry.filesystem,
             nodes=entry.client_nodes, procs=entry.client_procs, score=entry.score, bw=entry.score_bw,
             md=entry.score_md, score_per_node=entry.score_per_node, bw_per_node=entry.bw_per_node,
             md_per_node=entry.md_per_node, score_per_server=entry.score_per_server,
             bw_per_server=entry.bw_per_server, md_per_server=entry.md_per_server,
-            exclusion_reason=entry.exclusion_reason, year=run.year if run else None,
-            badges=run.badges if run else [],
+            exclusion_reason=entry.exclusion_reason,
         )
 
     @property
