@@ -1,4 +1,5 @@
-"""`make run`'s demo data: real IO500 runs for the lists and a DNE scaling series, so no page starts empty."""
+"""`make run`'s demo data: real IO500 runs for the lists, a DNE scaling series, a generated system's history with
+production runs, an edition and a custom list, so no page starts empty."""
 
 import io
 import json
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.models import Run, ScalingSeries
+from apps.results.models import Change, CustomList, Edition, Run, ScalingSeries
 
 pytestmark = pytest.mark.django_db
 
@@ -16,14 +17,19 @@ pytestmark = pytest.mark.django_db
 TRUTH = json.loads((Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice" / "truth.json")
                    .read_text())
 DEMO_LOGS = 20  # the rows of fixtures/dne-scaling-demo/manifest.csv: 5 MDT counts x 4 client counts
+# What the history generator injected into the demo system (fixtures/demo-history/README.md).
+HISTORY_TRUTH = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "demo-history" / "truth.json")
+                           .read_text())
 
 
 @pytest.fixture
-def demo(settings, tmp_path) -> io.StringIO:
-    """The demo loaded once; returns what the command wrote to stderr."""
+def demo(settings, tmp_path, celery_eager, django_capture_on_commit_callbacks) -> io.StringIO:
+    """The demo loaded once, with the tasks its commits enqueue run (as `make run` runs them); returns what the
+    command wrote to stderr."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
     errors = io.StringIO()
-    call_command("load_demo", stdout=io.StringIO(), stderr=errors)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=io.StringIO(), stderr=errors)
     return errors
 
 
@@ -56,3 +62,31 @@ def test_loading_the_demo_twice_adds_nothing(demo):
     assert runs > 0
     assert Run.objects.count() == runs
     assert ScalingSeries.objects.get().points.count() == points
+
+
+def test_the_demo_history_shows_every_injected_step_and_the_outlier(demo, client):
+    detected = {(change.kind, change.metric, change.run_after.submission_id, change.direction)
+                for change in Change.objects.filter(system__name=HISTORY_TRUTH["system"]).select_related("run_after")}
+    for step in HISTORY_TRUTH["steps"]:
+        assert ("step", step["metric"], str(step["after_submission"]), step["direction"]) in detected, step
+    for outlier in HISTORY_TRUTH["outliers"]:
+        assert any(kind == "outlier" and metric == outlier["metric"] and submission == str(outlier["submission"])
+                   for kind, metric, submission, _ in detected), outlier
+    system = Change.objects.filter(system__name=HISTORY_TRUTH["system"]).first().system
+    assert client.get(f"/systems/{system.pk}/history/").status_code == 200
+
+
+def test_only_the_generated_system_is_on_the_production_lists(demo, client):
+    accepted = Run.objects.filter(production_accepted=True).values_list("system__institution__name", flat=True)
+    assert set(accepted) == {HISTORY_TRUTH["institution"]}
+    assert HISTORY_TRUTH["institution"] in client.get("/lists/production/").content.decode()
+    assert HISTORY_TRUTH["institution"] not in client.get("/lists/io500/").content.decode()
+
+
+def test_the_demo_has_a_frozen_edition_with_awards_and_a_filled_custom_list(demo, client):
+    assert Edition.objects.filter(name="demo").count() >= 4
+    assert client.get("/editions/demo/awards/").status_code == 200
+    custom = CustomList.objects.get()
+    page = client.get(custom.get_absolute_url()).content.decode()
+    assert "Being ranked" not in page
+    assert custom.entry_count == Run.objects.filter(review_status="accepted").exclude(score_total=None).count()

@@ -1,8 +1,14 @@
 """load_demo: demo data for `make run`. Safe to run again.
 
-A few real IO500 submissions from fixtures/demo, and a DNE scaling series from fixtures/dne-scaling-demo
-(a slice of a generated mdtest campaign, with its manifest) so that the "DNE scaling" page is not empty,
-and a small IOR parameter study from fixtures/demo-ior-study for the "Studies" page.
+- A few real IO500 submissions from fixtures/demo.
+- A DNE scaling series from fixtures/dne-scaling-demo (a slice of a generated mdtest campaign, with its manifest),
+  so that the "DNE scaling" page is not empty.
+- A small IOR parameter study from fixtures/demo-ior-study for the "Studies" page.
+- A generated system's history from fixtures/demo-history (24 submissions with Lustre upgrades, a patch and
+  tunables that move phases; see its README), so that its history page shows detected changes. The system is
+  fictional, so the demo acts as its committee: its runs are reviewed as Fully Reproducible production runs and
+  the Production lists are not empty.
+- An edition "demo" frozen from the live lists (its awards page), and a saved custom list.
 """
 
 from django.conf import settings
@@ -11,12 +17,21 @@ from django.core.management.base import BaseCommand
 from apps.ingest.pipelines.io500 import ingest_path
 from apps.ingest.pipelines.ior import ingest_ior_paths
 from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.results.custom_lists import save_custom_list
+from apps.results.editions import freeze_lists
+from apps.results.models import CustomList, Edition, Run
+from apps.results.reproducibility import FULLY_REPRODUCIBLE
+from apps.results.review import review_run
 
 DEMO_ROOT = settings.BASE_DIR / "fixtures" / "demo"
 DNE_DEMO_ROOT = settings.BASE_DIR / "fixtures" / "dne-scaling-demo"
 DNE_DEMO_SERIES = "DNE scaling demo (generated)"
 DEMO_STUDY_ROOT = settings.BASE_DIR / "fixtures" / "demo-ior-study"
 DEMO_STUDY_NAME = "IOR MPI-IO hints: CephFS vs Lustre"
+DEMO_HISTORY_ROOT = settings.BASE_DIR / "fixtures" / "demo-history"
+DEMO_HISTORY_INSTITUTION = "Demo Centre (generated)"
+DEMO_EDITION = "demo"
+DEMO_CUSTOM_LIST = ("Easy write balance", "sqrt(ior_easy_write * mdtest_easy_write)")
 
 
 class Command(BaseCommand):
@@ -38,3 +53,25 @@ class Command(BaseCommand):
         self.stdout.write(f"demo study: {len(study.stored)} IOR logs stored, {len(study.unchanged)} already present")
         for failure in study.failed:
             self.stderr.write(f"FAILED {failure}")
+        history = ingest_path(DEMO_HISTORY_ROOT)
+        self.stdout.write(f"demo history: {len(history.created)} runs created, "
+                          f"{len(history.unchanged)} already present")
+        for failure in history.failed:
+            self.stderr.write(f"FAILED {failure}")
+        self.stdout.write(f"demo committee: {self.review_generated_runs()} generated runs accepted as production runs")
+        if not Edition.objects.filter(name=DEMO_EDITION).exists():
+            frozen = freeze_lists(DEMO_EDITION, title="Demo edition", description="frozen by load_demo")
+            self.stdout.write(f"demo edition: {len(frozen)} lists frozen")
+        name, equation = DEMO_CUSTOM_LIST
+        if not CustomList.objects.filter(name=name, equation=equation).exists():
+            custom = save_custom_list(name, equation, base_list="full")
+            self.stdout.write(f"demo custom list: {custom.get_absolute_url()}")
+
+    def review_generated_runs(self) -> int:
+        """Accept the fictional system's runs as the committee would: Fully Reproducible, production declaration
+        accepted. Only runs not reviewed so yet; never a real submission."""
+        runs = Run.objects.filter(system__institution__name=DEMO_HISTORY_INSTITUTION, production_accepted=False)
+        for run in runs:
+            review_run(run, by=None, status="accepted", level=FULLY_REPRODUCIBLE, production_accepted=True,
+                       note="load_demo: a generated system, reviewed by the demo committee")
+        return len(runs)
