@@ -242,7 +242,7 @@ class ListEntryQuerySet(models.QuerySet):
 
     def sort_listed(self, key: str | None):
         """Order a list by a public sort key of SORTS ("score", "-bw"...), NULLs last, ties by score then run (each
-        sort has an index in this order: migrations 0007, 0017 and 0018)."""
+        sort has an index in this order: migrations 0007, 0017 and 0019)."""
         field, descending = sort_field(key)
         if field is None:
             return self

@@ -76,7 +76,7 @@ def drop_sort_indexes(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("results", "0017_listentry_row_columns")]
+    dependencies = [("results", "0018_child_rows_ordered_by_run_id")]
 
     operations = [
         migrations.RunPython(create_sort_indexes, drop_sort_indexes),
