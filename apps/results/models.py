@@ -713,8 +713,9 @@ class ListEntry(models.Model):
             models.Index(fields=["kind", "system"], name="listentry_system"),
             # Sorting by node count and filtering by year, the commonest narrowing of the historic list, have
             # (kind, client_nodes, score DESC NULLS LAST, run) and (kind, year, client_nodes, score ..., run)
-            # indexes, one per direction, from migration 0016: a page sorted by node count (ties by score)
-            # reads its rows in order.
+            # indexes, one per direction, from migration 0017: a page sorted by node count (ties by score)
+            # reads its rows in order. Every other sort key has its pair from migration 0019, the per-node and
+            # per-server ratios as expression indexes (ListEntryQuerySet.sort_listed).
             # The text filters compare upper-cased values (iexact, icontains). Over a bare column PostgreSQL
             # guesses such a condition matches 0.5 % of a list: at 100k runs it sorted all 5,550 Lustre entries
             # on 10+ nodes of the IO500 list (17 ms) rather than walk its bandwidth order for 50 of them. ANALYZE

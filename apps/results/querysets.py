@@ -64,6 +64,10 @@ SORTS = {
 }
 #: Sort keys whose natural order is the reverse of their column's ("rank" ascending = score descending).
 REVERSED_SORTS = {"rank"}
+#: Sort keys unique on a list and never NULL: they need no tie-breaker and no NULLS clause, so the list's
+#: (kind, run) unique index serves them in both directions (a NULLS LAST descending, or a tie-breaker, would
+#: make PostgreSQL sort the whole list).
+UNIQUE_SORTS = {"id"}
 
 #: Where each filter criterion looks in a list entry (editions map the same criteria to their own fields).
 LIST_FIELDS = {
@@ -237,7 +241,8 @@ class ListEntryQuerySet(models.QuerySet):
         return self.filter(criteria_condition(criteria, LIST_FIELDS))
 
     def sort_listed(self, key: str | None):
-        """Order a list by a public sort key of SORTS ("score", "-bw"...), NULLs last, ties by score then run."""
+        """Order a list by a public sort key of SORTS ("score", "-bw"...), NULLs last, ties by score then run (each
+        sort has an index in this order: migrations 0007, 0017 and 0019)."""
         field, descending = sort_field(key)
         if field is None:
             return self
@@ -246,6 +251,8 @@ class ListEntryQuerySet(models.QuerySet):
         normalised = field.endswith(("_per_node", "_per_server")) and field not in self.query.annotations
         queryset = self.with_normalised() if normalised else self
         expression = F(SORTS[field])
+        if field in UNIQUE_SORTS:
+            return queryset.order_by(expression.desc() if descending else expression.asc())
         primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
         return queryset.order_by(primary, F("score").desc(nulls_last=True), "run_id")
 
