@@ -716,13 +716,13 @@ class ListEntry(models.Model):
             # indexes, one per direction, from migration 0017: a page sorted by node count (ties by score)
             # reads its rows in order. Every other sort key has its pair from migration 0019, the per-node and
             # per-server ratios as expression indexes (ListEntryQuerySet.sort_listed).
-            # The text filters compare upper-cased values (iexact, icontains). Over a bare column PostgreSQL
-            # guesses such a condition matches 0.5 % of a list: at 100k runs it sorted all 5,550 Lustre entries
-            # on 10+ nodes of the IO500 list (17 ms) rather than walk its bandwidth order for 50 of them. ANALYZE
-            # gathers statistics on an index's expressions, so with these it estimates the real shares, and a
-            # rare file system is read from its own index entries.
+            # The file system filter compares upper-cased values (iexact). Over a bare column PostgreSQL guesses
+            # such a condition matches 0.5 % of a list: at 100k runs it sorted all 5,550 Lustre entries on 10+
+            # nodes of the IO500 list (17 ms) rather than walk its bandwidth order for 50 of them. ANALYZE
+            # gathers statistics on an index's expressions, so with this it estimates the real shares, and a
+            # rare file system is read from its own index entries. The vendor filter compares the raw column
+            # (ListEntryQuerySet.page_keys), whose statistics and sort indexes serve it.
             models.Index(F("kind"), Upper("filesystem"), name="listentry_filesystem"),
-            models.Index(F("kind"), Upper("storage_vendor"), name="listentry_vendor"),
         ]
 
     def __str__(self) -> str:
