@@ -1,0 +1,43 @@
+"""The list filter form writes its inputs itself (ListFilterForm.controls); they are the markup Django's own
+widget templates write for the same form, whatever the submitted values."""
+
+from html.parser import HTMLParser
+
+import pytest
+
+from apps.leaderboard.filters import ListFilterForm
+
+
+class Elements(HTMLParser):
+    """Every element's tag, attributes (as a set, order aside) and text."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, frozenset(attrs)))
+
+    def handle_data(self, data):
+        if data.strip():
+            self.found.append(("text", data.strip()))
+
+
+def elements(html: str) -> list[tuple]:
+    parser = Elements()
+    parser.feed(html)
+    return parser.found
+
+
+@pytest.mark.parametrize("query", [
+    {},
+    {"filesystem": "Lustre", "nodes_min": "10", "sort": "-bw"},
+    {"flagged": "yes", "per_page": "100", "year": "2020", "search": 'a "quoted" <b>name</b> & more'},
+    {"nodes_min": "ten", "per_page": "7", "sort": "nonsense"},  # invalid values are shown back as typed
+])
+def test_the_controls_are_the_widgets_own_markup(query):
+    form = ListFilterForm(query)
+    written = [elements(control) for _, control in form.controls()]
+    django_rendered = [elements(str(field)) for field in form]
+    assert written == django_rendered
+    assert [field.name for field, _ in form.controls()] == [field.name for field in form]
