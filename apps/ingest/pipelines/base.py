@@ -13,6 +13,7 @@ from django.db import DatabaseError, transaction
 
 from apps.ingest.core.archive import ArchiveError, is_archive, open_input
 from apps.ingest.core.common import archive_caps
+from apps.ingest.parsers.records import ParseError
 
 LOGS_PER_COMMIT = 100
 REPORT_LIST_LIMIT = 20
@@ -97,6 +98,28 @@ def unused_manifest_warning(unused: list[str]) -> str:
     """The warning for manifest entries whose logs were not found, naming the first five."""
     shown = ", ".join(unused[:5]) + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
     return f"the manifest lists {len(unused)} logs that were not found: {shown}"
+
+
+def ingest_logs(summary: LogIngestSummary, paths: Iterable[str | Path], manifest_path: str | Path | None, *,
+                read_manifest: Callable, open_session: Callable[[], LogBatchSession],
+                name_of: Callable[[Path], str]) -> LogIngestSummary:
+    """A log kind's ``ingest`` of paths: the manifest named on the command line is read first (one that does
+    not parse fails the ingest before any log is read or any container made), then the paths are ingested in
+    one session, and the manifest's entries whose logs were not found are warned about."""
+    explicit = None
+    if manifest_path:
+        try:
+            explicit = read_manifest(manifest_path)
+        except ParseError as error:
+            summary.failed.append(str(error))
+            return summary
+        summary.manifest = str(manifest_path)
+    session = open_session()
+    session.ingest_paths(paths, explicit, name_of=name_of)
+    session.finish()
+    if explicit is not None:
+        session.warn_unused(explicit)
+    return summary
 
 
 def files_below(root: Path) -> Iterator[Path]:
@@ -196,6 +219,10 @@ class LogBatchSession:
             self.forget_container()
 
     def forget_container(self) -> None:
+        raise NotImplementedError
+
+    def warn_unused(self, manifest) -> None:
+        """Warn about the manifest's entries whose logs this session did not meet."""
         raise NotImplementedError
 
     def flush(self) -> None:

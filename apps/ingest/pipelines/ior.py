@@ -19,6 +19,7 @@ from apps.ingest.pipelines.base import (
     LogBatchSession,
     LogIngestSummary,
     Pipeline,
+    ingest_logs,
     unused_manifest_warning,
 )
 from apps.results.models import Study, StudyPoint, Upload
@@ -44,20 +45,8 @@ def ingest_ior_paths(paths: Iterable[str | Path], *, study_name: str, manifest: 
                      upload: Upload | None = None, notes: str = "") -> StudyIngestSummary:
     """Ingest IOR logs, folders of logs or archives of logs into the study ``study_name`` (created if new)."""
     summary = StudyIngestSummary(study=study_name)
-    explicit = None
-    if manifest:
-        try:
-            explicit = read_study_manifest(manifest)
-        except ParseError as error:
-            summary.failed.append(str(error))
-            return summary
-        summary.manifest = str(manifest)
-    session = _Session(study_name, summary, upload=upload, notes=notes)
-    session.ingest_paths(paths, explicit, name_of=lambda path: path.name)
-    session.finish()
-    if explicit is not None:
-        session.warn_unused(explicit)
-    return summary
+    return ingest_logs(summary, paths, manifest, read_manifest=read_study_manifest, name_of=lambda path: path.name,
+                       open_session=lambda: _Session(study_name, summary, upload=upload, notes=notes))
 
 
 def ingest_ior_upload(upload: Upload) -> list:

@@ -23,6 +23,7 @@ from apps.ingest.pipelines.base import (
     LogBatchSession,
     LogIngestSummary,
     Pipeline,
+    ingest_logs,
     unused_manifest_warning,
 )
 from apps.results.models import ScalingPoint, ScalingSeries, Upload
@@ -58,20 +59,8 @@ def ingest_mdtest_paths(paths: Iterable[str | Path], *, series_name: str, manife
                         upload: Upload | None = None) -> MdtestIngestSummary:
     """Ingest logs, folders of logs or archives of logs into the series ``series_name`` (created if new)."""
     summary = MdtestIngestSummary(series=series_name)
-    explicit_manifest = None
-    if manifest:
-        try:
-            explicit_manifest = read_manifest(manifest)
-        except ParseError as error:
-            summary.failed.append(str(error))
-            return summary
-        summary.manifest = str(manifest)
-    session = _Session(series_name, summary, upload=upload)
-    session.ingest_paths(paths, explicit_manifest, name_of=str)
-    session.finish()
-    if explicit_manifest:
-        session.warn_unused(explicit_manifest)
-    return summary
+    return ingest_logs(summary, paths, manifest, read_manifest=read_manifest, name_of=str,
+                       open_session=lambda: _Session(series_name, summary, upload=upload))
 
 
 def ingest_paths(paths: Iterable[str | Path], options: dict, **_) -> MdtestIngestSummary:
