@@ -339,8 +339,10 @@ def parse_ior_file(path: str | Path, display_name: str | None = None, *, strict:
 def parse_ior_bytes(data: bytes, path: str, *, strict: bool = True) -> IorLog:
     text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
     digest = hashlib.sha256(data).hexdigest()
-    if _is_json_output(text):
-        return IorLog(path=path, content_hash=digest, format="json", runs=_JsonReader(path, text, strict).read())
+    json_start = _json_start(text)
+    if json_start is not None:
+        runs = _JsonReader(path, text[json_start:], strict, first_line=text.count("\n", 0, json_start) + 1).read()
+        return IorLog(path=path, content_hash=digest, format="json", runs=runs)
     return IorLog(path=path, content_hash=digest, format="text", runs=_TextReader(path, text, strict).read())
 
 
@@ -618,20 +620,25 @@ class _TextReader:
         return self._current_test(number)
 
 
-def _is_json_output(text: str) -> bool:
-    """A JSON document, alone (``-O summaryFile=``) or in a captured stdout, before any text-format header.
+def _json_start(text: str) -> int | None:
+    """Where the JSON document starts, alone (``-O summaryFile=``) or in a captured stdout before any
+    text-format header; None for text output.
 
     Captured stdout holds more than the document: IOR 3.2 prints its banner line first, and launcher
     warnings can come before it (hpc/ior#102).
     """
-    if text.lstrip().startswith("{"):
-        return True
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return len(text) - len(stripped)
     start = _JSON_DOCUMENT_START.search(text)
-    return start is not None and _TEXT_RUN_BEGAN.search(text, 0, start.start()) is None
+    if start is None or _TEXT_RUN_BEGAN.search(text, 0, start.start()) is not None:
+        return None
+    return start.start()
 
 
-def _json_document(text: str) -> tuple[str, list[int]]:
-    """The JSON document in IOR's output, and each of its lines' numbers in the file (for error messages).
+def _json_document(text: str, first_line: int) -> tuple[str, list[int]]:
+    """The JSON document that starts ``text`` (line ``first_line`` of its file), and each of its lines' numbers
+    in the file (for error messages).
 
     When the document goes to stdout it shares it with IOR's log lines: ``-v`` progress ("Commencing write
     performance test: ..."), the stonewall pair count, warnings (hpc/ior#102, #503). A line of the
@@ -639,11 +646,8 @@ def _json_document(text: str) -> tuple[str, list[int]]:
     number or literal; other lines are dropped. Bare ``nan``/``inf`` values are quoted, as IOR's other
     unavailable values are text.
     """
-    match = _JSON_DOCUMENT_START.search(text)
-    offset = match.start() if match else 0
-    first_line = text.count("\n", 0, offset) + 1
     kept, numbers = [], []
-    for number, line in enumerate(text[offset:].splitlines(), start=first_line):
+    for number, line in enumerate(text.splitlines(), start=first_line):
         if not _JSON_LINE.match(line):
             continue
         kept.append(_JSON_NON_FINITE.sub(r'\1"\2"', line))
@@ -692,11 +696,11 @@ class _JsonReader:
         "ReferenceNumber": "RefNum",
     }
 
-    def __init__(self, path: str, text: str, strict: bool):
-        self.path, self.text, self.strict = path, text, strict
+    def __init__(self, path: str, text: str, strict: bool, *, first_line: int = 1):
+        self.path, self.text, self.strict, self.first_line = path, text, strict, first_line
 
     def read(self) -> list[IorRun]:
-        document_text, line_numbers = _json_document(self.text)
+        document_text, line_numbers = _json_document(self.text, self.first_line)
         try:
             document = json.loads(document_text, parse_float=str, parse_int=str)
         except json.JSONDecodeError as exc:
