@@ -249,10 +249,11 @@ def custom_list(request, token: str):
 
 def custom_list_export(request, token: str, fmt: str):
     custom = get_object_or_404(CustomList, token=token)
+    entries = CustomListRows(custom, Run.objects.with_list_columns())
     values = {}
 
     def runs():
-        for row in CustomListRows(custom, Run.objects.with_list_columns()):
+        for row in entries:
             values[row.run.pk] = row.value
             yield row.run
 
@@ -261,7 +262,7 @@ def custom_list_export(request, token: str, fmt: str):
     if fmt == "csv":
         return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
     meta = {"custom_list": custom.token, "name": custom.name, "equation": custom.equation,
-            "base_list": custom.base_list, "complete": custom.entry_count == CustomListRows(custom).members}
+            "base_list": custom.base_list, "complete": entries.complete}
     return exports.json_response(records, meta, filename)
 
 
