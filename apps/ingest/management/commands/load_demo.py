@@ -4,8 +4,8 @@
 - A DNE scaling series from fixtures/dne-scaling-demo (a slice of a generated mdtest campaign, with its manifest),
   so that the "DNE scaling" page is not empty.
 - A small IOR parameter study from fixtures/demo-ior-study for the "Studies" page.
-- A generated system's history from fixtures/demo-history (24 submissions with Lustre upgrades, a patch and
-  tunables that move phases; see its README), so that its history page shows detected changes. The system is
+- A generated system's history from fixtures/demo-history (24 submissions; two changes of client nodes move
+  its IOR phases; see its README), so that its history page shows detected changes. The system is
   fictional, so the demo acts as its committee: its runs are reviewed as Fully Reproducible production runs and
   the Production lists are not empty.
 - An edition "demo" frozen from the live lists (its awards page), and a saved custom list.
