@@ -1,6 +1,7 @@
 """Helpers that read rendered pages the way a browser would, for assertions in tests."""
 
 import re
+from html.parser import HTMLParser
 
 # A URL in an attribute or a script string that points at another host. Relative paths and
 # the test server itself are ours; anything else would make the page depend on the network.
@@ -22,3 +23,26 @@ def remote_hosts(page: str) -> set[str]:
 def cdn_hosts(page: str) -> set[str]:
     """The hosts a page refers to that serve front-end packages from the internet."""
     return {host for host in remote_hosts(page) if any(name in host for name in _CDN_HOSTS)}
+
+
+class _Elements(HTMLParser):
+    """Every element's tag, attributes (as a set, order aside) and text."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, frozenset(attrs)))
+
+    def handle_data(self, data):
+        if data.strip():
+            self.found.append(("text", data.strip()))
+
+
+def elements(html: str) -> list[tuple]:
+    """The markup as a browser would read it (tags, attributes, text), whitespace between elements aside: two
+    renderings of the same thing compare equal however their source is laid out."""
+    parser = _Elements()
+    parser.feed(html)
+    return parser.found

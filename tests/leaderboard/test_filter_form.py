@@ -1,32 +1,10 @@
 """The list filter form writes its inputs itself (ListFilterForm.controls); they are the markup Django's own
 widget templates write for the same form, whatever the submitted values."""
 
-from html.parser import HTMLParser
-
 import pytest
 
 from apps.leaderboard.filters import ListFilterForm
-
-
-class Elements(HTMLParser):
-    """Every element's tag, attributes (as a set, order aside) and text."""
-
-    def __init__(self):
-        super().__init__()
-        self.found: list[tuple] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.found.append((tag, frozenset(attrs)))
-
-    def handle_data(self, data):
-        if data.strip():
-            self.found.append(("text", data.strip()))
-
-
-def elements(html: str) -> list[tuple]:
-    parser = Elements()
-    parser.feed(html)
-    return parser.found
+from tests.pages import elements
 
 
 @pytest.mark.parametrize("query", [
