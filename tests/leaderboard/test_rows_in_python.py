@@ -1,11 +1,14 @@
-"""The compare page writes its phase rows and its input-difference rows in Python (delta_rows, difference_rows);
-they are the markup the per-row templates they replaced wrote, escaping included."""
+"""Rows the pages write in Python rather than through a template per row (the compare page's phase and input rows,
+a DNE series' points): they are the markup the templates they replaced wrote, escaping included."""
+
+from decimal import Decimal
 
 import pytest
 from django.template import Context, Template
 
-from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows
+from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows, point_rows
 from apps.results.diff import Delta, Difference
+from apps.results.models import ScalingPoint
 from tests.pages import elements
 
 # The templates the tags replaced, kept here as the specification of their markup.
@@ -58,3 +61,36 @@ def test_row_markup_escapes_what_uploads_supply():
         assert raw not in written
     assert "&lt;script&gt;" in written
     assert "a &quot;b&quot; &amp; &lt;c&gt;" in written
+
+
+POINT_ROW = Template("""{% for point in points %}
+      <tr><td>{{ point.operation }}</td><td class="num">{{ point.mdt_count }}</td>
+        <td class="num">{{ point.client_nodes|default_if_none:"?" }}</td>
+        <td class="num">{{ point.tasks|default_if_none:"?" }}</td>
+        <td class="num">{{ point.files_per_dir|default_if_none:"?" }}</td><td>{{ point.striping }}</td>
+        <td>{{ point.unique_dir|yesno:"yes,no" }}</td>
+        <td class="num">{{ point.max|default_if_none:"NA" }}</td>
+        <td class="num">{{ point.min|default_if_none:"NA" }}</td>
+        <td class="num">{{ point.mean|default_if_none:"NA" }}</td>
+        <td class="num">{{ point.stddev|default_if_none:"NA" }}</td>
+        <td class="num">{{ point.iterations|default_if_none:"" }}</td>
+        <td><code>{{ point.source_file }}</code>{% if point.launch_index or point.block_index %}
+          ({{ point.launch_index }}.{{ point.block_index }}){% endif %}</td></tr>
+    {% endfor %}""")
+
+POINTS = [
+    ScalingPoint(operation="File creation", mdt_count=4, client_nodes=16, tasks=256, files_per_dir=1000000,
+                 striping="inherited", unique_dir=True, max=Decimal("123456.789"), min=Decimal("0.000"),
+                 mean=Decimal("100000.500"), stddev=Decimal("12.3"), iterations=3, source_file="dne/mdt4.log"),
+    ScalingPoint(operation="Tree <removal>", mdt_count=1, striping="unknown", source_file='logs/"a" & b.log',
+                 launch_index=2, block_index=0),
+    ScalingPoint(operation="File stat", mdt_count=8, client_nodes=1, tasks=1, files_per_dir=0, iterations=0,
+                 max=Decimal("1E+3"), source_file="x.log", launch_index=0, block_index=3),
+]
+
+
+@pytest.mark.parametrize("thousands", [False, True])
+def test_point_rows_are_the_row_templates_markup(settings, thousands):
+    settings.USE_THOUSAND_SEPARATOR = thousands
+    expected = POINT_ROW.render(Context({"points": POINTS}))
+    assert elements(point_rows(POINTS)) == elements(expected)
