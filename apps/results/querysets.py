@@ -260,6 +260,19 @@ class ListEntryQuerySet(models.QuerySet):
         """(run id, rank) of the listed entries, in list order: what a page is cut from."""
         return self.values_list("run_id", "rank")
 
+    def cut(self, start: int, stop: int):
+        """Rows `start` to `stop` of this ordered view, as `self[start:stop]` gives them.
+
+        Past the first page the page's runs are found first, from the sort index alone, and only their rows are
+        then read: with a plain OFFSET, PostgreSQL computes the select list of every row it skips, the rank's
+        subquery included (`with_rank`). At 1M runs page 20 of the historic list spent 1 ms in 976 such
+        subqueries for 50 rows, and the cost grows with the page number.
+        """
+        if not start:
+            return self[start:stop]
+        page = self.values("run_id")[start:stop]
+        return self.filter(run_id__in=Subquery(page))
+
     def page_keys(self, kind: str, criteria: Mapping, sort: str | None):
         """The (run id, rank) keys of a list page view, counted as `page_entries` counts them."""
         entries = self.page_entries(kind, criteria, sort)
@@ -377,6 +390,8 @@ class CountedKeys:
         return self._count
 
     def __getitem__(self, index):
+        if isinstance(index, slice) and isinstance(self.keys, ListEntryQuerySet):
+            return self.keys.cut(index.start or 0, index.stop)
         return self.keys[index]
 
 

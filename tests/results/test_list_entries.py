@@ -138,3 +138,25 @@ def test_the_rebuild_command_refills_lists_whose_entries_are_missing(capsys):
     call_command("rebuild_lists")
     assert stored("io500") == {runs[1].pk: 1, runs[0].pk: 2}
     assert "historic: 2 entries" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sort", [None, "-nodes", "institution", "-bw_per_node", "id"])
+def test_a_page_past_the_first_has_the_rows_and_ranks_of_its_place_in_the_list(sort):
+    """Pages past the first find their runs from the sort index before reading rows (ListEntryQuerySet.cut): the
+    same rows, in the same order, with the same ranks as a plain OFFSET, pending rank shifts included."""
+    rng = random.Random(7)
+    systems = [StorageSystemFactory(name=f"system {index}") for index in range(9)]
+    runs = [RunFactory(system=rng.choice(systems), score_bw=rng.choice([10, 20, 30, 40]), score_md=rng.choice([10, 40]),
+                       client_nodes=rng.choice([4, 10, 32]), phases=False) for _ in range(23)]
+    for run in rng.sample(runs, 6):  # rescored after they were ranked: their shifts stay pending, unsettled
+        run.score_total = rng.choice([5.0, 25.0, 50.0])
+        run.save()
+    assert ListRankShift.objects.exists()
+    for kind in ("historic", "io500"):
+        entries = ListEntry.objects.page_entries(kind, {}, sort)
+        plain = [(entry.run_id, entry.rank) for entry in entries.keys]
+        for start in (0, 1, 5, 7, 20):
+            assert [(entry.run_id, entry.rank) for entry in entries[start:start + 5]] == plain[start:start + 5]
+        if sort is None:  # the list's own order: against the reference ranking computed from the runs
+            by_score = sorted(reference(kind).items(), key=lambda item: (item[1] is None, item[1] or 0, item[0]))
+            assert [(entry.run_id, entry.rank) for entry in entries[5:10]] == by_score[5:10]
