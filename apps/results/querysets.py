@@ -218,7 +218,8 @@ class ListEntryQuerySet(models.QuerySet):
         """rank = base_rank + the net shifts stored after it above its score (ListEntry's docstring).
 
         The subquery reads the few shift rows since the last settle, and only for the rows a page
-        returns: PostgreSQL evaluates it after the LIMIT.
+        returns: PostgreSQL evaluates it after the LIMIT, and `cut` keeps an OFFSET from evaluating it for
+        every row a later page skips.
         """
         shifts = apps.get_model("results", "ListRankShift").objects.filter(
             kind=OuterRef("kind"), pk__gt=OuterRef("shifts_after"), score__gt=OuterRef("score")
