@@ -97,11 +97,17 @@ class ScalingSeriesSummarySerializer(serializers.ModelSerializer):
     min_mdt_count = serializers.IntegerField(read_only=True, allow_null=True)
     max_mdt_count = serializers.IntegerField(read_only=True, allow_null=True)
     page_url = serializers.CharField(source="get_absolute_url", read_only=True)
+    study = serializers.SerializerMethodField(help_text="the id of the series' parameter study (/api/studies/<id>/)")
 
     class Meta:
         model = ScalingSeries
         fields = ["id", "name", "system", "lustre_build", "notes", "created_at", "point_count", "log_count",
-                  "min_mdt_count", "max_mdt_count", "page_url"]
+                  "min_mdt_count", "max_mdt_count", "page_url", "study"]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_study(self, series: ScalingSeries) -> int | None:
+        study = getattr(series, "study", None)  # a series without one raises RelatedObjectDoesNotExist
+        return study.pk if study else None
 
 
 class ScalingSeriesDetailSerializer(ScalingSeriesSummarySerializer):
@@ -137,7 +143,7 @@ class ScalingSeriesViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        series = ScalingSeries.with_counts().order_by("name", "pk")
+        series = ScalingSeries.with_counts().select_related("study").order_by("name", "pk")
         if self.action == "retrieve":
             points = ScalingPoint.objects.order_by("operation", "files_per_dir", "striping", "mdt_count", "tasks", "pk")
             series = series.prefetch_related(Prefetch("points", queryset=points))

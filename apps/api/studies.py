@@ -48,7 +48,8 @@ class StudySummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Study
         fields = ["id", "name", "system", "filesystem", "lustre_build", "notes", "created_at", "point_count",
-                  "log_count", "page_url"]
+                  "log_count", "page_url", "unit", "scaling_series"]
+        extra_kwargs = {"scaling_series": {"help_text": "the DNE scaling series this study is written from, if any"}}
 
 
 class StudyDetailSerializer(StudySummarySerializer):

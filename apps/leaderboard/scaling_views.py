@@ -48,8 +48,8 @@ def scaling_list(request: HttpRequest) -> HttpResponse:
 
 
 def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    series = get_object_or_404(ScalingSeries.objects.select_related("system__institution", "lustre_build", "upload"),
-                               pk=pk)
+    series = get_object_or_404(
+        ScalingSeries.objects.select_related("system__institution", "lustre_build", "upload", "study"), pk=pk)
     threshold, threshold_error = _threshold(request.GET.get("threshold"))
     points = list(series.points.order_by("mdt_count", "tasks", "pk"))
     analysis = analyse_points(points, saturation_threshold=threshold)

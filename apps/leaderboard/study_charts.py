@@ -3,7 +3,9 @@
 * ``grouped_bars_figure``: one operation, one bar group per column value (e.g. nodes), one bar per
   row (e.g. api x hints config), error bars of one stddev over the repetitions - the seed's tables
   drawn;
-* ``lines_figure``: mean bandwidth against a numeric axis (nodes), one line per row.
+* ``lines_figure``: mean bandwidth against a numeric axis (nodes, a DNE series' MDT count), one line per row.
+
+The values are in the study's unit: IOR's MiB/s, or a DNE series' mdtest ops/s.
 
 Pure functions of a pivot (``apps.results.studies.analysis.pivot``). Config values come from the
 uploaded logs, so they are escaped like any uploaded name.
@@ -15,27 +17,30 @@ from typing import Any
 
 from apps.leaderboard.plotly_json import bar, escaped, figure, scatter
 
-BANDWIDTH_AXIS_TITLE = "MiB/s (mean of the repetitions)"
-
 
 def _label(values: list[Any]) -> str:
     return escaped(" · ".join(str(value) for value in values))
 
 
-def _axes(x_title: str, **x_extra: Any) -> dict[str, Any]:
+def value_axis_title(unit: str) -> str:
+    """The y axis: the study's unit (IOR's MiB/s, a DNE series' ops/s), means of the repetitions."""
+    return f"{escaped(unit)} (mean of the repetitions)"
+
+
+def _axes(x_title: str, unit: str, **x_extra: Any) -> dict[str, Any]:
     return {
         "xaxis": {"title": {"text": escaped(x_title)}, **x_extra},
-        "yaxis": {"title": {"text": BANDWIDTH_AXIS_TITLE}, "rangemode": "tozero", "separatethousands": True},
+        "yaxis": {"title": {"text": value_axis_title(unit)}, "rangemode": "tozero", "separatethousands": True},
         "legend": {"orientation": "h", "y": -0.25},
         "margin": {"t": 60, "l": 70, "r": 20, "b": 60},
     }
 
 
-def _hover(row_label: str) -> str:
-    return f"{row_label}<br>%{{x}}: %{{y:,.2f}} MiB/s<extra></extra>"
+def _hover(row_label: str, unit: str) -> str:
+    return f"{row_label}<br>%{{x}}: %{{y:,.2f}} {escaped(unit)}<extra></extra>"
 
 
-def grouped_bars_figure(table: dict[str, Any], title: str) -> dict[str, Any]:
+def grouped_bars_figure(table: dict[str, Any], title: str, unit: str) -> dict[str, Any]:
     columns = [_label(values) for values in table["column_values"]]
     traces = []
     for row in table["body"]:
@@ -44,12 +49,12 @@ def grouped_bars_figure(table: dict[str, Any], title: str) -> dict[str, Any]:
         traces.append(bar(
             x=columns, y=means, name=_label(row["row"]),
             error_y={"type": "data", "array": spreads, "visible": True},
-            hovertemplate=_hover(_label(row["row"])),
+            hovertemplate=_hover(_label(row["row"]), unit),
         ))
-    return figure(traces, escaped(title), barmode="group", **_axes(" · ".join(table["columns"])))
+    return figure(traces, escaped(title), barmode="group", **_axes(" · ".join(table["columns"]), unit))
 
 
-def lines_figure(table: dict[str, Any], title: str) -> dict[str, Any]:
+def lines_figure(table: dict[str, Any], title: str, unit: str) -> dict[str, Any]:
     """Mean bandwidth against the first column axis on a log scale, ticks only where measured."""
     xs = [values[0] for values in table["column_values"]]
     traces = []
@@ -59,7 +64,7 @@ def lines_figure(table: dict[str, Any], title: str) -> dict[str, Any]:
             x=[x for x, _ in present], y=[cell.mean for _, cell in present], mode="lines+markers",
             name=_label(row["row"]),
             error_y={"type": "data", "array": [cell.stddev or 0 for _, cell in present], "visible": True},
-            hovertemplate=_hover(_label(row["row"])),
+            hovertemplate=_hover(_label(row["row"]), unit),
         ))
     ticks = {"type": "log", "tickmode": "array", "tickvals": xs, "ticktext": [str(x) for x in xs]}
-    return figure(traces, escaped(title), **_axes(table["columns"][0], **ticks))
+    return figure(traces, escaped(title), **_axes(table["columns"][0], unit, **ticks))

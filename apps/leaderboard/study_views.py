@@ -16,7 +16,8 @@ from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
 from apps.results.models import Study
 from apps.results.studies.analysis import compare, independent_axes, pivot, varying_axes
 
-LINE_AXIS = "nodes"
+# Axes drawn as lines (a log x axis): client nodes, and a DNE series' MDT count. Nodes come first by default.
+LINE_AXES = ("nodes", "mdt_count")
 
 
 @dataclass
@@ -30,7 +31,8 @@ def study_list(request: HttpRequest) -> HttpResponse:
 
 
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    study = get_object_or_404(Study.objects.select_related("system__institution", "lustre_build", "upload"), pk=pk)
+    study = get_object_or_404(Study.objects.select_related("system__institution", "lustre_build", "upload",
+                                                           "scaling_series"), pk=pk)
     points = study.ordered_points(study.points.order_by("source", "test_index", "operation", "pk"))
     operations = sorted({point.operation for point in points}, key=lambda op: (op != "write", op))
     operation = request.GET.get("operation") if request.GET.get("operation") in operations else None
@@ -43,9 +45,9 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     charts = []
     if points:
         title = f"{operation}: mean ± stddev over the repetitions"
-        charts.append(Chart("fig-study-bars", grouped_bars_figure(table, title)))
-        if columns == LINE_AXIS:
-            charts.append(Chart("fig-study-lines", lines_figure(table, f"{operation} against {LINE_AXIS}")))
+        charts.append(Chart("fig-study-bars", grouped_bars_figure(table, title, study.unit)))
+        if columns in LINE_AXES:
+            charts.append(Chart("fig-study-lines", lines_figure(table, f"{operation} against {columns}", study.unit)))
     context = {
         "study": study,
         "points": points,
@@ -68,8 +70,10 @@ def _choice(raw: str | None, allowed: list[str]) -> str | None:
 
 
 def _default_columns(points: list[Any]) -> str | None:
-    """Nodes across, as in the seed's tables, when nodes vary; else the last independent axis."""
+    """Nodes across, as in the seed's tables, when nodes vary (else a DNE series' MDT count); else the last
+    independent axis."""
     independent = independent_axes(points)
-    if LINE_AXIS in independent:
-        return LINE_AXIS
+    for axis in LINE_AXES:
+        if axis in independent:
+            return axis
     return independent[-1] if independent else None

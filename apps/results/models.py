@@ -10,7 +10,7 @@ import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F
 from django.db.models.functions import Upper
 from django.urls import reverse
@@ -21,6 +21,7 @@ from apps.results.anomalies.rules import reproduced, score_reproduction
 from apps.results.list_kinds import list_kind_choices
 from apps.results.querysets import ListEntryQuerySet, RunQuerySet
 from apps.results.reproducibility import LEVELS, UNDEFINED
+from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
 from apps.results.submission_rules import EDITIONS, Clause, clauses_for, manual_checklist
 
@@ -815,6 +816,25 @@ class ScalingSeries(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("scaling-detail", args=[self.pk])
 
+    def ensure_study(self) -> "Study":
+        """The series read as a parameter study (``apps.results.scaling.study``): created on first need and
+        then filled from every point stored so far, in one transaction; it shows the series' system and build."""
+        study = Study.objects.filter(scaling_series=self).first()
+        if study is None:
+            with transaction.atomic():
+                name = dne_study_name(self.name, self.pk, lambda name: Study.objects.filter(name=name).exists())
+                study = Study.objects.create(
+                    name=name, scaling_series=self, unit=DNE_UNIT, axis_order=list(DNE_AXES), system_id=self.system_id,
+                    lustre_build_id=self.lustre_build_id, upload_id=self.upload_id, notes=self.notes)
+                study.store_scaling_points(self.points.all())
+        else:
+            mirrored = ("system_id", "lustre_build_id", "upload_id")
+            if any(getattr(study, name) != getattr(self, name) for name in mirrored):
+                for name in mirrored:
+                    setattr(study, name, getattr(self, name))
+                study.save(update_fields=[name.removesuffix("_id") for name in mirrored])
+        return study
+
     @classmethod
     def with_counts(cls):
         """Series with their size and MDT range, for lists: one query however many series."""
@@ -896,6 +916,11 @@ class Study(models.Model):
     axis_order = models.JSONField(default=list, blank=True,
                                   help_text="axis names in the order ingest first met them: the manifest's columns, "
                                             "then the log's (PostgreSQL's jsonb does not keep a point's key order)")
+    unit = models.CharField(max_length=20, default="MiB/s", help_text="the unit of the points' values")
+    scaling_series = models.OneToOneField(
+        ScalingSeries, null=True, blank=True, on_delete=models.CASCADE, related_name="study",
+        help_text="the DNE scaling series this study is the parameter-study view of; its points are written "
+                  "from the series' points (apps.results.scaling.study), never ingested on their own")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -922,6 +947,13 @@ class Study(models.Model):
         for point in points:
             point.axes = dict(sorted(point.axes.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0])))
         return points
+
+    def store_scaling_points(self, points) -> None:
+        """Write the study points of a DNE series' points (records or rows), replacing the study points of
+        their logs: called with each log the series stores, in that log's transaction."""
+        points = list(points)
+        self.points.filter(log_hash__in={point.log_hash for point in points}).delete()
+        StudyPoint.objects.bulk_create(StudyPoint(study=self, **fields) for fields in study_point_fields(points))
 
     @classmethod
     def with_counts(cls):

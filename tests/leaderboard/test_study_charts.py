@@ -21,7 +21,7 @@ TABLE = {
 
 
 def test_bars_carry_one_stddev_error_bars_per_cell():
-    figure = grouped_bars_figure(TABLE, "write")
+    figure = grouped_bars_figure(TABLE, "write", "MiB/s")
     first, second = figure["data"]
     assert first["type"] == "bar"
     assert first["y"] == [3378.82, 6100.0]
@@ -31,13 +31,13 @@ def test_bars_carry_one_stddev_error_bars_per_cell():
 
 
 def test_lines_skip_missing_cells_and_tick_only_measured_node_counts():
-    figure = lines_figure(TABLE, "write against nodes")
+    figure = lines_figure(TABLE, "write against nodes", "MiB/s")
     assert figure["data"][1]["x"] == [8]
     assert figure["layout"]["xaxis"]["tickvals"] == [8, 16]
     assert figure["layout"]["xaxis"]["type"] == "log"
 
 
 def test_config_values_from_logs_are_escaped():
-    figure = grouped_bars_figure(TABLE, "write")
+    figure = grouped_bars_figure(TABLE, "write", "MiB/s")
     assert figure["data"][0]["name"] == "mpiio · &lt;b&gt;hint4&lt;/b&gt;"
     assert "<b>" not in json.dumps(figure)

@@ -44,6 +44,7 @@ class StudyIngestSummary(LogIngestSummary):
 def ingest_ior_paths(paths: Iterable[str | Path], *, study_name: str, manifest: str | Path | None = None,
                      upload: Upload | None = None, notes: str = "") -> StudyIngestSummary:
     """Ingest IOR logs, folders of logs or archives of logs into the study ``study_name`` (created if new)."""
+    _refuse_a_dne_study(study_name, IngestUsageError)
     summary = StudyIngestSummary(study=study_name)
     return ingest_logs(summary, paths, manifest, read_manifest=read_study_manifest, name_of=lambda path: path.name,
                        open_session=lambda: _Session(study_name, summary, upload=upload, notes=notes))
@@ -55,6 +56,7 @@ def ingest_ior_upload(upload: Upload) -> list:
     job with its file and line; the logs that parsed stay stored. Returns no runs."""
     declared = upload.declared_metadata or {}
     study_name = declared.get("study") or Path(upload.original_name).name.split(".")[0] or "IOR upload"
+    _refuse_a_dne_study(study_name, IngestError)
     summary = StudyIngestSummary(study=study_name)
     _Session(study_name, summary, upload=upload, notes=declared.get("notes", "")).ingest_upload(upload)
     if summary.problems:
@@ -72,6 +74,13 @@ def ingest_paths(paths: Iterable[str | Path], options: dict, **_) -> StudyIngest
     if not options.get("study"):
         raise IngestUsageError("--study NAME is required with --kind ior")
     return ingest_ior_paths(paths, study_name=options["study"], manifest=options.get("manifest"))
+
+
+def _refuse_a_dne_study(study_name: str, error: type[Exception]) -> None:
+    """A DNE series' study is written from the series' points alone: IOR logs are not added to it."""
+    if Study.objects.filter(name=study_name, scaling_series__isnull=False).exists():
+        raise error(f"study {study_name!r} is the study of a DNE scaling series: its points come from the "
+                    f"series' mdtest logs (ingest --kind mdtest --series), not from IOR logs")
 
 
 class _Session(LogBatchSession):

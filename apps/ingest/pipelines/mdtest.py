@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.db import transaction
+
 from apps.ingest.core.archive import is_junk_entry
 from apps.ingest.core.common import IngestError, IngestUsageError
 from apps.ingest.parsers.dne_manifest import (
@@ -93,11 +95,13 @@ class _Session(LogBatchSession):
 
     def __init__(self, series_name: str, summary: MdtestIngestSummary, *, upload: Upload | None = None,
                  notes: str = ""):
-        series, created = ScalingSeries.objects.get_or_create(
-            name=series_name, defaults={"upload": upload, "notes": notes})
-        if upload is not None and series.upload_id is None:
-            series.upload = upload
-            series.save(update_fields=["upload"])
+        with transaction.atomic():
+            series, created = ScalingSeries.objects.get_or_create(
+                name=series_name, defaults={"upload": upload, "notes": notes})
+            if upload is not None and series.upload_id is None:
+                series.upload = upload
+                series.save(update_fields=["upload"])
+            self.study = series.ensure_study()
         summary.series_id = series.pk
         stored: dict[str, list[tuple]] = defaultdict(list)
         for log_hash, *placement in series.points.values_list("log_hash", *PLACEMENT_FIELDS):
@@ -172,6 +176,7 @@ class _Session(LogBatchSession):
 
     def store(self, records: list[ScalingPointRecord]) -> None:
         ScalingPoint.objects.bulk_create(ScalingPoint(series=self.container, **vars(record)) for record in records)
+        self.study.store_scaling_points(records)
 
     def warn_unused(self, manifest: Manifest) -> None:
         unused = [entry.log for entry in manifest.entries.values() if id(entry) not in self.used_entries]

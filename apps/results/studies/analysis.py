@@ -81,12 +81,13 @@ class Comparison:
         """The comparison in words, e.g. "hint4 is 2.9x faster than hint7 (write; CephFS, MPIIO, 8 nodes)"."""
         where = describe_fixed(self.fixed)
         context = f"{self.operation}; {where}" if where else self.operation
+        a, b = describe_value(self.axis, self.a), describe_value(self.axis, self.b)
         if self.p_value is None:
-            return f"{self.a} vs {self.b}: not testable, fewer than 2 repetitions or no spread ({context})"
+            return f"{a} vs {b}: not testable, fewer than 2 repetitions or no spread ({context})"
         if not self.significant:
-            return f"no significant difference between {self.a} and {self.b} ({context}, p={self.p_value:.2g})"
+            return f"no significant difference between {a} and {b} ({context}, p={self.p_value:.2g})"
         ratio = self.ratio or 0.0
-        faster, slower, factor = (self.a, self.b, ratio) if ratio >= 1 else (self.b, self.a, 1 / ratio)
+        faster, slower, factor = (a, b, ratio) if ratio >= 1 else (b, a, 1 / ratio)
         return f"{faster} is {factor:.2g}x faster than {slower} ({context}, p={self.p_value:.2g})"
 
 
@@ -112,11 +113,25 @@ class GroupVerdict:
         return "; ".join(c.verdict for c in self.comparisons if c.significant)
 
 
+# What a counted axis counts, one and many ("1 node", "4 MDTs"); other axes' values read as themselves.
+COUNTED_AXES = {"nodes": ("node", "nodes"), "tasks": ("task", "tasks"), "mdt_count": ("MDT", "MDTs"),
+                "files_per_dir": ("file per dir", "files per dir")}
+# mdtest -u: a directory per task, or one directory shared by all.
+UNIQUE_DIR_WORDS = {True: "a directory per task", False: "a shared directory"}
+
+
+def describe_value(axis: str, value: Any) -> str:
+    """An axis value in a sentence: "8 nodes", "1 MDT", "a directory per task", "hint4"."""
+    if axis == "unique_dir" and isinstance(value, bool):
+        return UNIQUE_DIR_WORDS[value]
+    if axis in COUNTED_AXES:
+        one, many = COUNTED_AXES[axis]
+        return f"{value} {one if value == 1 else many}"
+    return str(value)
+
+
 def describe_fixed(fixed: dict[str, Any]) -> str:
-    parts = []
-    for name, value in fixed.items():
-        parts.append(f"{value} nodes" if name == "nodes" else f"{value} tasks" if name == "tasks" else str(value))
-    return ", ".join(parts)
+    return ", ".join(describe_value(name, value) for name, value in fixed.items())
 
 
 def printed_float(text: Any) -> float | None:

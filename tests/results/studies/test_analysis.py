@@ -9,6 +9,7 @@ from scipy import stats
 from apps.results.studies.analysis import (
     compare,
     comparisons_of,
+    describe_value,
     fixed_axes,
     holm_adjust,
     independent_axes,
@@ -120,3 +121,13 @@ def test_a_single_factor_study_compares_that_factor():
     points = [point(config=f"hint{index}") for index in range(4)]
     assert independent_axes(points) == ["config"]
     assert len(comparisons_of(compare(points))) == 6
+
+
+@pytest.mark.parametrize(("axis", "value", "words"), [
+    ("nodes", 8, "8 nodes"), ("nodes", 1, "1 node"), ("tasks", 1, "1 task"), ("mdt_count", 16, "16 MDTs"),
+    ("mdt_count", 1, "1 MDT"), ("files_per_dir", 10000, "10000 files per dir"),
+    ("unique_dir", True, "a directory per task"), ("unique_dir", False, "a shared directory"),
+    ("striping", "inherited", "inherited"), ("config", "hint4", "hint4"),
+])
+def test_axis_values_read_as_words_in_verdicts(axis, value, words):
+    assert describe_value(axis, value) == words
