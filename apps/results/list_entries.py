@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cache
 
 from django.db import connection, transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
@@ -77,12 +78,13 @@ def _candidates(kind: ListKind, runs):
     return runs.filter(kind.members).annotate(**columns)
 
 
-def _desired(system_ids: list[int]) -> dict[str, dict[int, dict]]:
-    """{kind: {run id: entry values}}: the entries these systems' runs should have, on every list kind.
+@cache
+def _entry_rows():
+    """Every run with, per kind, whether it is a member, whether it is ranked, its rank key and its place among
+    its system's members (best first, the SQL order of `_best_first`, as in a rebuild), and its entry's values.
 
-    One query for every kind: each run row carries, per kind, whether it is a member, whether it is ranked,
-    its rank key and its place among its system's members (best first), so "best per system" is the SQL
-    order of `_best_first`, as in a rebuild.
+    Built once per process: resolving two dozen annotations cost more than running the query they make.
+    Callers filter it (a clone), never evaluate it.
     """
     columns = {f"e_{name}": expression for name, expression in SOURCE.items() if name != "score"}
     for number, kind in enumerate(LIST_KINDS.values()):
@@ -92,9 +94,14 @@ def _desired(system_ids: list[int]) -> dict[str, dict[int, dict]]:
         columns[f"k{number}_score"] = kind.rank_by
         columns[f"k{number}_place"] = Window(RowNumber(), partition_by=[F("system_id"), member],
                                              order_by=_best_first(kind))
-    rows = Run.objects.filter(system_id__in=system_ids).annotate(**columns).order_by("pk").values(*columns)
+    return Run.objects.annotate(**columns).order_by("pk").values(*columns)
+
+
+def _desired(system_ids: list[int]) -> dict[str, dict[int, dict]]:
+    """{kind: {run id: entry values}}: the entries these systems' runs should have, on every list kind, from
+    one query (the window's partitions are per system, so filtering by system leaves each place as it is)."""
     desired: dict[str, dict[int, dict]] = {slug: {} for slug in LIST_KINDS}
-    for row in rows:
+    for row in _entry_rows().filter(system_id__in=system_ids):
         run_values = {name: row[f"e_{name}"] for name in SOURCE if name != "score"}
         for number, kind in enumerate(LIST_KINDS.values()):
             if not row[f"k{number}_member"] or (kind.best_per_system and row[f"k{number}_place"] != 1):
@@ -123,6 +130,15 @@ def _locked_state(slug: str) -> ListState:
     return _locked_states([slug])[slug]
 
 
+@cache
+def _ranked_with_ties():
+    """Ranked entries with their rank now and the number of ranked entries tied with them (built once, as
+    `_entry_rows`)."""
+    tied = (ListEntry.objects.filter(kind=OuterRef("kind"), ranked=True, score=OuterRef("score")).order_by()
+            .values("kind").annotate(tied=Count("pk")).values("tied"))
+    return ListEntry.objects.filter(ranked=True).with_rank().annotate(tied=Subquery(tied))
+
+
 def current_rank(slug: str, score: float) -> int:
     """The competition rank a ranked entry scoring `score` has now: from its nearest neighbour above.
 
@@ -130,10 +146,8 @@ def current_rank(slug: str, score: float) -> int:
     ranked entry above x: an index probe and the neighbour's own rank, not a count over the list.
     One query: the tied entries are counted in a subquery of the neighbour's row.
     """
-    tied = (ListEntry.objects.filter(kind=slug, ranked=True, score=OuterRef("score")).order_by()
-            .values("kind").annotate(tied=Count("pk")).values("tied"))
-    above = (ListEntry.objects.filter(kind=slug, ranked=True, score__gt=score).with_rank()
-             .annotate(tied=Subquery(tied)).order_by("score", "run_id").values_list("rank", "tied").first())
+    above = (_ranked_with_ties().filter(kind=slug, score__gt=score).order_by("score", "run_id")
+             .values_list("rank", "tied").first())
     if above is None:
         return 1
     neighbour_rank, tied_with_neighbour = above
