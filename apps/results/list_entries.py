@@ -7,15 +7,18 @@ statistics minutes; every committed write invalidates the page cache, so readers
 How:
 - **Membership.** A write to a run re-derives the entries of its storage system only, for every
   list kind of the registry (apps.results.list_kinds): its best member run, or all its member
-  runs. `sync_systems()` runs in the writer's transaction (signals in apps.results.apps, and the
-  `update()` paths call it), so the next read sees the run listed and ranked.
+  runs. `sync_systems()` runs in the writer's transaction (signals in apps.results.apps through
+  apps.results.run_upkeep, which a writer saving runs several times in one transaction, the ingest,
+  asks to sync once at its end), so the next read sees the run listed and ranked. One sync reads
+  every kind's desired and existing entries in one query each and writes them in bulk.
 - **Rank.** Renumbering every entry below a new one would rewrite up to the whole list per
   upload. Instead an entry stores the rank it had when it was written (`base_rank`) and the id of
   the last shift row then (`shifts_after`); each later insert or removal of a ranked entry adds one
   ListRankShift row (+1/-1 at its score). The rank now is `base_rank` + the shifts after it above
   its score: a competition ranking ("1224"), exact at every read. `settle()` folds the shifts back
   into base ranks with one RANK() window, from a task once SETTLE_AFTER shifts have piled up and
-  after bulk loads.
+  after bulk loads. The ingest of a tree commits run by run and asks for that task once, at its end
+  (`maintained_after_batch()`).
 - **Counts and statistics** live in ListState: counts in the same transaction, the per-phase
   medians refreshed after the commit by `apps.results.tasks.maintain_list` (debounced through the
   `statistics_stale` flag; pages show `statistics_as_of`).
