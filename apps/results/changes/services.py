@@ -48,9 +48,15 @@ def history_runs(system_id: int) -> list[Run]:
 
 
 def histories_of(system_ids: list[int]) -> dict[int, list[Run]]:
-    """{system id: its IO500 runs in time order} for these systems, read in one set of queries."""
+    """{system id: its IO500 runs in time order} for these systems, read in one set of queries.
+
+    Without the runs' files and anomaly facts, the bulk of a run that neither the detection nor the history
+    page reads (only a step's two runs are diffed, which reads their files then): a batch of histories holds
+    many runs at once.
+    """
     histories: dict[int, list[Run]] = {pk: [] for pk in system_ids}
-    for run in Run.objects.filter(system_id__in=system_ids, kind=Run.Kind.IO500).with_details():
+    runs = Run.objects.filter(system_id__in=system_ids, kind=Run.Kind.IO500).with_details(files=False).defer("facts")
+    for run in runs:
         histories[run.system_id].append(run)
     return {pk: sorted(runs, key=lambda run: (run_time(run), run.pk)) for pk, runs in histories.items()}
 
@@ -208,7 +214,7 @@ def detect_system_changes(system_id: int) -> dict[str, int]:
 
 #: Runs whose histories `detect_systems_changes` reads together (a system with more is read alone): a run
 #: brings its files, so a batch is bounded by runs rather than by systems.
-RUNS_PER_BATCH = 500
+RUNS_PER_BATCH = 100
 
 
 def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
