@@ -34,31 +34,31 @@ class ResultsConfig(AppConfig):
     def connect_list_upkeep(self):
         """Keep the maintained list entries (and custom lists' entries) in step with every ORM write of a run,
         system or institution."""
-        from apps.results import custom_lists, list_entries
+        from apps.results import custom_lists, list_entries, run_upkeep
         from apps.results.models import Institution, Run, StorageSystem
         from apps.results.tasks import maintain_list
 
-        def run_saved(sender, instance, raw=False, **kwargs):
+        def run_saved(sender, instance, created=False, raw=False, **kwargs):
             if not raw:
-                moved_from = instance.list_entries.exclude(system_id=instance.system_id).values_list("system_id")
-                systems = [instance.system_id, *(pk for (pk,) in moved_from)]
-                list_entries.sync_systems(systems)
-                custom_lists.refresh_systems_on_commit(systems)
+                # A run just created has no entries yet, so none on another system.
+                moved_from = [] if created else instance.list_entries.exclude(
+                    system_id=instance.system_id).values_list("system_id", flat=True)
+                run_upkeep.systems_written([instance.system_id, *moved_from])
 
         def run_deleting(sender, instance, **kwargs):
             list_entries.remove_runs([instance.pk])
             custom_lists.forget_runs([instance.pk])
 
         def run_deleted(sender, instance, **kwargs):
-            list_entries.sync_systems([instance.system_id])
-            custom_lists.refresh_systems_on_commit([instance.system_id])
+            run_upkeep.systems_written([instance.system_id])
 
-        def system_saved(sender, instance, raw=False, **kwargs):
-            if not raw:
+        # A system or institution just created has no runs yet, so no entries to copy its names into.
+        def system_saved(sender, instance, created=False, raw=False, **kwargs):
+            if not (raw or created):
                 list_entries.copy_system_columns([instance.pk])
 
-        def institution_saved(sender, instance, raw=False, **kwargs):
-            if not raw:
+        def institution_saved(sender, instance, created=False, raw=False, **kwargs):
+            if not (raw or created):
                 list_entries.copy_system_columns(instance.systems.values_list("pk", flat=True))
 
         def list_changed(sender, kind, **kwargs):

@@ -7,15 +7,18 @@ statistics minutes; every committed write invalidates the page cache, so readers
 How:
 - **Membership.** A write to a run re-derives the entries of its storage system only, for every
   list kind of the registry (apps.results.list_kinds): its best member run, or all its member
-  runs. `sync_systems()` runs in the writer's transaction (signals in apps.results.apps, and the
-  `update()` paths call it), so the next read sees the run listed and ranked.
+  runs. `sync_systems()` runs in the writer's transaction (signals in apps.results.apps through
+  apps.results.run_upkeep, which a writer saving runs several times in one transaction, the ingest,
+  asks to sync once at its end), so the next read sees the run listed and ranked. One sync reads
+  every kind's desired and existing entries in one query each and writes them in bulk.
 - **Rank.** Renumbering every entry below a new one would rewrite up to the whole list per
   upload. Instead an entry stores the rank it had when it was written (`base_rank`) and the id of
   the last shift row then (`shifts_after`); each later insert or removal of a ranked entry adds one
   ListRankShift row (+1/-1 at its score). The rank now is `base_rank` + the shifts after it above
   its score: a competition ranking ("1224"), exact at every read. `settle()` folds the shifts back
   into base ranks with one RANK() window, from a task once SETTLE_AFTER shifts have piled up and
-  after bulk loads.
+  after bulk loads. The ingest of a tree commits run by run and asks for that task once, at its end
+  (`maintained_after_batch()`).
 - **Counts and statistics** live in ListState: counts in the same transaction, the per-phase
   medians refreshed after the commit by `apps.results.tasks.maintain_list` (debounced through the
   `statistics_stale` flag; pages show `statistics_as_of`).
@@ -23,11 +26,14 @@ How:
   ANALYZE what they filled, so no plan is made on statistics that predate the load.
 """
 
-from collections.abc import Iterable
-from contextlib import nullcontext
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cache
 
 from django.db import connection, transaction
-from django.db.models import BooleanField, ExpressionWrapper, F, Max, Window
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
 from django.dispatch import Signal
 from django.utils import timezone
@@ -75,24 +81,65 @@ def _candidates(kind: ListKind, runs):
     return runs.filter(kind.members).annotate(**columns)
 
 
-def _desired(kind: ListKind, system_ids: list[int]) -> dict[int, dict]:
-    rows = _candidates(kind, Run.objects.filter(system_id__in=system_ids)).order_by("system_id", *_best_first(kind))
-    desired, seen_systems = {}, set()
-    for row in rows.values(*[f"e_{name}" for name in SOURCE], "e_ranked"):
-        values = {name.removeprefix("e_"): value for name, value in row.items()}
-        values["ranked"] = bool(values["ranked"])
-        if kind.best_per_system:
-            if values["system_id"] in seen_systems:
+@cache
+def _entry_rows():
+    """Every run with, per kind, whether it is a member, whether it is ranked, its rank key and its place among
+    its system's members (best first, the SQL order of `_best_first`, as in a rebuild), and its entry's values.
+
+    Built once per process: resolving two dozen annotations cost more than running the query they make.
+    Callers filter it (a clone), never evaluate it.
+    """
+    columns = {f"e_{name}": expression for name, expression in SOURCE.items() if name != "score"}
+    for number, kind in enumerate(LIST_KINDS.values()):
+        member = ExpressionWrapper(kind.members, output_field=BooleanField())
+        columns[f"k{number}_member"] = member
+        columns[f"k{number}_ranked"] = ExpressionWrapper(kind.ranked, output_field=BooleanField())
+        columns[f"k{number}_score"] = kind.rank_by
+        columns[f"k{number}_place"] = Window(RowNumber(), partition_by=[F("system_id"), member],
+                                             order_by=_best_first(kind))
+    return Run.objects.annotate(**columns).order_by("pk").values(*columns)
+
+
+def _desired(system_ids: list[int]) -> dict[str, dict[int, dict]]:
+    """{kind: {run id: entry values}}: the entries these systems' runs should have, on every list kind, from
+    one query (the window's partitions are per system, so filtering by system leaves each place as it is)."""
+    desired: dict[str, dict[int, dict]] = {slug: {} for slug in LIST_KINDS}
+    for row in _entry_rows().filter(system_id__in=system_ids):
+        run_values = {name: row[f"e_{name}"] for name in SOURCE if name != "score"}
+        for number, kind in enumerate(LIST_KINDS.values()):
+            if not row[f"k{number}_member"] or (kind.best_per_system and row[f"k{number}_place"] != 1):
                 continue
-            seen_systems.add(values["system_id"])
-        desired[values["run_id"]] = values
+            desired[kind.slug][run_values["run_id"]] = {
+                **run_values, "score": row[f"k{number}_score"], "ranked": bool(row[f"k{number}_ranked"])}
     return desired
 
 
+def _locked_states(slugs: list[str]) -> dict[str, ListState]:
+    """The kinds' state rows, locked (in kind order, as every writer takes them): writers of one list take
+    turns, so each new rank sees the one before."""
+    def lock():
+        return {state.kind: state for state in ListState.objects.select_for_update().filter(kind__in=slugs)
+                .order_by("kind")}
+
+    states = lock()
+    if len(states) < len(slugs):
+        ListState.objects.bulk_create([ListState(kind=slug) for slug in slugs if slug not in states],
+                                      ignore_conflicts=True)
+        states = lock()
+    return states
+
+
 def _locked_state(slug: str) -> ListState:
-    """The kind's state row, locked: writers of one list take turns, so each new rank sees the one before."""
-    ListState.objects.get_or_create(kind=slug)
-    return ListState.objects.select_for_update().get(kind=slug)
+    return _locked_states([slug])[slug]
+
+
+@cache
+def _ranked_with_ties():
+    """Ranked entries with their rank now and the number of ranked entries tied with them (built once, as
+    `_entry_rows`)."""
+    tied = (ListEntry.objects.filter(kind=OuterRef("kind"), ranked=True, score=OuterRef("score")).order_by()
+            .values("kind").annotate(tied=Count("pk")).values("tied"))
+    return ListEntry.objects.filter(ranked=True).with_rank().annotate(tied=Subquery(tied))
 
 
 def current_rank(slug: str, score: float) -> int:
@@ -100,40 +147,78 @@ def current_rank(slug: str, score: float) -> int:
 
     rank(x) = 1 + #entries above x = rank(n) + #entries tied with n, n being the lowest-scored
     ranked entry above x: an index probe and the neighbour's own rank, not a count over the list.
+    One query: the tied entries are counted in a subquery of the neighbour's row.
     """
-    above = (ListEntry.objects.filter(kind=slug, ranked=True, score__gt=score).with_rank()
-             .order_by("score", "run_id").values_list("score", "rank").first())
+    above = (_ranked_with_ties().filter(kind=slug, score__gt=score).order_by("score", "run_id")
+             .values_list("rank", "tied").first())
     if above is None:
         return 1
-    neighbour_score, neighbour_rank = above
-    return neighbour_rank + ListEntry.objects.filter(kind=slug, ranked=True, score=neighbour_score).count()
+    neighbour_rank, tied_with_neighbour = above
+    return neighbour_rank + tied_with_neighbour
 
 
-def _apply(kind: ListKind, removed: list[ListEntry], added: list[dict], changed: list[ListEntry]) -> None:
-    if not (removed or added or changed):
+@dataclass
+class _Changes:
+    """What one list kind's entries need: entries to drop, values of entries to add, entries to rewrite."""
+
+    removed: list[ListEntry] = field(default_factory=list)
+    added: list[dict] = field(default_factory=list)
+    changed: list[ListEntry] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.removed or self.added or self.changed)
+
+
+def _apply(changes: dict[str, _Changes]) -> None:
+    """Write the changes of every kind at once: each kind's removals leave a -1 shift, each ranked entry added
+    gets its rank now and leaves a +1 shift; each kind's counts change with them.
+
+    A rank is the entry's competition rank once every removal and every addition of its kind is written: the
+    rank among the entries left (`current_rank`, which counts the removal shifts) plus the added entries
+    scoring above it. Its `shifts_after` is the kind's last shift, so the shifts it already counts are not
+    counted twice; the others' shifts are all at its score or below, which a rank never counts.
+    """
+    changes = {slug: change for slug, change in changes.items() if change}
+    if not changes:
         return
-    state = _locked_state(kind.slug)
-    shifts = 0
-    for entry in removed:
-        if entry.ranked:
-            ListRankShift.objects.create(kind=kind.slug, score=entry.score, delta=-1)
-            shifts += 1
-    ListEntry.objects.filter(pk__in=[entry.pk for entry in removed]).delete()
+    states = _locked_states(sorted(changes))
+    removed = [entry for change in changes.values() for entry in change.removed]
+    shifts = [ListRankShift(kind=entry.kind, score=entry.score, delta=-1) for entry in removed if entry.ranked]
+    ListRankShift.objects.bulk_create(shifts)
+    if removed:
+        ListEntry.objects.filter(pk__in=[entry.pk for entry in removed]).delete()
+    changed = [entry for change in changes.values() for entry in change.changed]
     if changed:
         ListEntry.objects.bulk_update(changed, [name for name in SOURCE if name not in ("run_id", "system_id")])
-    for values in sorted(added, key=lambda row: (row["score"] is None, -(row["score"] or 0), row["run_id"])):
-        entry = ListEntry(kind=kind.slug, **values)
+    added = []
+    for slug, change in changes.items():
+        ranked_scores = [values["score"] for values in change.added if values["ranked"]]
+        for values in sorted(change.added, key=lambda row: (row["score"] is None, -(row["score"] or 0),
+                                                            row["run_id"])):
+            entry = ListEntry(kind=slug, **values)
+            if entry.ranked:
+                entry.base_rank = current_rank(slug, entry.score) + sum(score > entry.score for score in ranked_scores)
+                shifts.append(ListRankShift(kind=slug, score=entry.score, delta=1))
+            added.append(entry)
+    ListRankShift.objects.bulk_create(shift for shift in shifts if shift.pk is None)
+    last_shift = {}
+    for shift in shifts:
+        last_shift[shift.kind] = max(last_shift.get(shift.kind, 0), shift.pk)
+    for entry in added:
         if entry.ranked:
-            entry.base_rank = current_rank(kind.slug, entry.score)
-            entry.shifts_after = ListRankShift.objects.create(kind=kind.slug, score=entry.score, delta=1).pk
-            shifts += 1
-        entry.save(force_insert=True)
-    state.entry_count += len(added) - len(removed)
-    state.ranked_count += sum(row["ranked"] for row in added) - sum(entry.ranked for entry in removed)
-    state.pending_shifts += shifts
-    state.statistics_stale = state.statistics_stale or bool(shifts) or bool(added) or bool(removed)
-    state.save()
-    _maintain_after_commit(kind.slug)
+            entry.shifts_after = last_shift[entry.kind]
+    ListEntry.objects.bulk_create(added)
+    for slug, change in changes.items():
+        state = states[slug]
+        state.entry_count += len(change.added) - len(change.removed)
+        state.ranked_count += sum(row["ranked"] for row in change.added) - sum(e.ranked for e in change.removed)
+        kind_shifts = sum(row["ranked"] for row in change.added) + sum(e.ranked for e in change.removed)
+        state.pending_shifts += kind_shifts
+        state.statistics_stale = state.statistics_stale or bool(kind_shifts or change.added or change.removed)
+    ListState.objects.bulk_update(states.values(), ["entry_count", "ranked_count", "pending_shifts",
+                                                    "statistics_stale"])
+    for slug in changes:
+        _maintain_after_commit(slug)
 
 
 #: Sent after the commit of a write that changed a list (kwarg `kind`); apps.results.apps connects the task
@@ -141,8 +226,38 @@ def _apply(kind: ListKind, removed: list[ListEntry], added: list[dict], changed:
 list_changed = Signal()
 
 
+#: The lists changed inside the active `maintained_after_batch()`, or None outside one.
+_changed_in_batch: ContextVar[set[str] | None] = ContextVar("lists_changed_in_batch", default=None)
+
+
 def _maintain_after_commit(slug: str) -> None:
+    changed = _changed_in_batch.get()
+    if changed is not None:
+        changed.add(slug)
+        return
     transaction.on_commit(lambda: list_changed.send(sender=ListEntry, kind=slug))
+
+
+@contextmanager
+def maintained_after_batch() -> Iterator[None]:
+    """Maintain the lists changed by the commits inside once, when the block ends, not after each commit.
+
+    For a writer that commits many times in a row (the ingest of a tree commits each run): the
+    statistics refresh after a commit reads the whole list, and a batch of runs needs it once. Ranks
+    stay exact at every read meanwhile (the shifts), only the settle and the statistics wait. The
+    lists are maintained also when the block is left by an exception: what committed before it needs it.
+    """
+    if _changed_in_batch.get() is not None:
+        yield
+        return
+    changed: set[str] = set()
+    token = _changed_in_batch.set(changed)
+    try:
+        yield
+    finally:
+        _changed_in_batch.reset(token)
+        for slug in sorted(changed):
+            _maintain_after_commit(slug)
 
 
 def sync_systems(system_ids: Iterable[int | None]) -> None:
@@ -150,30 +265,34 @@ def sync_systems(system_ids: Iterable[int | None]) -> None:
     ids = sorted({pk for pk in system_ids if pk is not None})
     if not ids:
         return
-    with transaction.atomic():
-        for kind in LIST_KINDS.values():
-            desired = _desired(kind, ids)
-            existing = {entry.run_id: entry for entry in ListEntry.objects.filter(kind=kind.slug, system_id__in=ids)}
-            removed, changed = [], []
-            for run_id, entry in existing.items():
-                wanted = desired.get(run_id)
+    with transaction.atomic(savepoint=False):
+        desired = _desired(ids)
+        existing: dict[str, dict[int, ListEntry]] = {slug: {} for slug in LIST_KINDS}
+        for entry in ListEntry.objects.filter(system_id__in=ids):
+            existing[entry.kind][entry.run_id] = entry
+        changes = {}
+        for slug in LIST_KINDS:
+            change = changes[slug] = _Changes()
+            for run_id, entry in existing[slug].items():
+                wanted = desired[slug].get(run_id)
                 if wanted is None or (wanted["ranked"], wanted["score"]) != (entry.ranked, entry.score):
-                    removed.append(entry)
+                    change.removed.append(entry)
                 elif any(getattr(entry, name) != value for name, value in wanted.items()):
                     for name, value in wanted.items():
                         setattr(entry, name, value)
-                    changed.append(entry)
-            kept = {entry.run_id for entry in existing.values()} - {entry.run_id for entry in removed}
-            added = [values for run_id, values in desired.items() if run_id not in kept]
-            _apply(kind, removed, added, changed)
+                    change.changed.append(entry)
+            kept = set(existing[slug]) - {entry.run_id for entry in change.removed}
+            change.added = [values for run_id, values in desired[slug].items() if run_id not in kept]
+        _apply(changes)
 
 
 def remove_runs(run_ids: Iterable[int]) -> None:
     """Take runs that are about to be deleted off every list (their entries would cascade away unshifted)."""
-    entries = list(ListEntry.objects.filter(run_id__in=list(run_ids)))
-    with transaction.atomic():
-        for kind in LIST_KINDS.values():
-            _apply(kind, [entry for entry in entries if entry.kind == kind.slug], [], [])
+    changes = {slug: _Changes() for slug in LIST_KINDS}
+    for entry in ListEntry.objects.filter(run_id__in=list(run_ids)):
+        changes[entry.kind].removed.append(entry)
+    with transaction.atomic(savepoint=False):
+        _apply(changes)
 
 
 def copy_system_columns(system_ids: Iterable[int]) -> None:

@@ -152,10 +152,14 @@ class RunQuerySet(models.QuerySet):
         badges = self._anomalies().defer("evidence")
         return self.prefetch_related(Prefetch("anomalies", queryset=badges, to_attr="badges"))
 
-    def with_details(self):
-        """Everything a run page and diff_runs() read, in a constant number of queries (anomalies errors first)."""
+    def with_details(self, *, files: bool = True):
+        """Everything a run page and diff_runs() read, in a constant number of queries (anomalies errors first).
+
+        ``files=False`` leaves the files (their whole contents) to be read by whoever asks for them: for many
+        runs held at once of which only a few are diffed (change detection).
+        """
         return self.select_related("system__institution", "lustre_build", "upload").prefetch_related(
-            "phases", "tunables", "stripings", "files", "lustre_build__patches",
+            "phases", "tunables", "stripings", "lustre_build__patches", *(["files"] if files else []),
             Prefetch("anomalies", queryset=self._anomalies()),
         )
 

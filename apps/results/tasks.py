@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 
 from apps.results import list_entries
-from apps.results.changes.services import detect_system_changes
+from apps.results.changes.services import detect_systems_changes
 from apps.results.models import ListState, Run
 
 
@@ -32,9 +32,7 @@ def maintain_list(kind: str) -> None:
 @shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=5, retry_backoff=5)
 def detect_changes_task(run_pks: list[int]) -> None:
     """Recompute the changes of the systems of these runs. Idempotent: running it twice stores the same rows."""
-    system_pks = Run.objects.filter(pk__in=run_pks).values_list("system_id", flat=True).distinct()
-    for system_pk in sorted(set(system_pks)):
-        detect_system_changes(system_pk)
+    detect_systems_changes(Run.objects.filter(pk__in=run_pks).values_list("system_id", flat=True).distinct())
 
 
 def schedule_change_detection(run_ids: Iterable[int]) -> None:

@@ -6,6 +6,8 @@ import tarfile
 import pytest
 from django.core.files import File
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.ingest.core.common import IngestError
 from apps.ingest.pipelines.io500 import ingest_path, ingest_upload
@@ -49,6 +51,15 @@ def test_ingesting_the_same_tree_twice_creates_no_duplicate():
     assert Run.objects.count() == count
     assert sorted(second.unchanged) == sorted(first.created)
     assert not second.created
+
+
+def test_an_ingested_run_costs_at_most_40_queries():
+    """The whole store of a run, its list entries on every list kind included: about 100 queries a run made the
+    corpus ingest 12x its parse-only floor (bench.bench_ingest); its list entries are synced once per run."""
+    with CaptureQueriesContext(connection) as queries:
+        summary = ingest_path(DEMO)
+    assert len(summary.created) == 6
+    assert len(queries.captured_queries) <= 40 * len(summary.created)
 
 
 def test_a_folder_and_its_tar_gz_are_the_same_run(tmp_path):

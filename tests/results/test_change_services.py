@@ -57,11 +57,11 @@ def test_ingesting_one_more_run_recomputes_only_that_system(tmp_path, django_cap
     flat_noise = set(MetricNoise.objects.filter(system__name="Flat").values_list("pk", flat=True))
 
     last = small_history.write_run(tmp_path / "new", "Stepper", len(small_history.NOISE) - 1)
-    with mock.patch.object(tasks, "detect_system_changes", wraps=services.detect_system_changes) as detect, \
+    with mock.patch.object(tasks, "detect_systems_changes", wraps=services.detect_systems_changes) as detect, \
             django_capture_on_commit_callbacks(execute=True):
         summary = ingest_path(last)
     assert len(summary.created) == 1
-    assert [call.args for call in detect.call_args_list] == [(StorageSystem.objects.get(name="Stepper").pk,)]
+    assert [list(call.args[0]) for call in detect.call_args_list] == [[StorageSystem.objects.get(name="Stepper").pk]]
     assert Change.objects.filter(kind="step", metric="mdtest_easy_write", system__name="Stepper").exists()
     assert set(MetricNoise.objects.filter(system__name="Flat").values_list("pk", flat=True)) == flat_noise
 

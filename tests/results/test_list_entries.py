@@ -5,8 +5,9 @@ import random
 from datetime import UTC, datetime
 
 import pytest
+from django.db import transaction
 
-from apps.results import list_entries
+from apps.results import list_entries, run_upkeep
 from apps.results.list_kinds import ELIGIBLE, LIST_KINDS
 from apps.results.models import ListEntry, ListRankShift, ListState, Run
 from tests.factories import RunFactory, StorageSystemFactory
@@ -89,6 +90,50 @@ def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes
                 list_entries.settle(kind)
             assert not ListRankShift.objects.exists()
             assert_lists_match_the_reference()
+
+
+def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_once():
+    """Inside run_upkeep.once() (the ingest, an upload) several entries of one list are added and removed in one
+    sync, ties among them included: every rank is still the reference competition rank after each batch."""
+    rng = random.Random(29)
+    systems = [StorageSystemFactory() for _ in range(4)]
+    runs = []
+    for _ in range(15):
+        with transaction.atomic(), run_upkeep.once():
+            for _ in range(rng.randint(1, 6)):
+                action = rng.random()
+                if action < 0.55 or len(runs) < 3:
+                    score = rng.choice([10, 20, 20, 30])
+                    runs.append(RunFactory(system=rng.choice(systems), score_bw=score, score_md=score,
+                                           client_nodes=rng.choice([10, 32]), phases=False))
+                elif action < 0.7:
+                    run = rng.choice(runs)
+                    run.score_total = rng.choice([None, 15.0, 20.0, 35.0])
+                    run.save()
+                elif action < 0.85:
+                    run = rng.choice(runs)
+                    run.exclusion_reason = "" if run.exclusion_reason else "phase_too_short: ran 95 s"
+                    run.save()
+                else:
+                    runs.pop(rng.randrange(len(runs))).delete()
+        assert_lists_match_the_reference()
+
+
+def test_a_batch_of_commits_maintains_each_changed_list_once_at_its_end(django_capture_on_commit_callbacks):
+    maintained = []
+
+    def record(sender, kind, **kwargs):
+        maintained.append(kind)
+
+    list_entries.list_changed.connect(record, dispatch_uid="test-batch-maintenance")
+    try:
+        with django_capture_on_commit_callbacks(execute=True), list_entries.maintained_after_batch():
+            for score in (10, 20, 30):
+                with transaction.atomic():
+                    RunFactory(score_bw=score, score_md=score, client_nodes=4, phases=False)
+    finally:
+        list_entries.list_changed.disconnect(dispatch_uid="test-batch-maintenance")
+    assert sorted(maintained) == ["full", "historic", "io500"]
 
 
 def test_refresh_verdicts_takes_an_excluded_run_off_the_ranked_lists_at_once():

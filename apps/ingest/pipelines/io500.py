@@ -25,6 +25,7 @@ from apps.ingest.parsers.io500 import parse_result_set, survey_tree
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
 from apps.ingest.pipelines.base import Pipeline
 from apps.ingest.provenance import Provenance, collect_provenance
+from apps.results import list_entries, run_upkeep
 from apps.results.anomaly_checks import check_run_anomalies
 from apps.results.models import (
     LustreBuild,
@@ -128,7 +129,7 @@ def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = 
     """Ingest a folder, archive or tree of submissions; one transaction per run, failures collected."""
     summary = IngestSummary()
     try:
-        with open_input(Path(path), **archive_caps()) as root:
+        with list_entries.maintained_after_batch(), open_input(Path(path), **archive_caps()) as root:
             result_dirs, unscoreable = survey_tree(root)
             summary.skipped.extend(f"{folder.relative_to(root).as_posix()}: {reason}" for folder, reason in unscoreable)
             if not result_dirs and not unscoreable:
@@ -185,7 +186,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     if not parsed:
         raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
     runs = []
-    with transaction.atomic():
+    with transaction.atomic(), run_upkeep.once():
         for item in parsed:
             run, _ = store_parsed_run(item, upload=upload, reprocess=reprocess)
             runs.append(run)
@@ -194,7 +195,16 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
 
 
 def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
-    """Create the run (or find it, or rewrite it when reprocessing). Must run inside a transaction."""
+    """Create the run (or find it, or rewrite it when reprocessing). Must run inside a transaction.
+
+    The run is saved more than once (created, then its verdicts); its list entries are brought in line
+    once, at the end (apps.results.run_upkeep).
+    """
+    with run_upkeep.once():
+        return _store_parsed_run(parsed, upload=upload, reprocess=reprocess)
+
+
+def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bool) -> tuple[Run, str]:
     record = parsed.record
     identity = Run.make_identity(record.content_hash, record.source_path)
     existing = Run.objects.select_for_update().filter(identity=identity).first()

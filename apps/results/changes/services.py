@@ -1,11 +1,12 @@
 """A system's history as series, change detection on them, and the Change rows that keep the findings.
 
-`detect_system_changes(system_id)` is the one entry point: it reads the system's runs once, builds one
-series per metric (every scored phase, plus score, score_bw and score_md), runs `detection.detect` on
-each, attributes every step with the run diff, and reconciles the stored `Change` rows: a change found
-again keeps its triage (status, note, who, when), a new one is added, and one no longer found is
-deleted unless somebody triaged it (then it stays, marked ``detected=False``). It also stores the
-system's run-to-run noise per metric and configuration class (`MetricNoise`).
+`detect_systems_changes(system_ids)` is the one entry point (`detect_system_changes` for one system): it
+reads the systems' runs once, builds one series per metric of each system (every scored phase, plus score,
+score_bw and score_md), runs `detection.detect` on each, attributes every step with the run diff, and
+reconciles the stored `Change` rows: a change found again keeps its triage (status, note, who, when), a new
+one is added, and one no longer found is deleted unless somebody triaged it (then it stays, marked
+``detected=False``). It also stores the system's run-to-run noise per metric and configuration class
+(`MetricNoise`).
 
 Ingest calls `apps.results.tasks.schedule_change_detection(run_ids)` once per ingest with the runs it
 created or rewrote: after the commit, a Celery task recomputes only the systems of those runs.
@@ -22,6 +23,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from apps.results.changes.attribution import attribute
@@ -42,8 +44,21 @@ def detection_parameters() -> DetectionParameters:
 
 def history_runs(system_id: int) -> list[Run]:
     """The system's IO500 runs in time order, with everything the diff and the history page read."""
-    runs = list(Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).with_details())
-    return sorted(runs, key=lambda run: (run_time(run), run.pk))
+    return histories_of([system_id])[system_id]
+
+
+def histories_of(system_ids: list[int]) -> dict[int, list[Run]]:
+    """{system id: its IO500 runs in time order} for these systems, read in one set of queries.
+
+    Without the runs' files and anomaly facts, the bulk of a run that neither the detection nor the history
+    page reads (only a step's two runs are diffed, which reads their files then): a batch of histories holds
+    many runs at once.
+    """
+    histories: dict[int, list[Run]] = {pk: [] for pk in system_ids}
+    runs = Run.objects.filter(system_id__in=system_ids, kind=Run.Kind.IO500).with_details(files=False).defer("facts")
+    for run in runs:
+        histories[run.system_id].append(run)
+    return {pk: sorted(runs, key=lambda run: (run_time(run), run.pk)) for pk, runs in histories.items()}
 
 
 def run_time(run: Run) -> datetime:
@@ -194,42 +209,90 @@ def _noise(runs: list[Run]) -> dict[tuple[str, str], tuple[float, int]]:
 
 def detect_system_changes(system_id: int) -> dict[str, int]:
     """Recompute and reconcile one system's changes and noise; returns counts of added/kept/removed rows."""
-    system = StorageSystem.objects.get(pk=system_id)
-    runs = history_runs(system_id)
-    findings, noise = find_changes(runs, Annotation.objects.filter(system=system))
+    return detect_systems_changes([system_id])
+
+
+#: Runs whose histories `detect_systems_changes` reads together (a system with more is read alone): a run
+#: brings its files, so a batch is bounded by runs rather than by systems.
+RUNS_PER_BATCH = 100
+
+
+def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
+    """Recompute and reconcile these systems' changes and noise; returns the counts of added/kept/removed rows.
+
+    Reads the histories of several systems (up to RUNS_PER_BATCH runs) in one set of queries and reconciles
+    them in one transaction, not one of each per system: after an ingest most of the systems it wrote hold
+    one or two runs, and those per-system reads were most of the work.
+    """
     counts = {"added": 0, "kept": 0, "removed": 0}
-    with transaction.atomic():
-        rows = Change.objects.select_for_update().filter(system=system)
-        stored = {(change.metric, change.kind, change.run_after_id): change for change in rows}
-        for finding in findings:
-            fields = {
-                "run_before": finding.run_before, "direction": finding.direction,
-                "magnitude_pct": round(finding.magnitude_pct, 2), "confidence": round(finding.confidence, 4),
-                "attribution": finding.attribution, "detected": True,
-            }
-            change = stored.pop(finding.key, None)
-            if change is None:
-                Change.objects.create(system=system, metric=finding.metric, kind=finding.kind,
-                                      run_after=finding.run_after,
-                                      status=Change.Status.EXPECTED if finding.expected else Change.Status.NEW,
-                                      **fields)
-                counts["added"] += 1
-                continue
-            for name, value in fields.items():
-                setattr(change, name, value)
-            change.save()
-            counts["kept"] += 1
-        for change in stored.values():
-            counts["removed"] += 1
-            if change.status == Change.Status.NEW:
-                change.delete()
-            elif change.detected:
-                Change.objects.filter(pk=change.pk).update(detected=False)
-        MetricNoise.objects.filter(system=system).delete()
-        MetricNoise.objects.bulk_create(
-            MetricNoise(system=system, metric=metric, config_class=cls[:255], sigma=sigma, runs=count)
-            for (metric, cls), (sigma, count) in noise.items()
-        )
+    for batch in _batches(sorted(set(system_ids))):
+        systems = StorageSystem.objects.in_bulk(batch)
+        if missing := sorted(set(batch) - set(systems)):
+            raise StorageSystem.DoesNotExist(f"no storage system {missing[0]}")
+        histories = histories_of(batch)
+        annotations: dict[int, list[Annotation]] = {pk: [] for pk in batch}
+        for annotation in Annotation.objects.filter(system_id__in=batch):
+            annotations[annotation.system_id].append(annotation)
+        found = {pk: find_changes(histories[pk], annotations[pk]) for pk in batch}
+        with transaction.atomic():
+            stored: dict[int, dict[tuple, Change]] = {pk: {} for pk in batch}
+            for change in Change.objects.select_for_update().filter(system_id__in=batch).order_by("pk"):
+                stored[change.system_id][(change.metric, change.kind, change.run_after_id)] = change
+            for pk in batch:
+                for name, count in _reconcile(systems[pk], found[pk][0], stored[pk]).items():
+                    counts[name] += count
+            MetricNoise.objects.filter(system_id__in=batch).delete()
+            MetricNoise.objects.bulk_create(
+                MetricNoise(system=systems[pk], metric=metric, config_class=cls[:255], sigma=sigma, runs=count)
+                for pk in batch for (metric, cls), (sigma, count) in found[pk][1].items()
+            )
+    return counts
+
+
+def _batches(system_ids: list[int]) -> list[list[int]]:
+    """The systems in consecutive batches of at most RUNS_PER_BATCH IO500 runs (a larger system alone)."""
+    sizes = dict(Run.objects.filter(system_id__in=system_ids, kind=Run.Kind.IO500).order_by()
+                 .values_list("system_id").annotate(runs=Count("pk")))
+    batches: list[list[int]] = []
+    runs = 0
+    for pk in system_ids:
+        size = sizes.get(pk, 0)
+        if not batches or runs + size > RUNS_PER_BATCH:
+            batches.append([])
+            runs = 0
+        batches[-1].append(pk)
+        runs += size
+    return batches
+
+
+def _reconcile(system: StorageSystem, findings: list[Finding], stored: dict[tuple, Change]) -> dict[str, int]:
+    """Store one system's findings over its stored changes, {(metric, kind, run after id): change}, locked by
+    the caller: a change found again keeps its triage, one no longer found goes unless somebody triaged it."""
+    counts = {"added": 0, "kept": 0, "removed": 0}
+    for finding in findings:
+        fields = {
+            "run_before": finding.run_before, "direction": finding.direction,
+            "magnitude_pct": round(finding.magnitude_pct, 2), "confidence": round(finding.confidence, 4),
+            "attribution": finding.attribution, "detected": True,
+        }
+        change = stored.pop(finding.key, None)
+        if change is None:
+            Change.objects.create(system=system, metric=finding.metric, kind=finding.kind,
+                                  run_after=finding.run_after,
+                                  status=Change.Status.EXPECTED if finding.expected else Change.Status.NEW,
+                                  **fields)
+            counts["added"] += 1
+            continue
+        for name, value in fields.items():
+            setattr(change, name, value)
+        change.save()
+        counts["kept"] += 1
+    for change in stored.values():
+        counts["removed"] += 1
+        if change.status == Change.Status.NEW:
+            change.delete()
+        elif change.detected:
+            Change.objects.filter(pk=change.pk).update(detected=False)
     return counts
 
 
