@@ -302,7 +302,8 @@ def main() -> None:
         + ".\n"
     )
     print(body)
-    harness.write_json(args.json, {"runs": runs_total, "timings_ms": timings, "upload": upload,
+    harness.write_json(args.json, {"runs": runs_total, "timings_ms": timings, "labels": dict(urls), "upload": upload,
+                                   "seed_seconds": prepared["seed_seconds"],
                                    "load_before": load_before, "load_after": load_after})
 
 

@@ -1,7 +1,8 @@
 """Regenerate docs/performance.md: one current table, each figure next to the command that produced it.
 
-    .venv/bin/python -m bench.report                  # every row at the small scale (a few minutes)
-    .venv/bin/python -m bench.report --scale full     # the target sizes (100k runs: much longer)
+    .venv/bin/python -m bench.report                  # every row at the small scale (about 15 minutes the
+                                                      # first time, seeding 100k and 1M runs; 5 after)
+    .venv/bin/python -m bench.report --scale full     # the target sizes (much longer)
     .venv/bin/python -m bench.report --only list_latency --print   # one row, printed, file untouched
 
 Runs every bench row registered in ``bench/rows.py`` (its command with ``--json FILE`` added, one

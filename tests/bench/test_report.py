@@ -55,3 +55,24 @@ def test_the_committed_page_is_one_table_whose_every_command_is_a_registered_row
     commands = [re.match(r"(`[^`]+`)", line.rsplit("|", 2)[1].strip()) for line in rows]
     assert {match.group(1) for match in commands if match} == documented
     assert all(line.split("|")[3].strip() for line in rows), "every figure has a value"
+
+
+def test_cold_path_figures_bound_each_page_by_healthz_and_summarise_the_sorts():
+    healthz = [2.0] * 18 + [4.0] * 2  # median 2.0; p95 (nearest rank, the 19th of 20) 4.0
+    result = {"runs": 1_000_000, "seed_seconds": None,
+              "labels": {"/lists/historic/?sort=nodes": "historic list sorted by nodes",
+                         "/lists/historic/?sort=-nodes": "historic list sorted by -nodes"},
+              "timings_ms": {"/healthz": healthz, "/lists/io500/": [8.0] * 20, "/compare/?runs=1,2": [11.0] * 20,
+                             "/lists/historic/?sort=nodes": [6.0] * 20, "/lists/historic/?sort=-nodes": [9.0] * 20},
+              "upload": {"ingest_seconds": 0.12, "first_read_ms": 10.0, "rank_shown": 7, "rank_expected": 7}}
+
+    figures = {figure.label: figure.value for figure in ROWS["cold_path_million"].figures(result)}
+
+    assert figures["`/lists/io500/` at 1,000,000 runs, median / p95 (x `/healthz`)"] == "8.0 ms / 8.0 ms (4.0x / 2.0x)"
+    sorts = ("the historic list's 2 sorts at 1,000,000 runs: medians / x `/healthz`; "
+             "slowest `/lists/historic/?sort=-nodes`; worst p95")
+    assert figures[sorts] == "3.0x to 4.5x; 9.0 ms; 2.2x"
+    assert not any("sort=nodes`" in label for label in figures)  # a sort is not also a figure of its own
+    assert figures["URLs within 5x (median) and 10x (p95) of `/healthz` at 1,000,000 runs"] == "4 of 5"  # compare 5.5x
+    assert figures["one upload's ingest at 1,000,000 runs; first read of the list after it"] == (
+        "0.12 s; 10.0 ms, rank 7 (reference 7)")
