@@ -56,6 +56,21 @@ def assert_lists_match_the_reference():
         assert state.ranked_count == sum(rank is not None for rank in reference(kind).values())
 
 
+def change_a_run(rng: random.Random, runs: list[Run], action: float) -> None:
+    """One of the writes the rank tests replay, chosen by the caller's draw `action`: below 0.7 rescore a run (ties
+    and a lost score among the new scores), below 0.85 exclude or re-admit one, else delete one."""
+    if action < 0.7:
+        run = rng.choice(runs)
+        run.score_total = rng.choice([None, 15.0, 20.0, 20.0, 35.0])
+        run.save()
+    elif action < 0.85:
+        run = rng.choice(runs)
+        run.exclusion_reason = "" if run.exclusion_reason else "phase_too_short: ran 95 s"
+        run.save()
+    else:
+        runs.pop(rng.randrange(len(runs))).delete()
+
+
 def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes():
     rng = random.Random(13)
     systems = [StorageSystemFactory() for _ in range(5)]
@@ -74,16 +89,8 @@ def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes
             run.review_status = rng.choice(["submitted", "accepted", "accepted", "rejected", "withdrawn"])
             run.production_accepted = rng.random() < 0.5
             run.save()
-        elif action < 0.7:
-            run = rng.choice(runs)
-            run.score_total = rng.choice([None, 15.0, 20.0, 20.0, 35.0])
-            run.save()
-        elif action < 0.85:
-            run = rng.choice(runs)
-            run.exclusion_reason = "" if run.exclusion_reason else "phase_too_short: ran 95 s"
-            run.save()
         else:
-            runs.pop(rng.randrange(len(runs))).delete()
+            change_a_run(rng, runs, action)
         assert_lists_match_the_reference()
         if step == 30:
             for kind in LIST_KINDS:
@@ -106,16 +113,8 @@ def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_onc
                     score = rng.choice([10, 20, 20, 30])
                     runs.append(RunFactory(system=rng.choice(systems), score_bw=score, score_md=score,
                                            client_nodes=rng.choice([10, 32]), phases=False))
-                elif action < 0.7:
-                    run = rng.choice(runs)
-                    run.score_total = rng.choice([None, 15.0, 20.0, 35.0])
-                    run.save()
-                elif action < 0.85:
-                    run = rng.choice(runs)
-                    run.exclusion_reason = "" if run.exclusion_reason else "phase_too_short: ran 95 s"
-                    run.save()
                 else:
-                    runs.pop(rng.randrange(len(runs))).delete()
+                    change_a_run(rng, runs, action)
         assert_lists_match_the_reference()
 
 
