@@ -169,7 +169,7 @@ def cold_path(result: dict) -> list[Figure]:
 
 row("cold_path", title="Every page over HTTP with the page cache off, next to /healthz (gunicorn, PostgreSQL, "
     "no manual ANALYZE), at 100k runs", module="bench.bench_cold_path",
-    small=("--runs", "100000", "--rounds", "7",
+    small=("--runs", "100000", "--rounds", "20",
            "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k"),
     full=("--runs", "100000", "--rounds", "20",
           "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k"),
