@@ -272,11 +272,15 @@ class ListEntryQuerySet(models.QuerySet):
         then read: with a plain OFFSET, PostgreSQL computes the select list of every row it skips, the rank's
         subquery included (`with_rank`). At 1M runs page 20 of the historic list spent 1 ms in 976 such
         subqueries for 50 rows, and the cost grows with the page number.
+
+        The page's run ids are read in a query of their own, not as an `IN (subquery)`: on statistics that
+        call the entry table empty, PostgreSQL planned that as a nested loop re-running the LIMIT subquery for
+        every entry of the list (4,000 x 1,000 index rows, 0.5 s at 4,000 runs; quadratic in the list).
         """
         if not start:
             return self[start:stop]
-        page = self.values("run_id")[start:stop]
-        return self.filter(run_id__in=Subquery(page))
+        page = list(self.values_list("run_id", flat=True)[start:stop])
+        return self.filter(run_id__in=page)
 
     def page_keys(self, kind: str, criteria: Mapping, sort: str | None):
         """The (run id, rank) keys of a list page view, counted as `page_entries` counts them."""
