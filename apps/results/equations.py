@@ -12,8 +12,10 @@ not), and this grammar is small enough to read in full.
     power      := atom (("^" | "**") unary)?          right-associative
     atom       := number | name | name "(" expression ("," expression)* ")" | "(" expression ")"
 
-Limits: MAX_LENGTH characters, MAX_DEPTH of nesting, exponents of at most MAX_EXPONENT in size (a
-constant exponent is checked when parsed, a computed one when evaluated).
+Limits: MAX_LENGTH characters, MAX_DEPTH of nesting, exponents of at most MAX_EXPONENT in size. An exponent
+is a constant expression (`bw ^ (1/3)`, `2 ^ 3 ^ 2`), computed and checked when the equation is parsed: an
+exponent computed from a run's values (`2 ^ mdtest_easy_write`) could only be checked run by run, so an equation
+saved without complaint would leave every run unranked.
 
 Plain Python (no Django).
 """
@@ -93,6 +95,7 @@ class _Parser:
         self.index = 0
         self.names = names
         self.used: set[str] = set()
+        self.name_references = 0
         self.depth = 0
 
     @property
@@ -155,30 +158,17 @@ class _Parser:
         if not operator:
             return base
         position = self.token.position
-        constant = self._constant_exponent()
+        references_before = self.name_references
         exponent = self.nested(self.unary)
-        if constant is not None and abs(constant) > MAX_EXPONENT:
-            raise EquationError(f"exponent {constant:g} is larger than {MAX_EXPONENT}", position)
-
-        def raised(values):
-            power = exponent(values)
-            if abs(power) > MAX_EXPONENT:
-                raise ArithmeticError(f"exponent {power:g} is larger than {MAX_EXPONENT}")
-            return math.pow(base(values), power)
-
-        return raised
-
-    def _constant_exponent(self) -> float | None:
-        """The exponent when it is a plain (signed) number, read ahead without consuming it."""
-        sign, index = 1.0, self.index
-        while self.tokens[index].kind == "operator" and self.tokens[index].text in ("+", "-"):
-            sign *= -1.0 if self.tokens[index].text == "-" else 1.0
-            index += 1
-        token = self.tokens[index]
-        follower = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
-        if token.kind == "number" and not (follower and follower.text in ("^", "**")):
-            return sign * float(token.text)
-        return None
+        if self.name_references != references_before:
+            raise EquationError("an exponent must be a constant, not computed from a run's values", position)
+        try:
+            power = exponent({})
+        except (ArithmeticError, ValueError) as error:
+            raise EquationError(f"the exponent cannot be computed ({error})", position) from None
+        if not math.isfinite(power) or abs(power) > MAX_EXPONENT:
+            raise EquationError(f"exponent {power:g} is larger than {MAX_EXPONENT}", position)
+        return lambda values: math.pow(base(values), power)
 
     def atom(self) -> Node:
         token = self.token
@@ -195,6 +185,7 @@ class _Parser:
             if token.text not in self.names:
                 raise EquationError(f"unknown name {token.text!r}; use a phase name, score, bw or md", token.position)
             self.used.add(token.text)
+            self.name_references += 1
             name = token.text
             return lambda values: values[name]
         if self.take("("):

@@ -78,6 +78,8 @@ def test_a_saved_list_is_shared_by_its_link_and_exported(save, alice_client, cli
     ("__import__(os)", 0),
     ("score.__class__.__mro__", 5),
     ("2 ^ 100000", 4),
+    ("bw ^ (10 * 10000)", 5),  # computed, yet huge: refused at save, not left to unrank every run
+    ("2 ^ mdtest_easy_write", 4),
     ("score + " * 100 + "score", 500),
     ("sqrt(ior_easy_write", 19),
 ])
