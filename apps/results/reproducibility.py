@@ -160,6 +160,18 @@ def declares_production(data: dict) -> bool:
     return bool(production.get("production_applications") and production.get("no_single_point_of_failure"))
 
 
+#: Endings of a find implementation's source files (a custom find shipped with the submission: ``pfind.rs``
+#: beside ``./bpfs_pfind``, ``find.c``).
+FIND_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".py", ".sh", ".go", ".rs")
+
+
+def is_find_source(name: str) -> bool:
+    """Whether a submitted file is the source of a find implementation: ingest keeps such files with the run
+    and completeness counts them as the "find sources" dump."""
+    lowered = name.casefold()
+    return "find" in lowered.rsplit("/", 1)[-1] and lowered.endswith(FIND_SOURCE_SUFFIXES)
+
+
 @dataclass(frozen=True)
 class TuningEvidence:
     """Which tuning dumps a run has attached; None when the dump does not apply to the run."""

@@ -13,12 +13,8 @@ from django.utils import timezone
 
 from apps.results.anomalies import RunFacts
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
-from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production
+from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production, is_find_source
 from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_edition
-
-#: Names of a run's find-source files (a custom find shipped with the submission).
-FIND_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".py", ".sh", ".go", ".rs")
-
 
 class ReviewError(ValueError):
     """A review action that cannot be applied; the message says why."""
@@ -42,9 +38,7 @@ def tuning_evidence(run: Run) -> TuningEvidence:
     external_find = _external_find(run)
     find_sources = None
     if external_find:
-        names = [file.name for file in run.files.all()]  # prefetched on run pages (Run.objects.with_details)
-        find_sources = any("find" in name.casefold() and name.casefold().endswith(FIND_SOURCE_SUFFIXES)
-                           for name in names)
+        find_sources = any(is_find_source(file.name) for file in run.files.all())  # prefetched on run pages
     return TuningEvidence(
         lctl_get_param=bool(run.tunables.all()) if lustre else None,
         striping=bool(run.stripings.all()) if lustre else None,

@@ -346,3 +346,14 @@ def test_the_unedited_sample_still_verifies_with_the_rule_before_a69cf60():
     record = parse_result_set(SAMPLES, SAMPLES / CAPP_RUN)
 
     assert (record.verification, record.facts.score_hash["rule"]) == ("verified", "standard")
+
+
+def test_a_find_implementation_shipped_as_source_is_kept_with_the_run(capp_run):
+    tree, run = capp_run
+    (run / "pfind.rs").write_text("fn main() { /* a parallel find */ }\n")
+    (run.parent / "find.c").write_text("int main(void) { return 0; }\n")
+    (run / "notes.rs").write_text("// not a find\n")
+    record = parse_result_set(tree, run)
+    assert {"pfind.rs", "../find.c"} <= set(record.raw_files)
+    assert "notes.rs" not in record.raw_files
+    assert "result.txt" not in record.raw_files

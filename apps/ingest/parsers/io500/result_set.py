@@ -75,6 +75,7 @@ from apps.ingest.parsers.io500.sysinfo import (
 )
 from apps.ingest.parsers.json_values import json_safe
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.results.reproducibility import is_find_source
 from apps.results.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
 from apps.results.scoring.generations import ERA_SCRIPT
 
@@ -221,10 +222,11 @@ def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
 def _config_like(path: Path) -> bytes | None:
     """The bytes of a configuration or job file, None for results, raw outputs and binaries."""
     name = path.name
-    named = bool(CONFIG_FILE.search(name))
+    named = bool(CONFIG_FILE.search(name)) or is_find_source(name)
     if not named and "." in name and not name.lower().endswith(".txt"):
         return None
-    if name.lower().startswith(("result", "io-500-summary", "ior", "mdtest", "find", "mdworkbench")):
+    if not is_find_source(name) and name.lower().startswith(
+            ("result", "io-500-summary", "ior", "mdtest", "find", "mdworkbench")):
         return None
     try:
         data = path.read_bytes()
