@@ -16,6 +16,7 @@ from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdit
 from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production, is_find_source
 from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_edition
 
+
 class ReviewError(ValueError):
     """A review action that cannot be applied; the message says why."""
 
