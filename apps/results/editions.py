@@ -8,6 +8,8 @@ Editions are made with `manage.py freeze_edition NAME --list io500`, or in the a
 Edition (its admin calls `freeze_entries()` on save).
 """
 
+from itertools import islice
+
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import transaction
@@ -46,32 +48,33 @@ def freeze_edition(name: str, list_kind: str, title: str = "", description: str 
 
 def freeze_lists(name: str, list_kinds: list[str] | None = None, title: str = "", description: str = "",
                  rules_edition: RulesEdition | None = None) -> list[Edition]:
-    """Freeze edition `name` of every list kind frozen by default (or of `list_kinds`): all of them, or none."""
-    kinds = list_kinds or [kind.slug for kind in LIST_KINDS.values() if kind.frozen_by_default]
+    """Freeze edition `name` of every list kind (or of `list_kinds`): all of them, or none. The historic list is
+    frozen too, as the IO500 publishes a historical list with every edition."""
+    kinds = list_kinds or list(LIST_KINDS)
     with transaction.atomic():
         return [freeze_edition(name, kind, title=title, description=description, rules_edition=rules_edition)
                 for kind in kinds]
 
 
-def freeze_entries(edition: Edition) -> int:
-    """Copy the live list of the edition's kind into its entries; an edition is frozen only once."""
+def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
+    """Copy the live list of the edition's kind into its entries, a chunk at a time (the historic list holds
+    every run); an edition is frozen only once."""
+    frozen = 0
     with transaction.atomic():
         if edition.entries.exists():
             raise EditionError(f"edition {edition} is frozen already; editions never change")
-        runs = ListEntry.objects.listed(edition.list_kind).runs()
-        entries = [
-            EditionEntry(
+        runs = ListEntry.objects.listed(edition.list_kind).runs(chunk_size=chunk_size)
+        while chunk := list(islice(runs, chunk_size)):
+            EditionEntry.objects.bulk_create(EditionEntry(
                 edition=edition, run=run, system=run.system, rank=run.rank,
                 institution_name=run.system.institution.name, system_name=run.system.name,
                 filesystem=run.system.filesystem, storage_vendor=run.system.storage_vendor,
                 client_nodes=run.client_nodes, client_procs=run.client_procs,
                 score=run.score_total, score_bw=run.score_bw, score_md=run.score_md,
                 exclusion_reason=run.exclusion_reason,
-            )
-            for run in runs
-        ]
-        EditionEntry.objects.bulk_create(entries, batch_size=1000)
-    return len(entries)
+            ) for run in chunk)
+            frozen += len(chunk)
+    return frozen
 
 
 #: Public sort keys of an edition's list → entry fields (the same keys as the live lists).

@@ -43,8 +43,6 @@ class ListKind:
     short_title: str = ""
     #: Run and system pages show a run's place on this list.
     on_run_pages: bool = True
-    #: `freeze_edition` freezes this list when no --list is given.
-    frozen_by_default: bool = True
     #: "research" or "production" for the four lists the IO500 gives awards on (overall, bandwidth, metadata);
     #: citations of runs from lists of different tracks must not be compared.
     track: str = ""
@@ -97,7 +95,7 @@ LIST_KINDS: dict[str, ListKind] = {
         ListKind("historic", "Historic list",
                  "Every IO500 run. Runs kept off the ranked lists are marked, with the reason.",
                  members=Q(kind="io500"), ranked=RANKED, best_per_system=False, default_sort="-score",
-                 short_title="Historic", on_run_pages=False, frozen_by_default=False),
+                 short_title="Historic", on_run_pages=False),
     )
 }
 

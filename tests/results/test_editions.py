@@ -55,6 +55,15 @@ def test_the_ten_node_and_historic_lists_can_be_frozen():
     assert by_run[excluded.pk].exclusion_reason == "marked invalid by the benchmark"
 
 
+def test_a_list_longer_than_a_chunk_is_frozen_whole_and_in_order():
+    scores = [float(score) for score in range(10, 0, -1)]
+    runs = [run(score=score) for score in scores]
+    edition = Edition.objects.create(name="ISC19", list_kind="historic")
+    assert freeze_entries(edition, chunk_size=3) == 10
+    assert [(e.rank, e.run_id) for e in edition.entries.order_by("rank")] == [
+        (rank, frozen.pk) for rank, frozen in enumerate(runs, start=1)]
+
+
 def test_an_edition_is_frozen_once():
     run()
     freeze_edition("ISC19", "io500")
@@ -83,12 +92,12 @@ def test_bad_names_and_lists_are_refused(name, kind, message):
     assert not Edition.objects.exists()
 
 
-def test_the_command_freezes_the_full_and_the_four_ranked_lists_by_default(capsys):
+def test_the_command_freezes_every_list_by_default_the_historic_list_too(capsys):
     run(score=80, client_nodes=10)
     call_command("freeze_edition", "ISC19", "--title", "ISC 2019")
     frozen = sorted(Edition.objects.values_list("list_kind", "title"))
-    assert frozen == [("full", "ISC 2019"), ("io500", "ISC 2019"), ("production", "ISC 2019"),
-                      ("ten-node", "ISC 2019"), ("ten-node-production", "ISC 2019")]
+    assert frozen == [("full", "ISC 2019"), ("historic", "ISC 2019"), ("io500", "ISC 2019"),
+                      ("production", "ISC 2019"), ("ten-node", "ISC 2019"), ("ten-node-production", "ISC 2019")]
     assert "froze ISC19 (Research): 1 entries" in capsys.readouterr().out
 
 
