@@ -62,7 +62,7 @@ def test_the_redoc_page_loads_nothing_from_a_cdn(client):
 @pytest.fixture
 def requests_keep_the_test_transaction():
     """The real WSGI handler closes connections per request, which kills the test transaction on
-    PostgreSQL (shared notes §3.4); Django's own test client disconnects the same signal handler."""
+    PostgreSQL; Django's own test client disconnects the same signal handler."""
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     yield

@@ -1,7 +1,7 @@
 """Parser for mdtest output, from LLNL mdtest 1.7/1.8 to the mdtest bundled with IOR 4.x.
 
 One grammar covers every version because the versions differ only in details the parser can
-afford to be liberal about (see ``shared/docs/io500-formats.md`` section 5):
+afford to be liberal about (see ``docs/io500-formats.md`` section 5):
 
 * the launch line says ``nodes`` (1.x) or ``node(s)``; the command line is printed plain, with
   each argument in double quotes (IOR-bundled 1.9.3) or in single quotes (3.3+);

@@ -441,7 +441,7 @@ class BenchmarkMarkedInvalidRule(AnomalyRule):
         """Only a stonewall-time comment under an unmarked score: warn, not error.
 
         From isc21 the C application writes "; ERROR INVALID stonewall-time < 30s" when an scc run
-        used the stricter 300 s stonewall, yet leaves the score unmarked (io500-formats.md §4.1):
+        used the stricter 300 s stonewall, yet leaves the score unmarked (docs/io500-formats.md §4.1):
         the run met a stricter rule than required, so it stays ranked with a badge.
         """
         only_stonewall_comments = facts.invalid_reasons and all(

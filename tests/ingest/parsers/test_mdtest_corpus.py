@@ -1,7 +1,7 @@
 """Every real mdtest log in ../shared parses, and every SUMMARY row keeps its four numbers as printed.
 
 The expected rows come from an independent, deliberately simple reading of the raw text (the
-recipe of io500-formats.md section 5), not from the parser under test.
+recipe of docs/io500-formats.md section 5), not from the parser under test.
 """
 
 import re

@@ -5,7 +5,7 @@
 Keys before the first section (isc20 - isc21) and keys of ``[run]`` (sc21 on) are the run header;
 ``; START``/``; END``/``; ERROR``/``; WARNING`` lines are comments the app writes.
 
-``result_summary.txt`` comes in three generations (see the formats document, section 2.1):
+``result_summary.txt`` comes in three generations (see docs/io500-formats.md, section 2.1):
 
 * G1 (isc20, early sc20): ``[SCORE] Bandwidth x GB/s`` (the value is GiB/s), ``GiB/s `` with a blank
 * G2 (sc20 after the unit fix): ``[SCORE] Bandwidth x GiB/s``

@@ -67,7 +67,7 @@ def parse_version(version: str) -> dict:
 
 
 def generation_of(result: ResultTxt | None, summary: CappSummary | None, version: str) -> str:
-    """capp-g1 / capp-g2 / capp-g3 (formats document 2.1), from the summary grammar when present."""
+    """capp-g1 / capp-g2 / capp-g3 (docs/io500-formats.md 2.1), from the summary grammar when present."""
     if summary is not None and summary.score is not None:
         if summary.mode or summary.score.tag in ("SCORE ", "SCOREX"):
             return GENERATION_CAPP_G3

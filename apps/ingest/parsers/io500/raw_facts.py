@@ -24,7 +24,7 @@ from apps.ingest.parsers.mdtest import rank_shift_option
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 
 # An mdtest write rate is "inflated" (SC18 IOR-bundled mdtest with -W) when rate x phase time
-# exceeds the items the ranks can have created by more than this factor (formats document 6.16).
+# exceeds the items the ranks can have created by more than this factor (docs/io500-formats.md 6.16).
 INFLATION_THRESHOLD = 1.5
 
 

@@ -1,6 +1,6 @@
 """The 2017-2020 ``io500.sh`` era: ``result_summary.txt``, ``io-500-summary.<TS>.txt`` and SC17 stdout.
 
-Bash summary lines (section 2.2 of the formats document)::
+Bash summary lines (docs/io500-formats.md section 2.2)::
 
     [RESULT<inv>] BW   phase 1            ior_easy_write              298.134 GB/s : time 820.62 seconds
     [RESULT<inv>] IOPS phase 3                      find            32781.350 kiops : time  35.22 seconds
