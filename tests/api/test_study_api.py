@@ -107,3 +107,21 @@ def test_a_study_of_several_jobs_a_configuration_reads_with_verdicts_intervals_a
 
 def test_the_studies_api_is_read_only(alice_client):
     assert alice_client.post(STUDIES, {"name": "new"}).status_code == 405
+
+
+def test_an_upload_sets_the_margin_of_the_study_it_creates_and_not_of_an_existing_one(
+        alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = post_upload(alice_client, STUDY_LOG.read_bytes(), "one.txt", study="margins", margin="0.2")
+    assert first.status_code == 202, first.json()
+    assert Study.objects.get(name="margins").margin == 0.2
+
+    edited = STUDY_LOG.read_bytes().replace(b"3374.47", b"3374.48", 1)  # another log, same study
+    with django_capture_on_commit_callbacks(execute=True):
+        second = post_upload(alice_client, edited, "two.txt", study="margins", margin="0.5")
+    assert second.status_code == 202, second.json()
+    assert Study.objects.get(name="margins").margin == 0.2
+
+    refused = post_upload(alice_client, STUDY_LOG.read_bytes(), "three.txt", study="other", margin="2")
+    assert refused.status_code == 400
+    assert "margin" in refused.json()
