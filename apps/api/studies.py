@@ -14,7 +14,7 @@ from rest_framework import serializers, viewsets
 from apps.api.serializers import SystemSummarySerializer
 from apps.api.views import ApiDefaults
 from apps.results.models import Study, StudyPoint
-from apps.results.studies.analysis import axis_names, compare, comparisons_of
+from apps.results.studies.analysis import Verdict, axis_names, comparisons_of
 
 
 class StudyPointSerializer(serializers.ModelSerializer):
@@ -32,10 +32,15 @@ class ComparisonSerializer(serializers.Serializer):
     a = serializers.JSONField()
     b = serializers.JSONField()
     fixed = serializers.JSONField()
-    p_value = serializers.FloatField(allow_null=True, help_text="Holm-adjusted within the group")
-    ratio = serializers.FloatField(allow_null=True, help_text="mean(a) / mean(b)")
-    significant = serializers.BooleanField()
-    verdict = serializers.CharField()
+    p_value = serializers.FloatField(allow_null=True, help_text="Holm-adjusted within the group (Welch on job means)")
+    ratio = serializers.FloatField(allow_null=True, help_text="ratio of the geometric means of a's and b's job means")
+    ratio_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2,
+                                     help_text="95 % confidence interval of the ratio; null when not testable")
+    jobs = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
+                                 help_text="jobs (logs) on each side; fewer than 2 on a side is not testable")
+    significant = serializers.BooleanField(help_text="whether the verdict is different")
+    verdict = serializers.ChoiceField(choices=[v.value for v in Verdict])
+    verdict_sentence = serializers.CharField(help_text="the comparison in words")
 
 
 class StudySummarySerializer(serializers.ModelSerializer):
@@ -48,7 +53,7 @@ class StudySummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Study
         fields = ["id", "name", "system", "filesystem", "lustre_build", "notes", "created_at", "point_count",
-                  "log_count", "page_url", "unit", "scaling_series"]
+                  "log_count", "page_url", "unit", "margin", "scaling_series"]
         extra_kwargs = {"scaling_series": {"help_text": "the DNE scaling series this study is written from, if any"}}
 
 
@@ -66,8 +71,8 @@ class StudyDetailSerializer(StudySummarySerializer):
 
     @extend_schema_field(ComparisonSerializer(many=True))
     def get_comparisons(self, study: Study) -> list[dict]:
-        comparisons = comparisons_of(compare(study.ordered_points()))
-        return [{**comparison.as_dict(), "verdict": comparison.verdict} for comparison in comparisons]
+        return [{**comparison.as_dict(), "verdict_sentence": comparison.verdict}
+                for comparison in comparisons_of(study.compare())]
 
 
 class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):

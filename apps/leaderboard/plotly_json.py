@@ -14,6 +14,8 @@ name must stay a name.
 from html import escape
 from typing import Any
 
+from plotly.colors import qualitative, sample_colorscale
+
 COLOURS = ["#1f5fbf", "#b26a00", "#1e7d32", "#7b3fa0", "#b3261e"]
 BASE_LAYOUT = {
     "font": {"family": "system-ui, sans-serif", "size": 12},
@@ -35,6 +37,16 @@ def bar(**attributes: Any) -> dict[str, Any]:
 
 def scatter(**attributes: Any) -> dict[str, Any]:
     return {"type": "scatter", **attributes}
+
+
+def series_colours(count: int) -> list[str]:
+    """``count`` colours, no two alike: plotly's qualitative Dark24 then Light24 (48 designed to be told
+    apart), and past that evenly spaced samples of the Turbo scale, so that a study with many configs
+    never draws two series in one colour (plotly.js's default cycle repeats after 10)."""
+    palette = [*qualitative.Dark24, *qualitative.Light24]
+    if count <= len(palette):
+        return palette[:count]
+    return sample_colorscale("Turbo", [index / (count - 1) for index in range(count)])
 
 
 def escaped(text: Any) -> str:

@@ -5,6 +5,8 @@
   drawn;
 * ``lines_figure``: mean bandwidth against a numeric axis (nodes, a DNE series' MDT count), one line per row.
 
+Each row (series) has its own colour (``series_colours``), the same in both figures.
+
 The values are in the study's unit: IOR's MiB/s, or a DNE series' mdtest ops/s.
 
 Pure functions of a pivot (``apps.results.studies.analysis.pivot``). Config values come from the
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.leaderboard.plotly_json import bar, escaped, figure, scatter
+from apps.leaderboard.plotly_json import bar, escaped, figure, scatter, series_colours
 
 
 def _label(values: list[Any]) -> str:
@@ -43,11 +45,11 @@ def _hover(row_label: str, unit: str) -> str:
 def grouped_bars_figure(table: dict[str, Any], title: str, unit: str) -> dict[str, Any]:
     columns = [_label(values) for values in table["column_values"]]
     traces = []
-    for row in table["body"]:
+    for row, colour in zip(table["body"], series_colours(len(table["body"])), strict=True):
         means = [cell.mean if cell else None for cell in row["cells"]]
         spreads = [cell.stddev if cell and cell.stddev is not None else 0 for cell in row["cells"]]
         traces.append(bar(
-            x=columns, y=means, name=_label(row["row"]),
+            x=columns, y=means, name=_label(row["row"]), marker={"color": colour},
             error_y={"type": "data", "array": spreads, "visible": True},
             hovertemplate=_hover(_label(row["row"]), unit),
         ))
@@ -58,11 +60,11 @@ def lines_figure(table: dict[str, Any], title: str, unit: str) -> dict[str, Any]
     """Mean bandwidth against the first column axis on a log scale, ticks only where measured."""
     xs = [values[0] for values in table["column_values"]]
     traces = []
-    for row in table["body"]:
+    for row, colour in zip(table["body"], series_colours(len(table["body"])), strict=True):
         present = [(x, cell) for x, cell in zip(xs, row["cells"], strict=True) if cell and cell.mean is not None]
         traces.append(scatter(
             x=[x for x, _ in present], y=[cell.mean for _, cell in present], mode="lines+markers",
-            name=_label(row["row"]),
+            name=_label(row["row"]), marker={"color": colour}, line={"color": colour},
             error_y={"type": "data", "array": [cell.stddev or 0 for _, cell in present], "visible": True},
             hovertemplate=_hover(_label(row["row"]), unit),
         ))

@@ -1,4 +1,7 @@
-"""Parameter study pages: the list of studies, and one study with its pivot, verdicts and charts.
+"""Parameter study pages: the list of studies, and one study with its pivot, verdict table and charts.
+
+The verdict table lists each group (one axis, the others fixed) once: axes that change together (a
+config and its label, nodes and tasks) are one row header, not two copies of the same comparisons.
 
 The views fetch the points (two queries whatever the study holds), hand them to
 ``apps.results.studies.analysis`` and render; the rules live there.
@@ -14,7 +17,17 @@ from django.shortcuts import get_object_or_404, render
 
 from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
 from apps.results.models import Study
-from apps.results.studies.analysis import compare, independent_axes, pivot, varying_axes
+from apps.results.studies.analysis import (
+    Comparison,
+    GroupVerdict,
+    covarying_axes,
+    describe_fixed,
+    describe_value,
+    independent_axes,
+    margin_words,
+    pivot,
+    varying_axes,
+)
 
 # Axes drawn as lines (a log x axis): client nodes, and a DNE series' MDT count. Nodes come first by default.
 LINE_AXES = ("nodes", "mdt_count")
@@ -24,6 +37,33 @@ LINE_AXES = ("nodes", "mdt_count")
 class Chart:
     id: str
     figure: dict[str, Any]
+
+
+@dataclass
+class VerdictGroup:
+    """One group of the verdict table: the axis with the axes that change with it, where, and its rows."""
+
+    axis: str
+    where: str
+    group: GroupVerdict
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return [_verdict_row(comparison) for comparison in self.group.comparisons]
+
+
+def _verdict_row(comparison: Comparison) -> dict[str, Any]:
+    ratio, interval = comparison.ratio, comparison.ratio_ci
+    return {
+        "a": describe_value(comparison.axis, comparison.a),
+        "b": describe_value(comparison.axis, comparison.b),
+        "ratio": f"{ratio:.3g}" if ratio is not None else "—",
+        "interval": f"{interval[0]:.3g}–{interval[1]:.3g}" if interval else "",
+        "jobs": comparison.jobs,
+        "verdict": comparison.verdict_code.value,
+        "words": comparison.verdict_label,
+        "sentence": comparison.verdict,
+    }
 
 
 def study_list(request: HttpRequest) -> HttpResponse:
@@ -41,7 +81,11 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     columns = _choice(request.GET.get("columns"), varying) or _default_columns(points)
     rows = [name for name in independent_axes(points) if name != columns]
     table = pivot(points, operation, rows=rows, columns=[columns] if columns else [])
-    groups = compare([point for point in points if point.operation == operation])
+    operation_points = [point for point in points if point.operation == operation]
+    axis_sets = covarying_axes(operation_points)
+    groups = study.compare(operation_points, axes=[members[0] for members in axis_sets])
+    together = {members[0]: " · ".join(members) for members in axis_sets}
+    verdict_groups = [VerdictGroup(together[group.axis], describe_fixed(group.fixed), group) for group in groups]
     charts = []
     if points:
         title = f"{operation}: mean ± stddev over the repetitions"
@@ -57,10 +101,9 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "varying": varying,
         "columns": columns,
         "table": table,
-        "groups": groups,
-        "significant_groups": [group for group in groups if group.any_significant],
-        "quiet_groups": [group for group in groups if not group.any_significant],
+        "verdict_groups": verdict_groups,
         "charts": charts,
+        "margin_percent": margin_words(study.margin),
     }
     return render(request, "leaderboard/study_detail.html", context)
 

@@ -322,6 +322,18 @@ class ScalingPointAdmin(admin.ModelAdmin):
     raw_id_fields = ["series"]
 
 
+@admin.register(models.Study)
+class StudyAdmin(admin.ModelAdmin):
+    """Studies are written by ingest; here an operator sets what a reader may not: the name, the notes and the
+    equivalence margin the verdicts use."""
+
+    list_display = ["name", "system", "unit", "margin", "created_at"]
+    search_fields = ["name"]
+    fields = ["name", "system", "filesystem", "lustre_build", "notes", "margin", "unit", "scaling_series"]
+    readonly_fields = ["unit", "scaling_series"]
+    raw_id_fields = ["system", "lustre_build"]
+
+
 @admin.register(models.Change)
 class ChangeAdmin(admin.ModelAdmin):
     """Triage: staff set the status and a note; everything else is what detection found."""

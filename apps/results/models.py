@@ -10,6 +10,7 @@ import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.db.models import F
 from django.db.models.functions import Upper
@@ -23,6 +24,7 @@ from apps.results.querysets import ListEntryQuerySet, RunQuerySet
 from apps.results.reproducibility import LEVELS, UNDEFINED
 from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
+from apps.results.studies.analysis import DEFAULT_ALPHA, DEFAULT_MARGIN, compare
 from apps.results.submission_rules import EDITIONS, Clause, clauses_for, manual_checklist
 
 
@@ -917,6 +919,11 @@ class Study(models.Model):
                                   help_text="axis names in the order ingest first met them: the manifest's columns, "
                                             "then the log's (PostgreSQL's jsonb does not keep a point's key order)")
     unit = models.CharField(max_length=20, default="MiB/s", help_text="the unit of the points' values")
+    margin = models.FloatField(
+        default=DEFAULT_MARGIN, validators=[MinValueValidator(0.001), MaxValueValidator(1.0)],
+        help_text="the smallest difference that matters, as a fraction (0.05 = 5 %): a significant difference "
+                  "smaller than this is not called different, and two configurations whose ratio's 90 % "
+                  "interval lies within [1/(1+margin), 1+margin] are called the same")
     scaling_series = models.OneToOneField(
         ScalingSeries, null=True, blank=True, on_delete=models.CASCADE, related_name="study",
         help_text="the DNE scaling series this study is the parameter-study view of; its points are written "
@@ -947,6 +954,11 @@ class Study(models.Model):
         for point in points:
             point.axes = dict(sorted(point.axes.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0])))
         return points
+
+    def compare(self, points=None, *, alpha: float = DEFAULT_ALPHA, axes=None) -> list:
+        """The pairwise comparisons of ``points`` (default: all of the study's) along ``axes`` (default: every
+        varying axis), judged with the study's margin."""
+        return compare(self.ordered_points(points), alpha=alpha, margin=self.margin, axes=axes)
 
     def store_scaling_points(self, points) -> None:
         """Write the study points of a DNE series' points (records or rows), replacing the study points of

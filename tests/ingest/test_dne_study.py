@@ -95,9 +95,10 @@ def test_the_shared_campaign_sample_study_holds_every_summary_row_and_iteration_
 
 
 @pytest.mark.corpus
-def test_on_the_shared_sample_mdt_counts_far_apart_in_rate_are_significant_and_worded():
-    """With about 1.5 % noise over 5 iterations (README), two MDT counts whose printed means differ by
-    more than 20 % at the same client load must come out significant, with the ratio of the means."""
+def test_on_the_shared_sample_mdt_counts_are_compared_by_their_printed_means_and_not_tested_on_one_job():
+    """The sample (README) is one log per configuration with 5 iterations: one job a side, so no pair is
+    tested (iterations of one job are not independent repetitions) and none is called significant; the
+    ratio is still the ratio of the printed means, for every pair of MDT counts at the same client load."""
     root = shared_path("dne-campaign-sample")
     ingest_mdtest_paths([root], series_name="sample")
     expected = expected_points(root)
@@ -117,10 +118,9 @@ def test_on_the_shared_sample_mdt_counts_far_apart_in_rate_are_significant_and_w
         mean_b = means[(comparison["b"], fixed["tasks"], fixed["files_per_dir"], comparison["operation"])]
         ratio = float(mean_a / mean_b)
         assert comparison["ratio"] == pytest.approx(ratio, rel=1e-5)
-        if ratio > 1.2 or ratio < 1 / 1.2:
-            assert comparison["significant"], comparison
-            checked += 1
-    assert checked > 100
+        assert (comparison["verdict"], comparison["jobs"], comparison["significant"]) == ("not_testable", [1, 1], False)
+        checked += ratio > 1.2 or ratio < 1 / 1.2
+    assert checked == 634  # the pairs 20 % apart (docs/studies.md): measured, not tested
 
 
 def export_study(name: str) -> str:
@@ -138,8 +138,9 @@ def test_export_study_prints_the_series_study_with_its_axes_and_comparisons(camp
     assert len(document["points"]) == 120
     varying = {comparison["axis"] for comparison in document["comparisons"]}
     assert varying == {"mdt_count", "nodes", "tasks"}
-    tested = [comparison for comparison in document["comparisons"] if comparison["p_value"] is not None]
-    assert len(tested) == len(document["comparisons"]) > 0
+    assert document["comparisons"]
+    assert {(c["verdict"], c["p_value"], tuple(c["jobs"])) for c in document["comparisons"]} == {
+        ("not_testable", None, (1, 1))}  # one log per configuration: one job a side
 
 
 def test_ingesting_the_same_campaign_again_adds_no_study_and_no_study_point(campaign):

@@ -84,9 +84,11 @@ def test_an_ior_easy_read_at_5_4x_of_its_own_data_that_fits_in_client_memory_is_
     assert "each node read its own data" in finding.message
 
 
-def test_an_ior_easy_read_at_8_3x_with_11_6x_on_ior_hard_and_a_stat_cache_effect_is_a_cache_effect():
+def test_an_ior_easy_read_at_8_3x_with_11_6x_on_ior_hard_is_a_cache_effect_by_the_other_read_alone():
     """Held-out miss 2: ior-easy 8.3x, ior-hard 11.6x (beyond its p90 of 44 / 5 = 8.8), and the
-    mdtest-easy stats 60x the creates (a stat cache effect: 60 >= 48). IOR ran with -C as io500 does."""
+    mdtest-easy stats 60x the creates. IOR ran with -C as io500 does. The stat cache effect no longer
+    corroborates (it added false positives and no recall on the corpus): the unusual ior-hard read, weight
+    0.69, brings the need to 1.92 x 5 ** (1 / 1.69) = 4.98x."""
     facts = io500_run(easy_read=8.3, hard_read=11.6, easy_stat=60.0)
 
     assert "mdtest_easy_stat" in findings(facts, "cache_effect_stat")
@@ -94,9 +96,10 @@ def test_an_ior_easy_read_at_8_3x_with_11_6x_on_ior_hard_and_a_stat_cache_effect
 
     pieces = pieces_of(finding)
     assert (pieces["sibling_read"]["phase"], pieces["sibling_read"]["verdict"]) == ("ior_hard_read", "unusual")
-    assert pieces["stat_cache"]["verdict"] == "found"
+    assert "stat_cache" not in pieces
     assert pieces["locality"]["verdict"] == "other_node"
-    assert finding.evidence["decisive"] in {"sibling_read", "stat_cache"}
+    assert finding.evidence["decisive"] == "sibling_read"
+    assert finding.evidence["required_ratio"] == pytest.approx(1.92 * 5 ** (1 / 1.69))
     assert "another node's data" in finding.message  # the reordering is named: not the node's own cache
 
 
@@ -174,7 +177,7 @@ def test_a_ratio_at_its_threshold_keeps_every_piece_in_the_evidence():
     finding = findings(facts)["ior_easy_read"]
 
     assert finding.evidence["decisive"] == "ratio"
-    assert set(pieces_of(finding)) == {"ratio", "locality", "network", "memory", "sibling_read", "stat_cache"}
+    assert set(pieces_of(finding)) == {"ratio", "locality", "network", "memory", "sibling_read"}
 
 
 # -- The combination ------------------------------------------------------------------------------
@@ -185,12 +188,12 @@ def test_a_ratio_at_its_threshold_keeps_every_piece_in_the_evidence():
     [
         ({}, 9.6),  # no support: the threshold, 1.92 x 5
         ({"reordering": OWN_DATA}, 1.92 * 5 ** (1 / 2)),  # weight 1: 4.29x
-        ({"reordering": OWN_DATA, "easy_stat": 60.0}, 1.92 * 5 ** (1 / 3)),  # weights 1 + 1: 3.28x
+        ({"reordering": OWN_DATA, "hard_read": 11.6}, 1.92 * 5 ** (1 / 3)),  # weights 1 + 1: 3.28x
     ],
 )
 def test_each_supporting_piece_of_weight_1_takes_a_further_root_of_the_multiple(changes, required):
     """By hand, for ior-easy (p90 = 9.6 / 5 = 1.92) with both weights at 1."""
-    thresholds = {"cache_weight_ior_own_data": 1.0, "cache_weight_stat_cache": 1.0}
+    thresholds = {"cache_weight_ior_own_data": 1.0, "cache_weight_sibling_read": 1.0}
 
     def easy_read_flagged(ratio: float) -> bool:
         found = evaluate_all(io500_run(easy_read=ratio, **changes), thresholds, rules=["cache_effect_read"])
@@ -200,15 +203,17 @@ def test_each_supporting_piece_of_weight_1_takes_a_further_root_of_the_multiple(
     assert not easy_read_flagged(required * 0.99)
 
 
-def test_mdtest_stats_without_rank_shift_read_their_own_files():
-    # 40x the creates: below 48x; without -N the own-data weight (0.7) lowers the need to
-    # 48 / 5 x 5 ** (1 / 1.7) = 24.8x
-    finding = findings(io500_run(easy_stat=40.0, rank_shift=0), "cache_effect_stat")["mdtest_easy_stat"]
+def test_mdtest_stats_without_rank_shift_are_recorded_as_reading_their_own_files_but_weigh_nothing():
+    """Without -N an mdtest stat reads its own files; on the corpus that support (then weight 0.7) flagged
+    sub-42 and sub-63 out of sample and found no labelled stat cache effect the ratio missed: it goes."""
+    assert findings(io500_run(easy_stat=40.0, rank_shift=0), "cache_effect_stat") == {}  # 40x < 48x
 
-    assert finding.evidence["decisive"] == "locality"
-    assert finding.evidence["required_ratio"] == pytest.approx(9.6 * 5 ** (1 / 1.7))
+    finding = findings(io500_run(easy_stat=50.0, rank_shift=0), "cache_effect_stat")["mdtest_easy_stat"]
+
+    assert finding.evidence["decisive"] == "ratio"
+    assert finding.evidence["required_ratio"] == pytest.approx(48.0)
     assert pieces_of(finding)["locality"] == {"piece": "locality", "rank_shift": 0, "client_nodes": 10,
-                                              "verdict": "own_data", "weight": 0.7}  # fmt: skip
+                                              "verdict": "own_data", "weight": 0.0}  # fmt: skip
 
 
 def test_a_stat_cache_effect_does_not_corroborate_the_mdtest_hard_read_of_the_same_metadata_path():

@@ -308,7 +308,10 @@ def parse_options(argv: list[str]) -> dict[str, str | bool]:
 
 
 def task_reordering(argv: list[str]) -> TaskReordering:
-    """The ``-C``/``-Z``/``-Q`` facts of an IOR command line (long option names too)."""
+    """The ``-C``/``-Z``/``-Q`` facts of an IOR command line (long option names too).
+
+    ``-Q`` (``taskPerNodeOffset``) counts nodes: with ``-C`` each task reads back what the task
+    ``Q`` x tasks-per-node ranks away wrote, the data of the node ``Q`` nodes away (hpc/ior#162)."""
     options = parse_options(argv)
     constant = options.get("C") is True or options.get("reorderTasks") is True
     random = options.get("Z") is True or options.get("reorderTasksRandom") is True

@@ -4,6 +4,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
+
 from apps.ingest.core.archive import is_junk_entry
 from apps.ingest.core.common import IngestError, IngestUsageError
 from apps.ingest.parsers.ior import looks_like_ior_output, parse_ior_bytes
@@ -42,12 +44,16 @@ class StudyIngestSummary(LogIngestSummary):
 
 
 def ingest_ior_paths(paths: Iterable[str | Path], *, study_name: str, manifest: str | Path | None = None,
-                     upload: Upload | None = None, notes: str = "") -> StudyIngestSummary:
-    """Ingest IOR logs, folders of logs or archives of logs into the study ``study_name`` (created if new)."""
+                     upload: Upload | None = None, notes: str = "", margin: float | None = None) -> StudyIngestSummary:
+    """Ingest IOR logs, folders of logs or archives of logs into the study ``study_name`` (created if new).
+    ``margin``, when given, is the study's equivalence margin (set on an existing study too: an operator's)."""
     _refuse_a_dne_study(study_name, IngestUsageError)
+    if margin is not None:
+        _check_margin(margin)
     summary = StudyIngestSummary(study=study_name)
     return ingest_logs(summary, paths, manifest, read_manifest=read_study_manifest, name_of=lambda path: path.name,
-                       open_session=lambda: _Session(study_name, summary, upload=upload, notes=notes))
+                       open_session=lambda: _Session(study_name, summary, upload=upload, notes=notes,
+                                                     margin=margin, margin_of_existing=True))
 
 
 def ingest_ior_upload(upload: Upload) -> list:
@@ -58,7 +64,8 @@ def ingest_ior_upload(upload: Upload) -> list:
     study_name = declared.get("study") or Path(upload.original_name).name.split(".")[0] or "IOR upload"
     _refuse_a_dne_study(study_name, IngestError)
     summary = StudyIngestSummary(study=study_name)
-    _Session(study_name, summary, upload=upload, notes=declared.get("notes", "")).ingest_upload(upload)
+    _Session(study_name, summary, upload=upload, notes=declared.get("notes", ""),
+             margin=declared.get("margin"), margin_of_existing=False).ingest_upload(upload)
     if summary.problems:
         raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
     if not summary.found_any:
@@ -73,7 +80,15 @@ def ingest_paths(paths: Iterable[str | Path], options: dict, **_) -> StudyIngest
         raise IngestUsageError("give at least one IOR log, folder or archive")
     if not options.get("study"):
         raise IngestUsageError("--study NAME is required with --kind ior")
-    return ingest_ior_paths(paths, study_name=options["study"], manifest=options.get("manifest"))
+    return ingest_ior_paths(paths, study_name=options["study"], manifest=options.get("manifest"),
+                            margin=options.get("margin"))
+
+
+def _check_margin(margin: float) -> None:
+    try:
+        Study._meta.get_field("margin").run_validators(margin)
+    except ValidationError as error:
+        raise IngestUsageError(f"--margin {margin}: {' '.join(error.messages)}") from error
 
 
 def _refuse_a_dne_study(study_name: str, error: type[Exception]) -> None:
@@ -86,8 +101,15 @@ def _refuse_a_dne_study(study_name: str, error: type[Exception]) -> None:
 class _Session(LogBatchSession):
     """One ingest call: the study, what it already holds, and the report being written."""
 
-    def __init__(self, study_name: str, summary: StudyIngestSummary, *, upload: Upload | None, notes: str):
-        study, created = Study.objects.get_or_create(name=study_name, defaults={"upload": upload, "notes": notes})
+    def __init__(self, study_name: str, summary: StudyIngestSummary, *, upload: Upload | None, notes: str,
+                 margin: float | None = None, margin_of_existing: bool = False):
+        """``margin`` is set on a study this session creates, and on an existing one if ``margin_of_existing``
+        (the command line's operator; an upload does not change a study's margin)."""
+        defaults = {"upload": upload, "notes": notes, **({"margin": margin} if margin is not None else {})}
+        study, created = Study.objects.get_or_create(name=study_name, defaults=defaults)
+        if not created and margin_of_existing and margin is not None and study.margin != margin:
+            study.margin = margin
+            study.save(update_fields=["margin"])
         summary.study_id = study.pk
         stored_axes: dict[str, list] = {}
         for log_hash, test_index, operation, axes in study.points.values_list(

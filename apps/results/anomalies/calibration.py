@@ -241,18 +241,15 @@ def _piece_counts(training: list[RunFacts], thresholds: Mapping[str, Any]) -> di
 
     ior_reads = [fast for fast, _, _ in IOR_READ_PAIRS]
     for facts in training:
-        for tool, names in (("ior", ior_reads), ("mdtest", [fast for fast, _, _ in (*STAT_PAIRS, READ_PAIRS[2])])):
-            owned = [cache_physics.own_data(facts, facts.phases[name], name) for name in names if name in facts.phases]
-            known = [own for own in owned if own is not None]
-            count(cache_physics.LOCALITY_WEIGHT[tool], any(known) if known else None)
+        owned = [cache_physics.own_data(facts, facts.phases[name], name) for name in ior_reads if name in facts.phases]
+        known = [own for own in owned if own is not None]
+        count(cache_physics.LOCALITY_WEIGHT["ior"], any(known) if known else None)
         memories = [cache_physics.memory(facts, facts.phases[name]) for name in ior_reads if name in facts.phases]
         verdicts = [piece["verdict"] for piece in memories if piece]
         count("cache_weight_memory_fits", "fits" in verdicts if verdicts else None)
         siblings = [cache_physics.sibling_read(facts, name, thresholds) for name in ior_reads]
         verdicts = [piece["verdict"] for piece in siblings if piece]
         count("cache_weight_sibling_read", "unusual" in verdicts if verdicts else None)
-        stat = cache_physics.stat_cache(facts, thresholds)
-        count("cache_weight_stat_cache", None if stat is None else stat["verdict"] == "found")
     return {key: (present, known) for key, (present, known) in counts.items()}
 
 
@@ -261,12 +258,9 @@ def fit_cache_weights(training: list[RunFacts], ratio_thresholds: Mapping[str, f
 
     Label-free like the ratio thresholds: only how common each piece is among the training runs,
     judged with the ratio thresholds fitted on the same runs. A run counts once per piece (a read
-    without reordering on ior-easy or ior-hard, an mdtest phase without -N ...). ``stat_cache`` is
-    judged with the stat pieces' weight fitted first, as the stat rule will use it.
+    without reordering on ior-easy or ior-hard ...).
     """
     thresholds = {**DEFAULT_THRESHOLDS, **ratio_thresholds}
-    mdtest_key = cache_physics.LOCALITY_WEIGHT["mdtest"]
-    thresholds[mdtest_key] = piece_weight(*_piece_counts(training, thresholds)[mdtest_key])
     return {key: piece_weight(*counted) for key, counted in _piece_counts(training, thresholds).items()}
 
 

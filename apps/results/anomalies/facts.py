@@ -25,9 +25,11 @@ class TaskReordering:
     Filled by the IOR reader (``apps.ingest.parsers.ior``); rules read it, never the command line.
     """
 
-    constant: bool = False  # -C: read back with a constant shift of tasks_per_node (IO500 default)
+    constant: bool = False  # -C: read back with a constant shift of offset x tasks per node (IO500 default)
     random: bool = False  # -Z: read back with a random task order
-    offset: int | None = None  # -Q: the shift, in tasks, of -C (1 when not given)
+    # -Q (taskPerNodeOffset): the shift of -C in *nodes*, not tasks: each task reads what the task
+    # offset x tasks-per-node ranks away wrote, i.e. the data of the node `offset` nodes away (1 when not given)
+    offset: int | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskReordering:

@@ -96,7 +96,6 @@ PIECE_WORDS = {
     "locality": "each node read its own data",
     "memory": "the data per node fit in the client memory",
     "sibling_read": "the other IOR read is also beyond its usual ratio",
-    "stat_cache": "a stat phase of the run shows a stat cache effect",
 }
 
 
@@ -132,7 +131,7 @@ class CacheEffectStatRule(AnomalyRule):
     clause = "IO500-NO-CLIENT-CACHE"
     description = "mdtest stat rate implausibly far above the create rate of the same files (client cache)"
     severity = "warn"
-    thresholds = ("stat_over_create_easy", "stat_over_create_hard", "cache_weight_mdtest_own_data")
+    thresholds = ("stat_over_create_easy", "stat_over_create_hard")
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
         explain = "the stats were most likely answered from client caches, not by the metadata servers."
@@ -146,7 +145,7 @@ class CacheEffectReadRule(AnomalyRule):
     Reading back is often faster than writing (no allocation, no parity), but not by an order of
     magnitude beyond what the corpus shows for the pair; beyond that the reads came from page or
     client caches. Less is needed when the run corroborates it (reads of the node's own data, the
-    other IOR read also fast, a stat cache effect: ``cache_physics``). warn, like the stat cache effect.
+    other IOR read also fast: ``cache_physics``). warn, like the stat cache effect.
     """
 
     name = "cache_effect_read"
@@ -158,12 +157,8 @@ class CacheEffectReadRule(AnomalyRule):
         "read_over_write_ior_hard",
         "read_over_write_mdtest_hard",
         "cache_weight_ior_own_data",
-        "cache_weight_mdtest_own_data",
         "cache_weight_memory_fits",
         "cache_weight_sibling_read",
-        "cache_weight_stat_cache",
-        "stat_over_create_easy",
-        "stat_over_create_hard",
     )
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:

@@ -24,10 +24,8 @@ DEFAULT_THRESHOLDS: dict[str, float | str] = {
     # suffices. Fitted without labels by calibration.fit_cache_weights: log(1/share) / log(10), at
     # most 1, where share is how often the piece occurs among the corpus runs (smoothed)
     "cache_weight_ior_own_data": 1.0,  # an IOR read without task reordering (-C, -Z)
-    "cache_weight_mdtest_own_data": 0.7,  # an mdtest stat/read without -N
     "cache_weight_memory_fits": 0.3,  # the data read per node fits in the declared client memory
     "cache_weight_sibling_read": 0.69,  # the other IOR read is also beyond the p90 of its ratio
-    "cache_weight_stat_cache": 1.0,  # cache_effect_stat judges a stat phase of the run cached
     # random_read_faster_than_sequential: 4 KiB random reads of the ior-easy files / sequential reads
     "random_over_sequential_read": 1.0,
     # write_phase_under_minimum: IO500 rule (30 s under the student cluster competition rules)

@@ -5,7 +5,15 @@ counts (3-5), noise levels and effect sizes than ``../shared/ior-study-sample``.
 file systems x APIs x hint configs x node counts; within a (file system, API, nodes) cell the configs
 fall into one to three levels whose true means differ by ``effect`` (>= 2x between levels, as the
 sample's ``different`` pairs) or are equal. Repetitions add log-normal noise. ``truth`` lists the
-pairs of configs whose true means differ (``different``) or are equal (``same``), per operation.
+pairs of configs whose true means differ (``different``) or are equal (``same``), per operation, and
+``ratios`` each pair's true ratio.
+
+**Jobs.** With ``jobs`` > 1 each configuration is run as that many jobs (one log each,
+``<config>-<nodes>n-job<j>.txt``), and each job multiplies all its iterations, write and read alike,
+by its own log-normal factor (``job_noise``): the node placement, striping and cache state a job's
+iterations share. That is the noise the shared sample lacks and the study analysis must not mistake
+for an effect. ``study_points`` gives the same study as in-memory points (the fields ingest stores),
+for measuring the verdicts over thousands of pairs without the database (``bench/study_verdicts.py``).
 """
 
 from __future__ import annotations
@@ -30,41 +38,92 @@ class StudySpec:
     repetitions: int
     effect_range: tuple[float, float] = (2.0, 4.0)
     tasks_per_node: int = 16
-    truth: dict[str, list] = field(default_factory=lambda: {"different": [], "same": [], "cells": []})
+    jobs: int = 1
+    job_noise: float = 0.0  # log-normal sigma of a job's factor
+    levels: list[float] | None = None  # the configs' true levels in every cell (default: drawn per cell)
+    truth: dict[str, list] = field(default_factory=lambda: {"different": [], "same": [], "cells": [], "ratios": []})
 
 
-def write_study(spec: StudySpec, root: Path) -> dict[str, list]:
-    """Write the logs and ``manifest.csv`` under ``root``; return the truth."""
+@dataclass
+class GeneratedJob:
+    log: str
+    filesystem: str
+    api: str
+    nodes: int
+    config: str
+    values: dict[str, list[float]]  # operation -> per-iteration MiB/s
+
+
+@dataclass
+class GeneratedPoint:
+    """A study point as ingest stores it (the attributes the analysis reads)."""
+
+    axes: dict
+    operation: str
+    mean: str
+    iterations: list[str]
+    source: str
+    log_hash: str
+
+
+def generate_jobs(spec: StudySpec) -> list[GeneratedJob]:
+    """Every job of the study with its iteration values; fills ``spec.truth`` (pairs and true ratios)."""
     rng = random.Random(spec.seed)
-    rows = []
+    jobs = []
     for filesystem, noise in spec.filesystems.items():
         for api in spec.apis:
             for nodes in spec.nodes:
                 base = rng.uniform(500, 20000) * nodes ** 0.5
-                levels = _levels(rng, spec)
+                levels = spec.levels or _levels(rng, spec)
                 for config, level in zip(spec.configs, levels, strict=True):
                     true_mean = base * level
-                    log = f"{filesystem}/{api}/{config}-{nodes}n.txt"
-                    values = {op: [true_mean * factor * math.exp(rng.gauss(0, noise)) for _ in range(spec.repetitions)]
-                              for op, factor in (("write", 1.0), ("read", 1.3))}
-                    path = root / log
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(_ior_text(spec, api, nodes, config, values))
-                    rows.append({"log": log, "filesystem": filesystem, "config": config,
-                                 "label": f"{config} settings"})
-                    for op, series in values.items():
-                        printed = [f"{v:.2f}" for v in series]
-                        spec.truth["cells"].append({"log": log, "operation": op, "iterations": printed})
+                    for job in range(spec.jobs):
+                        suffix = f"-job{job}" if spec.jobs > 1 else ""
+                        job_factor = math.exp(rng.gauss(0, spec.job_noise)) if spec.job_noise else 1.0
+                        values = {op: [true_mean * factor * job_factor * math.exp(rng.gauss(0, noise))
+                                       for _ in range(spec.repetitions)]
+                                  for op, factor in (("write", 1.0), ("read", 1.3))}
+                        jobs.append(GeneratedJob(f"{filesystem}/{api}/{config}-{nodes}n{suffix}.txt", filesystem,
+                                                 api, nodes, config, values))
                 for op in ("write", "read"):
                     for i, a in enumerate(spec.configs):
                         for j in range(i + 1, len(spec.configs)):
-                            kind = "same" if levels[i] == levels[j] else "different"
-                            spec.truth[kind].append([filesystem, api, nodes, op, a, spec.configs[j]])
+                            pair = [filesystem, api, nodes, op, a, spec.configs[j]]
+                            spec.truth["same" if levels[i] == levels[j] else "different"].append(pair)
+                            spec.truth["ratios"].append([*pair, levels[i] / levels[j]])
+    return jobs
+
+
+def write_study(spec: StudySpec, root: Path) -> dict[str, list]:
+    """Write the logs and ``manifest.csv`` under ``root``; return the truth."""
+    rows = []
+    for job in generate_jobs(spec):
+        path = root / job.log
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_ior_text(spec, job.api, job.nodes, job.config, job.values))
+        rows.append({"log": job.log, "filesystem": job.filesystem, "config": job.config,
+                     "label": f"{job.config} settings"})
+        for op, series in job.values.items():
+            printed = [f"{v:.2f}" for v in series]
+            spec.truth["cells"].append({"log": job.log, "operation": op, "iterations": printed})
     with (root / "manifest.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["log", "filesystem", "config", "label"])
         writer.writeheader()
         writer.writerows(rows)
     return spec.truth
+
+
+def study_points(spec: StudySpec) -> list[GeneratedPoint]:
+    """The study's points in memory, with the printed values and the axes ingest would store."""
+    points = []
+    for job in generate_jobs(spec):
+        axes = {"filesystem": job.filesystem, "config": job.config, "label": f"{job.config} settings",
+                "api": job.api, "nodes": job.nodes, "tasks": job.nodes * spec.tasks_per_node}
+        for op, series in job.values.items():
+            printed = [float(f"{v:.2f}") for v in series]
+            points.append(GeneratedPoint(axes, op, f"{statistics.fmean(printed):.2f}", [f"{v:.2f}" for v in printed],
+                                         job.log, job.log))
+    return points
 
 
 def _levels(rng: random.Random, spec: StudySpec) -> list[float]:

@@ -1,14 +1,17 @@
 """Study analysis on hand-made points: which axes are held fixed, Holm's correction, pivots, verdicts."""
 
 import math
+import statistics
 from types import SimpleNamespace
 
 import pytest
 from scipy import stats
 
 from apps.results.studies.analysis import (
+    Verdict,
     compare,
     comparisons_of,
+    covarying_axes,
     describe_value,
     fixed_axes,
     holm_adjust,
@@ -20,8 +23,17 @@ from apps.results.studies.analysis import (
 )
 
 
-def point(operation="write", mean="100.00", stddev="1.00", iterations=("99.00", "100.00", "101.00"), **axes):
-    return SimpleNamespace(axes=axes, operation=operation, mean=mean, stddev=stddev, iterations=list(iterations))
+def point(operation="write", mean="100.00", stddev="1.00", iterations=("99.00", "100.00", "101.00"), log=None,
+          **axes):
+    """A study point; ``log`` names its job (one log is one job), else each point is a job of its own."""
+    return SimpleNamespace(axes=axes, operation=operation, mean=mean, stddev=stddev, iterations=list(iterations),
+                           log_hash=log)
+
+
+def jobs(means, **axes):
+    """One point per job, each job's printed mean given (its iterations around it)."""
+    return [point(mean=f"{m:.2f}", iterations=[f"{m * 0.99:.2f}", f"{m:.2f}", f"{m * 1.01:.2f}"],
+                  log=f"{axes}-{index}", **axes) for index, m in enumerate(means)]
 
 
 def hints_study():
@@ -42,7 +54,7 @@ def test_a_column_describing_another_travels_with_it_and_is_never_held_fixed():
     assert travelling_axes(points, "config") == ["label"]
     assert fixed_axes(points, "nodes") == ["filesystem", "config"]
     assert travelling_axes(points, "nodes") == ["tasks"]
-    assert by_words(compare(points, axes=["config"]))[0].startswith("no significant difference between any config")
+    assert by_words(compare(points, axes=["config"]))[0].startswith("not testable: no config value has 2 jobs")
     # Compared by its label, a config is the same comparison: config travels, the rest is fixed.
     assert fixed_axes(points, "label") == ["filesystem", "nodes"]
 
@@ -73,18 +85,75 @@ def test_welch_needs_two_repetitions_and_some_spread():
     assert welch_p_value([100.0, 103.0, 98.0], [300.0, 290.0, 310.0]) < 0.001
 
 
-def test_a_threefold_difference_is_significant_and_worded_like_the_seed_tables():
-    fast = point(config="hint4", nodes=8, mean="3000.00", iterations=["2950.00", "3000.00", "3050.00"])
-    slow = point(config="hint7", nodes=8, mean="1000.00", iterations=["980.00", "1000.00", "1020.00"])
-    same = point(config="hint5", nodes=8, mean="3010.00", iterations=["2940.00", "3060.00", "3030.00"])
-    groups = compare([fast, slow, same], axes=["config"])
+def test_a_threefold_difference_between_jobs_is_different_and_worded_like_the_seed_tables():
+    fast = jobs([2950, 3000, 3050], config="hint4", nodes=8)
+    slow = jobs([980, 1000, 1020], config="hint7", nodes=8)
+    same = jobs([2940, 3060, 3030], config="hint5", nodes=8)
+    groups = compare([*fast, *slow, *same], axes=["config"])
     by_pair = {(c.a, c.b): c for c in comparisons_of(groups)}
-    assert by_pair[("hint4", "hint7")].significant
-    assert by_pair[("hint4", "hint7")].ratio == pytest.approx(3.0)
-    assert not by_pair[("hint4", "hint5")].significant
-    assert by_pair[("hint4", "hint7")].verdict.startswith("hint4 is 3x faster than hint7 (write, p=")
+    hint4_7 = by_pair[("hint4", "hint7")]
+    assert (hint4_7.verdict_code, hint4_7.jobs, hint4_7.significant) == (Verdict.DIFFERENT, (3, 3), True)
+    expected_ratio = math.exp(statistics.fmean(map(math.log, [2950, 3000, 3050]))
+                              - statistics.fmean(map(math.log, [980, 1000, 1020])))
+    assert hint4_7.ratio == pytest.approx(expected_ratio, rel=1e-9)
+    low, high = hint4_7.ratio_ci
+    assert low < expected_ratio < high
+    assert high / low < 1.2
+    assert hint4_7.verdict.startswith("hint4 is 3x faster than hint7 (write, ratio 3, 95 % CI ")
+    assert hint4_7.verdict.endswith(", 3 and 3 jobs)")
     assert by_pair[("hint5", "hint7")].p_value >= by_pair[("hint5", "hint7")].p_raw
-    assert by_pair[("hint4", "hint5")].verdict.startswith("no significant difference between hint4 and hint5")
+    # 0.3 % apart with ~2 % job noise: the 90 % interval of the ratio, by hand exp(-0.0033 +- 2.15 x 0.0155)
+    # = 0.964-1.031, lies within 1/1.05-1.05
+    assert by_pair[("hint4", "hint5")].verdict_code is Verdict.SAME
+    assert by_pair[("hint4", "hint5")].verdict.startswith("hint4 and hint5 are the same within ±5% (write, ratio")
+
+
+def test_a_significant_difference_smaller_than_the_margin_is_not_different_but_the_same():
+    """The finding of issue #24: [100.00, 100.00, 100.01] against [100.02] x 3 gave p = 0.038 and "1x faster"."""
+    a = jobs([100.00, 100.00, 100.01], config="a")
+    b = jobs([100.02, 100.02, 100.02], config="b")
+    (comparison,) = comparisons_of(compare([*a, *b]))
+    assert comparison.p_value < 0.05
+    assert (comparison.verdict_code, comparison.significant) == (Verdict.SAME, False)
+    assert comparison.verdict_label == "same within ±5%"
+    # with a margin of 1e-4 the same data is a (tiny) difference
+    (strict,) = comparisons_of(compare([*a, *b], margin=0.0001))
+    assert strict.verdict_code is Verdict.DIFFERENT
+
+
+def test_equivalence_needs_the_whole_90_percent_interval_inside_the_margin():
+    a = jobs([100, 101, 99, 100], config="a")
+    close = jobs([101, 100, 102, 101], config="b")
+    noisy = jobs([90, 112, 95, 108], config="b")
+    (same,) = comparisons_of(compare([*a, *close]))
+    (wide,) = comparisons_of(compare([*a, *noisy]))
+    assert same.verdict_code is Verdict.SAME
+    assert wide.verdict_code is Verdict.INCONCLUSIVE  # job means 90-112: the interval reaches past +-5 %
+    assert wide.verdict.startswith("a vs b: inconclusive, neither a difference of 5% or more nor sameness")
+
+
+def test_iterations_of_one_job_are_not_replicates():
+    """Two jobs of three iterations each, 3x apart: one job a side, not testable however tight the iterations."""
+    fast = point(config="a", mean="3000.00", iterations=["2999.00", "3000.00", "3001.00"], log="job-a")
+    slow = point(config="b", mean="1000.00", iterations=["999.00", "1000.00", "1001.00"], log="job-b")
+    (comparison,) = comparisons_of(compare([fast, slow]))
+    assert (comparison.verdict_code, comparison.p_value, comparison.jobs) == (Verdict.NOT_TESTABLE, None, (1, 1))
+    assert comparison.ratio == pytest.approx(3.0)
+    assert comparison.verdict == ("a vs b: not testable, 1 job against 1: a side needs 2 jobs (logs), its "
+                                  "iterations are not independent (write; measured ratio 3)")
+    assert comparison.as_dict()["ratio_ci"] is None
+
+
+def test_two_tests_of_one_log_with_the_same_configuration_are_one_job():
+    side_a = [point(config="a", mean="100.00", log="one-log"), point(config="a", mean="102.00", log="one-log")]
+    side_b = jobs([50, 51], config="b")
+    (comparison,) = comparisons_of(compare([*side_a, *side_b]))
+    assert comparison.jobs == (1, 2)
+    assert comparison.mean_a == pytest.approx(101.0)
+
+
+def test_co_varying_axes_come_as_one_set_first_axis_first():
+    assert covarying_axes(hints_study()) == [["filesystem"], ["config", "label"], ["nodes", "tasks"]]
 
 
 def test_pivot_rows_and_columns_show_mean_and_stddev_as_printed_in_numeric_order():

@@ -17,7 +17,7 @@ class Command(BaseCommand):
     help = (
         "Ingest IO500 result directories, .tar.gz/.zip archives or whole trees of submissions "
         "(--kind io500, the default), mdtest logs into a scaling series (--kind mdtest), or IOR logs into "
-        "a parameter study (--kind ior --study NAME [--manifest FILE]). "
+        "a parameter study (--kind ior --study NAME [--manifest FILE] [--margin 0.05]). "
         "With --reprocess and no PATH, re-parse every stored upload."
     )
 
@@ -34,6 +34,9 @@ class Command(BaseCommand):
         parser.add_argument("--manifest", type=Path,
                             help="mdtest: manifest CSV (log, mdt_count, ...); ior: CSV of log, then axis columns")
         parser.add_argument("--study", help="ior: the parameter study to add the logs to")
+        parser.add_argument("--margin", type=float,
+                            help="ior: the study's equivalence margin as a fraction (default 0.05 = 5 %%): smaller "
+                                 "significant differences are not called different; sets it on an existing study")
 
     def handle(self, *args, **options):
         pipeline = PIPELINES[options["kind"]]

@@ -12,8 +12,9 @@ class Command(BaseCommand):
     help = (
         "Print a parameter study: every point (max/min/mean/stddev and per-iteration MiB/s as IOR printed "
         "them, its axes and source) and, for every pair of values of every varying axis with the other "
-        "independent axes fixed, Welch's t-test on the repetitions (Holm-corrected p-value), the ratio of "
-        "the means and whether the difference is significant."
+        "independent axes fixed, Welch's t-test on the jobs (one log = one job; Holm-corrected p-value), "
+        "the ratio with its 95 % interval, the jobs a side and the verdict (different, same, inconclusive, "
+        "not_testable) with the study's margin."
     )
 
     def add_arguments(self, parser):
@@ -28,4 +29,4 @@ class Command(BaseCommand):
             known = ", ".join(Study.objects.values_list("name", flat=True)[:20]) or "none yet"
             raise CommandError(f"no study named {options['name']!r} (known: {known})")
         points = study.ordered_points(study.points.order_by("source", "test_index", "operation", "pk"))
-        self.stdout.write(exact_json(study_document(study.name, points, alpha=options["alpha"])))
+        self.stdout.write(exact_json(study_document(study.name, points, alpha=options["alpha"], margin=study.margin)))
