@@ -14,20 +14,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from apps.ingest.parsers.records import ParseError
+from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
 
 # Every line a reader matches is at most this long: the regexes are linear, and a longer line is not a capture.
 MAX_LINE = 64 * 1024
-BANDWIDTH_OPERATIONS = ("read", "write")
-IOPS_OPERATIONS = ("randread", "randwrite")
-OPERATIONS = BANDWIDTH_OPERATIONS + IOPS_OPERATIONS
 MB = 10**6
 MIB = 2**20
+__all__ = ["BANDWIDTH_OPERATIONS", "IOPS_OPERATIONS", "MAX_LINE", "MB", "MIB", "NUMBER", "OPERATIONS", "Figure", "Tool",
+           "ToolReading", "number", "numbered_lines", "text_of", "unit_of"]
 NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-
-
-def unit_of(operation: str) -> str:
-    """``MB/s`` for sequential bandwidth, ``IOPS`` for random operations."""
-    return "IOPS" if operation in IOPS_OPERATIONS else "MB/s"
 
 
 @dataclass(frozen=True)

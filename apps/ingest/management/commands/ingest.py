@@ -34,6 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--manifest", type=Path,
                             help="mdtest: manifest CSV (log, mdt_count, ...); ior: CSV of log, then axis columns")
         parser.add_argument("--study", help="ior: the parameter study to add the logs to")
+        parser.add_argument("--name", help="stack: the name of the bottom-up campaign (default: stack.yaml's)")
 
     def handle(self, *args, **options):
         pipeline = PIPELINES[options["kind"]]
