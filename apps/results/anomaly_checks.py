@@ -17,7 +17,7 @@ def duplicate_context(run: Run) -> RuleContext:
         .select_related("system__institution")
         .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
     )
-    stack = Stack.objects.filter(system_id=run.system_id).order_by("-created_at").first()
+    stack = Stack.of_system(run.system_id)
     return RuleContext(
         run_id=run.pk,
         system=str(run.system_id),

@@ -14,7 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from apps.results.stacks.semantics import LAYERS
+from apps.results.scoring import BW_PHASES, WRITE_PHASES
+from apps.results.stacks.semantics import GIB_PER_S_IN_MB_PER_S, LAYERS, OVER_CEILING_FACTOR
 
 LAYER_CHOICES = [(layer, layer.replace("_", " ")) for layer in LAYERS]
 
@@ -47,6 +48,29 @@ class Stack(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("stack-detail", args=[self.name])
+
+    @classmethod
+    def of_system(cls, system_id: int | None) -> Stack | None:
+        """The stack whose ceiling a storage system's runs are held to: its latest."""
+        if system_id is None:
+            return None
+        return cls.objects.filter(system_id=system_id).order_by("-created_at", "-pk").first()
+
+    def run_efficiency(self, phases) -> list[dict]:
+        """A run's IOR bandwidth phases (GiB/s) against this stack's ceiling: one row per phase with
+        the phase in MB/s, the ceiling of its direction, their ratio and whether it is over the ceiling."""
+        rows = []
+        for phase in phases:
+            if phase.name not in BW_PHASES or not phase.value:
+                continue
+            operation = "write" if phase.name in WRITE_PHASES else "read"
+            limit = self.ceiling(operation)
+            measured = phase.value * GIB_PER_S_IN_MB_PER_S
+            rows.append({"phase": phase.name, "operation": operation, "measured": measured, "ceiling": limit,
+                         "efficiency": measured / limit if limit else None,
+                         "over_ceiling": bool(limit) and measured > OVER_CEILING_FACTOR * limit,
+                         "limited_by": self.limited_by.get(operation, "")})
+        return rows
 
     def ceiling(self, operation: str) -> float | None:
         return {"read": self.ceiling_read, "write": self.ceiling_write}.get(operation)

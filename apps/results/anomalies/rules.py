@@ -20,6 +20,7 @@ from apps.results.anomalies.facts import PhaseFacts, RunFacts
 from apps.results.anomalies.registry import AnomalyRule, Finding, RuleContext, register
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, WRITE_PHASES
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT, GENERATION_SC17
+from apps.results.stacks.semantics import GIB_PER_S_IN_MB_PER_S
 
 RANK_SHIFT_PHASES = ("mdtest_easy_stat", "mdtest_hard_stat", "mdtest_hard_read")
 
@@ -650,9 +651,6 @@ class RankImbalanceRule(AnomalyRule):
             }
             findings.append(self.finding(message, evidence, phase=phase))
         return findings
-
-
-GIB_PER_S_IN_MB_PER_S = 2**30 / 10**6
 
 
 @register

@@ -31,6 +31,7 @@ STORAGE_ROLE = "oss"
 IOPS_OPERATIONS = ("randread", "randwrite")
 OUTLIER_FRACTION = 0.8
 OVER_CEILING_FACTOR = 1.10
+GIB_PER_S_IN_MB_PER_S = 2**30 / 10**6  # IO500 prints bandwidth in GiB/s; the stack's unit is 10^6 bytes/s
 
 
 def unit_of(operation: str) -> str:
