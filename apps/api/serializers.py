@@ -307,7 +307,7 @@ class UploadFormSerializer(serializers.Serializer):
     """The multipart upload: the file, its kind, and the optional ioboard.yaml sidecar fields."""
 
     METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count",
-                       "year", "submission_id", "series", "study", "notes")
+                       "year", "submission_id", "series", "study", "stack", "notes")
 
     file = serializers.FileField(
         allow_empty_file=False,
@@ -325,6 +325,8 @@ class UploadFormSerializer(serializers.Serializer):
     series = serializers.CharField(required=False, max_length=255, help_text="mdtest scaling series name")
     study = serializers.CharField(required=False, max_length=255,
                                   help_text="IOR parameter study name (kind=ior; an archive may hold a manifest.csv)")
+    stack = serializers.SlugField(required=False, max_length=100,
+                                  help_text="stack name (kind=stack: an archive of a bottom-up campaign)")
     notes = serializers.CharField(required=False)
     reproducibility = serializers.JSONField(
         required=False, binary=True,
