@@ -19,7 +19,8 @@ _HEADER = re.compile(r"^\s*#bytes\s+#iterations\s+BW peak\[[^\]]{1,20}\]\s+BW av
 _COLUMN = re.compile(r"BW peak\[[^\]]*\]|BW average\[[^\]]*\]|\S+")
 _ROW = re.compile(r"^\s*\d+\s+\d+\s")
 _VERSION = re.compile(r"^\s*(?:Version|version)\s*:?\s*(?P<version>\d[\w.]*)")
-_TO_MB = {"MB/sec": MIB / 10**6, "Gb/sec": 125.0}
+# Later perftest releases spell the same 2^20 bytes/s "MiB/sec".
+_TO_MB = {"MB/sec": MIB / 10**6, "MiB/sec": MIB / 10**6, "Gb/sec": 125.0}
 
 
 def read_ib_write_bw(data: bytes, path: str) -> ToolReading:
@@ -36,7 +37,7 @@ def read_ib_write_bw(data: bytes, path: str) -> ToolReading:
         if match := _HEADER.match(line):
             columns, unit = _COLUMN.findall(line), match["unit"]
             if unit not in _TO_MB:
-                raise ParseError(path, line_number, f"ib_write_bw unit {unit!r} is neither MB/sec nor Gb/sec")
+                raise ParseError(path, line_number, f"ib_write_bw unit {unit!r} is not MB/sec, MiB/sec or Gb/sec")
             continue
         if columns is None or not _ROW.match(line):
             continue
