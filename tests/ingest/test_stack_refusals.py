@@ -74,3 +74,10 @@ def test_a_log_outside_the_campaign_is_refused(campaign, capsys):
     line = edit_manifest(campaign, "logs/iozone/io2/ost0pool.txt", "../../etc/passwd")
     assert f"manifest.csv:{line}: log '../../etc/passwd' must be a path inside the campaign" in refused(
         campaign, capsys)
+
+
+def test_yaml_aliases_are_refused_with_their_line(campaign, capsys):
+    stack = campaign / "stack.yaml"
+    stack.write_text(stack.read_text() + 'laughs: &a ["ha", "ha"]\nmore: [*a, *a]\n')
+    line = len(stack.read_text().splitlines())
+    assert f"stack.yaml:{line}: not valid YAML: aliases (*name) are not allowed" in refused(campaign, capsys)

@@ -73,7 +73,15 @@ class Campaign:
 
 
 class _LineLoader(yaml.SafeLoader):
-    """A safe loader that remembers the line of every mapping (for errors naming the line)."""
+    """A safe loader that remembers the line of every mapping (for errors naming the line) and refuses
+    aliases: an inventory needs none, and nested aliases (a "billion laughs") would make copying the
+    descriptive keys exponential."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in stack.yaml",
+                                              self.peek_event().start_mark)
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
         mapping = super().construct_mapping(node, deep=deep)
