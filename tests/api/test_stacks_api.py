@@ -2,6 +2,7 @@
 token (kind=stack) goes through the upload job and is stored under the uploader's account."""
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,18 @@ def test_a_bad_campaign_upload_fails_with_the_file_and_line_and_stores_nothing(
     assert "manifest.csv:" in status["error"]
     assert "unknown component 'nowhere'" in status["error"]
     assert not Stack.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_campaign_upload_is_stored_by_a_real_worker_on_redis(celery_worker_on_redis, alice_client, private_storage):
+    response = upload(alice_client, tar_gz_of(CAMPAIGN), name="beacon.tgz", kind="stack", stack="on-redis")
+    assert response.status_code == 202, response.json()
+    deadline = time.monotonic() + 120
+    status = {}
+    while time.monotonic() < deadline:
+        status = alice_client.get(response.json()["status_url"]).json()
+        if status["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert status["status"] == "done", status
+    assert Stack.objects.get(name="on-redis").measurements.count() == 58
