@@ -183,6 +183,7 @@ def stack_detail(request: HttpRequest, name: str) -> HttpResponse:
         "losses": [(operation, view.loss(operation)) for operation in BANDWIDTH_OPERATIONS],
         "specs": stack.specs.order_by("kind", "key"),
         "servers": stack.servers.order_by("name"),
+        "ior_points": stack.ior_points_against_ceiling(),
         "runs": (stack.system.runs.filter(kind="io500").prefetch_related("anomalies").order_by("-score_bw", "pk")[:20]
                  if stack.system else []),
     })

@@ -72,6 +72,32 @@ class Stack(models.Model):
                          "limited_by": self.limited_by.get(operation, "")})
         return rows
 
+    def ior_points_against_ceiling(self, limit: int = 50) -> list[dict]:
+        """The IOR parameter-study points of this stack's storage system (``Max`` in MiB/s) against the
+        ceiling, the fastest first, at most ``limit`` per operation."""
+        if self.system_id is None:
+            return []
+        from apps.results.models import StudyPoint
+
+        rows = []
+        for operation in ("write", "read"):
+            limit_mb = self.ceiling(operation)
+            points = (StudyPoint.objects.filter(study__system_id=self.system_id, study__unit="MiB/s",
+                                                operation=operation).select_related("study"))
+            measured = []
+            for point in points.only("max", "source", "axes", "study__name", "study__unit", "operation")[:5000]:
+                try:
+                    value = float(point.max) * 2**20 / 10**6
+                except ValueError:
+                    continue
+                measured.append((value, point))
+            for value, point in sorted(measured, key=lambda pair: -pair[0])[:limit]:
+                rows.append({"study": point.study, "source": point.source, "operation": operation,
+                             "measured": value, "ceiling": limit_mb,
+                             "efficiency": value / limit_mb if limit_mb else None,
+                             "over_ceiling": bool(limit_mb) and value > OVER_CEILING_FACTOR * limit_mb})
+        return rows
+
     def ceiling(self, operation: str) -> float | None:
         return {"read": self.ceiling_read, "write": self.ceiling_write}.get(operation)
 

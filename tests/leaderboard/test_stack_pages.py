@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from apps.results.anomalies import PhaseFacts, RunFacts
+from apps.results.models import Study, StudyPoint
 from tests.factories import RunFactory, StorageSystemFactory
 
 CAMPAIGN = Path(__file__).resolve().parents[1] / "data" / "stack" / "beacon-io2"
@@ -46,3 +47,16 @@ def test_the_stack_pages_cost_a_fixed_number_of_queries(client, beacon, django_a
         assert client.get("/stacks/beacon-io2/").status_code == 200
     with django_assert_max_num_queries(10):  # two stacks: four queries each, the names, the session
         assert client.get("/stacks/compare/?a=beacon-io2&b=beacon-io2").status_code == 200
+
+
+def test_the_ior_study_points_of_the_system_meet_the_ceiling(client, beacon):
+    study = Study.objects.create(name="beacon ior", system=beacon.system)
+    StudyPoint.objects.create(study=study, axes={}, operation="write", max="5000.00", source="fast.txt",
+                              log_hash="a" * 64)
+    StudyPoint.objects.create(study=study, axes={}, operation="write", max="1000.00", source="slow.txt",
+                              log_hash="b" * 64)
+    page = client.get("/stacks/beacon-io2/").content.decode()
+    # 5000 MiB/s = 5,243 MB/s > 1.10 x io2's ~2,385 MB/s write ceiling; 1000 MiB/s = 1,049 MB/s is not
+    fast, slow = page.index("fast.txt"), page.index("slow.txt")
+    assert "over the ceiling" in page[fast:slow]
+    assert "over the ceiling" not in page[slow:page.index("</table>", slow)]
