@@ -81,3 +81,18 @@ def test_yaml_aliases_are_refused_with_their_line(campaign, capsys):
     stack.write_text(stack.read_text() + 'laughs: &a ["ha", "ha"]\nmore: [*a, *a]\n')
     line = len(stack.read_text().splitlines())
     assert f"stack.yaml:{line}: not valid YAML: aliases (*name) are not allowed" in refused(campaign, capsys)
+
+
+def test_manifest_columns_are_found_by_name_in_any_order(campaign):
+    manifest = campaign / "manifest.csv"
+    lines = manifest.read_text().splitlines()
+    reordered = [",".join([*reversed(line.split(",")), "note"]) for line in lines]
+    manifest.write_text("\n".join(reordered) + "\n")
+    call_command("ingest", "--kind", "stack", str(campaign), "--name", "reordered")
+    assert Stack.objects.get(name="reordered").measurements.count() == 58
+
+
+def test_a_manifest_row_csv_cannot_read_is_refused_with_its_line(campaign, capsys):
+    manifest = campaign / "manifest.csv"
+    manifest.write_text(manifest.read_text() + 'logs/x,"' + "y" * 200_000 + '",device,read,xdd\n')
+    assert "manifest.csv:" in refused(campaign, capsys)

@@ -167,10 +167,13 @@ def read_stack_yaml(data: bytes | None) -> Campaign:
 def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
     """Read every manifest row's log with its tool and add its measurement to ``campaign``."""
     text = data.decode("utf-8-sig", errors="replace")
-    rows = csv.reader(io.StringIO(text))
-    header = next(rows, None)
-    if header is None or tuple(cell.strip() for cell in header[:5]) != MANIFEST_COLUMNS:
-        raise ParseError(MANIFEST_FILE, 1, f"the header must be {','.join(MANIFEST_COLUMNS)}")
+    rows = _csv_rows(text)
+    header = [cell.strip() for cell in next(rows, None) or []]
+    missing = [name for name in MANIFEST_COLUMNS if name not in header]
+    if missing:
+        raise ParseError(MANIFEST_FILE, 1, f"the header lacks {', '.join(missing)} "
+                                           f"(it needs {','.join(MANIFEST_COLUMNS)}, in any order)")
+    positions = [header.index(name) for name in MANIFEST_COLUMNS]
     readings: dict[tuple[str, str], Any] = {}
     seen: dict[tuple[str, str], int] = {}
     fs_seen: set[tuple[str, str]] = set()
@@ -180,9 +183,9 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
             continue
         if line > MAX_MANIFEST_ROWS:
             raise ParseError(MANIFEST_FILE, line, f"more than {MAX_MANIFEST_ROWS} rows")
-        if len(row) < len(MANIFEST_COLUMNS):
-            raise ParseError(MANIFEST_FILE, line, f"a row needs {len(MANIFEST_COLUMNS)} columns, not {len(row)}")
-        log, component, layer, operation, tool = (cell.strip() for cell in row[:5])
+        if len(row) < len(header):
+            raise ParseError(MANIFEST_FILE, line, f"a row needs {len(header)} columns, not {len(row)}")
+        log, component, layer, operation, tool = (row[position].strip() for position in positions)
         if layer not in LAYERS:
             raise ParseError(MANIFEST_FILE, line, f"unknown layer {layer!r}; known: {', '.join(LAYERS)}")
         if layer == "file_system":
@@ -217,6 +220,19 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
         campaign.measurements.append(Measurement(component=component, layer=layer, operation=operation,
                                                  measured=figure.value, tool=tool, source=log))
         campaign.figures.append(LogFigure(reading.version, figure.printed, figure.line, line))
+
+
+def _csv_rows(text: str):
+    """The manifest's rows; a row csv cannot read (an unclosed quote, a field over csv's limit) is refused."""
+    reader = csv.reader(io.StringIO(text))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ParseError(MANIFEST_FILE, reader.line_num, f"not a CSV row: {error}") from None
+        yield row
 
 
 def _log_path(root: Path, log: str, line: int) -> Path:
