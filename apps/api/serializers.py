@@ -307,7 +307,7 @@ class UploadFormSerializer(serializers.Serializer):
     """The multipart upload: the file, its kind, and the optional ioboard.yaml sidecar fields."""
 
     METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count",
-                       "year", "submission_id", "series", "study", "margin", "notes")
+                       "year", "submission_id", "series", "study", "margin", "stack", "notes")
 
     file = serializers.FileField(
         allow_empty_file=False,
@@ -328,6 +328,8 @@ class UploadFormSerializer(serializers.Serializer):
     margin = serializers.FloatField(
         required=False, min_value=0.001, max_value=1.0,
         help_text="kind=ior: the equivalence margin of a study this upload creates (default 0.05 = 5 %)")
+    stack = serializers.SlugField(required=False, max_length=100,
+                                  help_text="stack name (kind=stack: an archive of a bottom-up campaign)")
     notes = serializers.CharField(required=False)
     reproducibility = serializers.JSONField(
         required=False, binary=True,

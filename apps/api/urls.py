@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 from apps.api import views
 from apps.api.changes import ChangeViewSet
 from apps.api.scaling import ScalingSeriesViewSet
+from apps.api.stacks import StackComponentViewSet, StackMeasurementViewSet, StackViewSet
 from apps.api.studies import StudyViewSet
 from apps.results.list_kinds import LIST_KINDS
 
@@ -18,6 +19,9 @@ for kind in LIST_KINDS.values():
 router.register("editions", views.EditionViewSet, basename="edition")
 router.register("scaling-series", ScalingSeriesViewSet, basename="scaling-series")
 router.register("studies", StudyViewSet, basename="study")
+router.register("stacks", StackViewSet, basename="stack")
+router.register("stack-components", StackComponentViewSet, basename="stack-component")
+router.register("stack-measurements", StackMeasurementViewSet, basename="stack-measurement")
 router.register("uploads", views.UploadViewSet, basename="upload")
 router.register("changes", ChangeViewSet, basename="change")
 router.register("rules-editions", views.RulesEditionViewSet, basename="rules-edition")

@@ -53,4 +53,5 @@ urlpatterns = [
     path("compare/", views.compare, name="compare"),
     path("", include("apps.leaderboard.scaling_urls")),
     path("", include("apps.leaderboard.study_urls")),
+    path("", include("apps.leaderboard.stack_urls")),
 ]

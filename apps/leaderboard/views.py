@@ -19,7 +19,7 @@ from apps.results.custom_lists import CustomListRows
 from apps.results.diff import diff_runs, flatten, load_runs
 from apps.results.editions import edition_entries
 from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
-from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, StorageSystem
+from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, Stack, StorageSystem
 from apps.results.querysets import load_listed
 from apps.results.review import clause_outcomes, reproducibility_report
 from apps.web.page_cache import cache_page_until_data_changes
@@ -147,7 +147,10 @@ def run_detail(request, pk: int):
     statistics = ListState.objects.filter(kind=PRIMARY_LIST).first()
     edition_placements = list(run.edition_entries.select_related("edition").order_by("-edition__frozen_at"))
     edition, outcomes = clause_outcomes(run)
+    stack = Stack.of_system(run.system_id)
     return render(request, "leaderboard/run_detail.html", {
+        "stack": stack,
+        "hardware_efficiency": stack.run_efficiency(phases) if stack else [],
         "run": run,
         "system": run.system,
         "phases": phases,

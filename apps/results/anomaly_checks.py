@@ -7,7 +7,7 @@ the database knows (other runs with the same content) and the thresholds from se
 from django.conf import settings
 
 from apps.results.anomalies import RuleContext, RunFacts, evaluate_all
-from apps.results.models import Anomaly, Run
+from apps.results.models import Anomaly, Run, Stack
 
 
 def duplicate_context(run: Run) -> RuleContext:
@@ -17,9 +17,11 @@ def duplicate_context(run: Run) -> RuleContext:
         .select_related("system__institution")
         .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
     )
+    stack = Stack.of_system(run.system_id)
     return RuleContext(
         run_id=run.pk,
         system=str(run.system_id),
+        measured_ceiling=stack.ceiling_evidence() if stack else {},
         runs_with_same_content_hash=[
             {"run_id": other.pk, "submission": other.submission_id, "path": other.source_path,
              "system": f"{other.system.institution.name} / {other.system.name}", "system_id": other.system_id}

@@ -5,6 +5,7 @@ from django.db.models.signals import post_delete, post_save, pre_delete
 #: cost Django its fast cascade delete, and the run's own save or delete already bumps the data version.
 LEAF_MODELS = {
     "PhaseResult", "RunFile", "Tunable", "Striping", "Anomaly", "ScalingPoint", "EditionEntry", "LustrePatch",
+    "StackServer", "StackSpec", "StackComponent", "StackMeasurement",  # written and deleted with their Stack
 }
 
 #: Rows derived from runs on write (apps.results.list_entries, apps.results.custom_lists): a run's save already

@@ -147,6 +147,7 @@ class Upload(models.Model):
         IO500 = "io500", "IO500"
         MDTEST = "mdtest", "mdtest"
         IOR = "ior", "IOR"
+        STACK = "stack", "bottom-up campaign"
 
     file = models.FileField(upload_to="uploads/%Y/%m/")
     sha256 = models.CharField(max_length=64, unique=True)
@@ -1095,3 +1096,12 @@ class MetricNoise(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric} of {self.system.name}: ±{100 * self.sigma:.1f} %"
+
+
+from apps.results.stack_models import (  # noqa: E402, F401  (bottom-up campaigns: their own module)
+    Stack,
+    StackComponent,
+    StackMeasurement,
+    StackServer,
+    StackSpec,
+)

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 
 from apps.results import list_entries
+from apps.results.anomaly_checks import check_run_anomalies
 from apps.results.changes.services import detect_systems_changes
 from apps.results.models import ListState, Run
 
@@ -41,3 +42,16 @@ def schedule_change_detection(run_ids: Iterable[int]) -> None:
     run_ids = sorted({int(pk) for pk in run_ids})
     if run_ids:
         transaction.on_commit(lambda: detect_changes_task.delay(run_ids), robust=True)
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=5, retry_backoff=5)
+def check_runs_against_ceiling(system_id: int) -> None:
+    """Re-run the anomaly rules of the system's IO500 runs (a stack of the system changed its measured
+    ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings."""
+    for run in Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).iterator(chunk_size=200):
+        check_run_anomalies(run, include_duplicates=False)
+
+
+def schedule_ceiling_check(system_id: int) -> None:
+    """After the current transaction commits, check the system's runs against its stack's ceiling."""
+    transaction.on_commit(lambda: check_runs_against_ceiling.delay(system_id), robust=True)

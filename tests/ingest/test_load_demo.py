@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.models import Change, CustomList, Edition, Run, ScalingSeries
+from apps.results.models import Change, CustomList, Edition, Run, ScalingSeries, Stack
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +90,12 @@ def test_the_demo_has_a_frozen_edition_with_awards_and_a_filled_custom_list(demo
     page = client.get(custom.get_absolute_url()).content.decode()
     assert "Being ranked" not in page
     assert custom.entry_count == Run.objects.filter(review_status="accepted").exclude(score_total=None).count()
+
+
+def test_the_demo_has_a_stack_with_its_ceiling(demo, client):
+    stack = Stack.objects.get(name="beacon")
+    # the stack-sample README: ceiling read 13,295 MB/s and write 11,487 MB/s, both limited by storage
+    assert stack.ceiling_read == pytest.approx(13295, rel=0.001)
+    assert stack.ceiling_write == pytest.approx(11487, rel=0.001)
+    assert stack.limited_by == {"read": "storage", "write": "storage"}
+    assert client.get("/stacks/beacon/").status_code == 200

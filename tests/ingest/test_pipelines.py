@@ -14,7 +14,7 @@ def test_every_upload_kind_has_its_pipeline():
 
 
 def test_an_upload_of_an_unknown_kind_is_bad_content_naming_the_kind():
-    with pytest.raises(IngestError, match=r"no ingest pipeline for kind 'hdf5'; known: io500, ior, mdtest"):
+    with pytest.raises(IngestError, match=r"no ingest pipeline for kind 'hdf5'; known: io500, ior, mdtest, stack"):
         ingest_upload(Upload(kind="hdf5", original_name="x.tar.gz"))
 
 

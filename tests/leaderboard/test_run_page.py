@@ -117,8 +117,8 @@ def test_the_run_page_runs_a_constant_number_of_queries(client, size, django_ass
     for _ in range(size):
         RunFactory()
     freeze_edition(f"E{size}", "io500")
-    # run + 7 prefetches, placements on every list, list statistics, edition entries
-    with django_assert_num_queries(11):
+    # run + 7 prefetches, placements on every list, list statistics, edition entries, the system's stack
+    with django_assert_num_queries(12):
         assert client.get(f"/runs/{run.pk}/").status_code == 200
 
 

@@ -12,7 +12,7 @@ below and its value to ``Upload.Kind``, and test it like ``tests/ingest/test_mdt
 from __future__ import annotations
 
 from apps.ingest.core.common import IngestError
-from apps.ingest.pipelines import io500, ior, mdtest
+from apps.ingest.pipelines import io500, ior, mdtest, stack
 from apps.ingest.pipelines.base import Pipeline
 
 PIPELINES: dict[str, Pipeline] = {
@@ -21,6 +21,7 @@ PIPELINES: dict[str, Pipeline] = {
         io500.PIPELINE,
         mdtest.PIPELINE,
         ior.PIPELINE,
+        stack.PIPELINE,
     )
 }
 

@@ -48,6 +48,9 @@ class RuleContext:
     run_id: int | str | None = None
     system: str = ""
     runs_with_same_content_hash: list[dict[str, Any]] = field(default_factory=list)
+    measured_ceiling: dict[str, Any] = field(default_factory=dict)
+    """The system's stack ceiling (``Stack.ceiling_evidence``): ``{"stack", "read", "write" (MB/s),
+    "limited_by", "storage", "network"}``; empty when the system has no stack."""
 
 
 class AnomalyRule:

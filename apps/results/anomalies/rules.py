@@ -20,6 +20,7 @@ from apps.results.anomalies.facts import PhaseFacts, RunFacts
 from apps.results.anomalies.registry import AnomalyRule, Finding, RuleContext, register
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, WRITE_PHASES
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT, GENERATION_SC17
+from apps.results.stacks.semantics import GIB_PER_S_IN_MB_PER_S
 
 RANK_SHIFT_PHASES = ("mdtest_easy_stat", "mdtest_hard_stat", "mdtest_hard_read")
 
@@ -644,4 +645,53 @@ class RankImbalanceRule(AnomalyRule):
                 "source_file": stats.get("source_file", ""),
             }
             findings.append(self.finding(message, evidence, phase=phase))
+        return findings
+
+
+@register
+class AboveMeasuredCeilingRule(AnomalyRule):
+    """An IOR bandwidth phase is beyond what the storage system's hardware was measured to deliver.
+
+    A bottom-up campaign (a stack, docs/stacks.md) measured the drives, arrays, OSTs and the fabric of
+    this storage system; its ceiling is the smaller of the storage servers' summed storage and network
+    figures. A write phase above ``measured_ceiling_factor`` x the write ceiling (a read phase, the
+    read ceiling) was served by something the campaign did not measure: client cache, or an inventory
+    that is wrong. warn: the run stands; the badge gives the sums to check.
+    """
+
+    name = "above_measured_ceiling"
+    description = "a bandwidth phase exceeds 1.10 x the ceiling the system's stack was measured to deliver"
+    severity = "warn"
+    thresholds = ("measured_ceiling_factor",)
+
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+        ceiling = context.measured_ceiling
+        if not ceiling:
+            return []
+        factor = float(thresholds["measured_ceiling_factor"])
+        findings = []
+        for name in BW_PHASES:
+            phase = facts.phases.get(name)
+            operation = "write" if name in WRITE_PHASES else "read"
+            limit = ceiling.get(operation)
+            if not (phase and phase.value and limit):
+                continue
+            measured = phase.value * GIB_PER_S_IN_MB_PER_S
+            if measured <= factor * limit:
+                continue
+            limited_by = (ceiling.get("limited_by") or {}).get(operation, "")
+            storage = (ceiling.get("storage") or {}).get(operation)
+            network = (ceiling.get("network") or {}).get(operation)
+            message = (
+                f"{name} ran at {measured:,.0f} MB/s, {measured / limit:.2f}x the {operation} ceiling of "
+                f"{limit:,.0f} MB/s that stack {ceiling.get('stack', '')!r} measured (storage servers: storage "
+                f"{_number(storage)} MB/s, network {_number(network)} MB/s; limited by {limited_by or 'unknown'})"
+            )
+            evidence = {
+                "phase": name, "operation": operation, "value_gib_s": phase.value, "printed_value": phase.printed_value,
+                "measured_mb_s": measured, "ceiling_mb_s": limit, "ratio": measured / limit, "threshold": factor,
+                "stack": ceiling.get("stack", ""), "limited_by": limited_by, "storage_sum_mb_s": storage,
+                "network_sum_mb_s": network, **_where(phase),
+            }
+            findings.append(self.finding(message, evidence, phase=name))
         return findings

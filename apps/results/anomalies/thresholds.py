@@ -12,6 +12,9 @@ RATIO_QUANTILE = 0.90
 RATIO_MULTIPLE = 5.0  # a ratio threshold is RATIO_MULTIPLE x the RATIO_QUANTILE quantile of the ratio
 
 DEFAULT_THRESHOLDS: dict[str, float | str] = {
+    # above_measured_ceiling: a bandwidth phase / the ceiling its storage system's stack was measured to
+    # deliver (the bottom-up campaign's over-ceiling factor, apps/results/stacks/semantics.py)
+    "measured_ceiling_factor": 1.10,
     # cache_effect_stat: stat rate / create rate of the same files
     "stat_over_create_easy": 48.0,
     "stat_over_create_hard": 220.0,

@@ -37,6 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--margin", type=float,
                             help="ior: the study's equivalence margin as a fraction (default 0.05 = 5 %%): smaller "
                                  "significant differences are not called different; sets it on an existing study")
+        parser.add_argument("--name", help="stack: the name of the bottom-up campaign (default: stack.yaml's)")
 
     def handle(self, *args, **options):
         pipeline = PIPELINES[options["kind"]]

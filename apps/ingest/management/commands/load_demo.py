@@ -9,6 +9,7 @@
   fictional, so the demo acts as its committee: its runs are reviewed as Fully Reproducible production runs and
   the Production lists are not empty.
 - An edition "demo" frozen from the live lists (its awards page), and a saved custom list.
+- A bottom-up benchmarking campaign from fixtures/demo-stack (the stack-sample campaign) as the stack "beacon".
 """
 
 from django.conf import settings
@@ -17,9 +18,10 @@ from django.core.management.base import BaseCommand
 from apps.ingest.pipelines.io500 import ingest_path
 from apps.ingest.pipelines.ior import ingest_ior_paths
 from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.ingest.pipelines.stack import ingest_paths as ingest_stack_paths
 from apps.results.custom_lists import save_custom_list
 from apps.results.editions import freeze_lists
-from apps.results.models import CustomList, Edition, Run
+from apps.results.models import CustomList, Edition, Run, Stack
 from apps.results.reproducibility import FULLY_REPRODUCIBLE
 from apps.results.review import review_run
 
@@ -31,6 +33,8 @@ DEMO_STUDY_NAME = "IOR MPI-IO hints: CephFS vs Lustre"
 DEMO_HISTORY_ROOT = settings.BASE_DIR / "fixtures" / "demo-history"
 DEMO_HISTORY_INSTITUTION = "Demo Centre (generated)"
 DEMO_EDITION = "demo"
+DEMO_STACK_ROOT = settings.BASE_DIR / "fixtures" / "demo-stack"
+DEMO_STACK = "beacon"
 DEMO_CUSTOM_LIST = ("Easy write balance", "sqrt(ior_easy_write * mdtest_easy_write)")
 
 
@@ -66,6 +70,9 @@ class Command(BaseCommand):
         if not CustomList.objects.filter(name=name, equation=equation).exists():
             custom = save_custom_list(name, equation, base_list="full")
             self.stdout.write(f"demo custom list: {custom.get_absolute_url()}")
+        if not Stack.objects.filter(name=DEMO_STACK).exists():
+            stack = ingest_stack_paths([DEMO_STACK_ROOT], {"name": DEMO_STACK})
+            stack.write_report(self.stdout, self.stderr)
 
     def review_generated_runs(self) -> int:
         """Accept the fictional system's runs as the committee would: Fully Reproducible, production declaration

@@ -1,0 +1,95 @@
+"""What every tool reader shares: the reading (one figure per operation), the line walk and its limits.
+
+A tool reader turns the raw bytes of one capture (prompts, warnings and carriage returns included)
+into a ``ToolReading``: the tool's own aggregate for each operation the log measures, already in the
+unit ioboard stores (MB/s = 10^6 bytes/s for bandwidth, IOPS for random operations), with the printed
+figure and the line it came from. A log that is not the tool's output, or is truncated before its
+aggregate, raises ``ParseError`` naming the file and line. Plain Python: no Django.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from apps.ingest.parsers.records import ParseError
+from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
+
+# Every line a reader matches is at most this long: the regexes are linear, and a longer line is not a capture.
+MAX_LINE = 64 * 1024
+MB = 10**6
+MIB = 2**20
+__all__ = ["BANDWIDTH_OPERATIONS", "IOPS_OPERATIONS", "MAX_LINE", "MB", "MIB", "NUMBER", "OPERATIONS", "Figure", "Tool",
+           "ToolReading", "number", "numbered_lines", "text_of", "unit_of"]
+NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One operation's measurement: ``value`` in MB/s (10^6 bytes/s) or IOPS, the figure as printed
+    (with its unit) and the line it was read from (the first line, for a figure summed over lines)."""
+
+    operation: str
+    value: float
+    printed: str
+    line: int | None
+
+    @property
+    def unit(self) -> str:
+        return unit_of(self.operation)
+
+
+@dataclass
+class ToolReading:
+    """What a reader found in one log: the tool's version (as printed) and one figure per operation."""
+
+    tool: str
+    path: str
+    version: str = ""
+    figures: dict[str, Figure] = field(default_factory=dict)
+
+    def figure(self, operation: str) -> Figure:
+        """The figure for ``operation``; a log without it is refused, naming the file."""
+        try:
+            return self.figures[operation]
+        except KeyError:
+            found = ", ".join(self.figures) or "none"
+            raise ParseError(self.path, None, f"this {self.tool} log has no {operation} measurement "
+                                              f"(it measures: {found})") from None
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One benchmark tool as the registry knows it: its manifest name, what it reads, and its reader."""
+
+    name: str
+    reads: str  # one sentence: the output it reads and the figure it takes
+    operations: tuple[str, ...]
+    read: Callable[[bytes, str], ToolReading]
+
+
+def text_of(data: bytes) -> str:
+    """The capture as text: undecodable bytes and NULs become U+FFFD (never an exception)."""
+    return data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+
+
+def numbered_lines(text: str, path: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` with carriage returns removed (xdd 6.5 starts result lines with one, and
+    ``\\r\\n`` captures end with one); a line over ``MAX_LINE`` is refused."""
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if len(raw) > MAX_LINE:
+            raise ParseError(path, number, f"line is longer than {MAX_LINE} characters")
+        yield number, raw.replace("\r", "")
+
+
+def number(token: str, path: str, line: int, what: str) -> float:
+    """A printed number as float; anything else (``nan``, ``inf``, garbage) is refused."""
+    if not re.fullmatch(NUMBER, token):
+        raise ParseError(path, line, f"{what} {token[:40]!r} is not a number")
+    value = float(token)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ParseError(path, line, f"{what} {token[:40]!r} is not a finite number")
+    if value < 0:
+        raise ParseError(path, line, f"{what} {token[:40]!r} is negative")
+    return value

@@ -1,0 +1,61 @@
+"""Fuzzing the tool readers: mutated real captures give a reading or a ParseError naming the file."""
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools import TOOLS, read_log
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "tools"
+FOLDERS = {"obdfilter-survey": "obdfilter_survey"}
+SAMPLES = [(tool, path.read_bytes()) for tool in TOOLS
+           for path in sorted((DATA / FOLDERS.get(tool, tool)).glob("*"))]
+FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def mutated_logs(draw) -> tuple[str, bytes]:
+    tool, original = draw(st.sampled_from(SAMPLES))
+    data = bytearray(original)
+    for _ in range(draw(st.integers(0, 6))):
+        position = draw(st.integers(0, max(len(data) - 1, 0)))
+        action = draw(st.sampled_from(["flip", "delete", "insert", "truncate"]))
+        if action == "flip" and data:
+            data[position] = draw(st.integers(0, 255))
+        elif action == "delete":
+            del data[position:position + draw(st.integers(1, 40))]
+        elif action == "insert":
+            data[position:position] = draw(st.binary(max_size=40))
+        else:
+            del data[position:]
+    return tool, bytes(data)
+
+
+def outcome(call):
+    """(result, None) or (None, the ParseError): any other exception escapes and fails the test."""
+    try:
+        return call(), None
+    except ParseError as refused:
+        return None, refused
+
+
+@FUZZ
+@given(mutated_logs())
+def test_any_mutation_gives_a_reading_or_a_parse_error_naming_the_file(sample):
+    tool, data = sample
+    reading, refused = outcome(lambda: read_log(tool, data, "fuzzed.txt"))
+    if refused is not None:
+        assert refused.path == "fuzzed.txt"
+        return
+    for figure in reading.figures.values():
+        assert figure.value >= 0
+        assert figure.value == figure.value
+
+
+@FUZZ
+@given(st.sampled_from(sorted(TOOLS)), st.binary(max_size=2000))
+def test_arbitrary_bytes_give_a_reading_or_a_parse_error(tool, data):
+    _, refused = outcome(lambda: read_log(tool, data, "noise.bin"))
+    assert refused is None or refused.path == "noise.bin"
