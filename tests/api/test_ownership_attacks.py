@@ -12,6 +12,7 @@ from django.core.management import call_command
 from apps.ingest.models import IngestJob
 from apps.ingest.pipelines.io500 import ingest_path
 from apps.results.models import ReviewStatus, Run, Upload
+from tests.api.test_upload_end_to_end import upload_and_wait
 from tests.api.uploading import DEMO, DEMO_SUBMISSION, client_with_token, named_file
 
 pytestmark = pytest.mark.django_db
@@ -195,3 +196,18 @@ def test_the_job_of_an_already_published_upload_links_no_run(operator_run, bob, 
     job = IngestJob.objects.get(upload__uploader=bob)
     assert job.status == IngestJob.Status.FAILED
     assert not job.runs.exists()
+
+
+@pytest.mark.services
+def test_through_the_real_worker_a_second_accounts_upload_is_already_published(
+        celery_worker_on_redis, alice_client, bob_client, private_storage):
+    alices = upload_and_wait(alice_client, archive({PUBLISHED_AT: DEMO_SUBMISSION}), "wolf.tgz")
+    run = Run.objects.get(pk=alices["runs"][0]["id"])
+    before = snapshot(run)
+
+    bobs = upload_and_wait(bob_client, archive(PLANTED), "mine.tgz")
+
+    assert bobs["status"] == "failed"
+    assert "already published" in bobs["error"]
+    assert snapshot(run) == before
+    assert bob_client.delete(f"/api/v1/runs/{run.pk}/").status_code == 403
