@@ -75,7 +75,7 @@ def reproducibility_report(run: Run, *, staff: bool) -> dict:
     }
     if staff:
         report.update(assigned_level=run.reproducibility_level, production_accepted=run.production_accepted,
-                      review_status=run.review_status)
+                      review_status=run.review_status, system_claim=run.system_claim)
     return report
 
 

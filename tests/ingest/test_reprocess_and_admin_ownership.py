@@ -70,7 +70,7 @@ def test_the_admin_deletes_an_upload_with_what_it_owns_and_nothing_else(how, adm
     assert not upload.file.storage.exists(upload.file.name)
 
 
-def test_the_admin_shows_owners_and_system_claims(admin_client):
+def test_staff_see_owners_and_system_claims_in_the_admin_and_on_the_run_page(admin_client, client):
     upload = stored_upload(b"bytes", "claim.tgz", uploader=UserFactory(username="mallory"))
     claiming = RunFactory(upload=upload, review_status="submitted", system_claim="names the existing system X")
     RunFactory()
@@ -82,3 +82,5 @@ def test_the_admin_shows_owners_and_system_claims(admin_client):
     assert claims.count("/change/\"") == 1
     assert f"upload {upload.pk} (claim.tgz) by mallory" in page
     assert "names the existing system X" in page
+    assert "names the existing system X" in admin_client.get(f"/runs/{claiming.pk}/").content.decode()
+    assert "names the existing system X" not in client.get(f"/runs/{claiming.pk}/").content.decode()
