@@ -176,7 +176,7 @@ def reference_rank(score: float) -> int:
 
     from apps.results.models import Run
 
-    research = Run.objects.eligible().filter(review_status="accepted").exclude(
+    research = Run.objects.ranked().exclude(
         run_timestamp__gte=datetime(2021, 11, 1, tzinfo=UTC), production_accepted=True,
         reproducibility_level="fully_reproducible")
     return 1 + research.filter(score_total__gt=score).values("system_id").distinct().count()

@@ -71,5 +71,5 @@ class ChangeViewSet(ApiDefaults, mixins.UpdateModelMixin, viewsets.ReadOnlyModel
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        return Change.objects.select_related("system__institution", "triaged_by").order_by(
+        return Change.objects.visible().select_related("system__institution", "triaged_by").order_by(
             "-run_after__run_timestamp", "system_id", "metric", "-pk")

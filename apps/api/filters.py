@@ -5,8 +5,8 @@ from django import forms
 from drf_spectacular.utils import extend_schema_field
 
 from apps.ingest.models import IngestJob
-from apps.results.list_kinds import list_kind_choices
-from apps.results.models import Edition, ListEntry, Run, StorageSystem, Upload
+from apps.results.list_kinds import ELIGIBLE, RANKED, list_kind_choices
+from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem, Upload
 from apps.results.querysets import SORTS
 
 SQL_INTEGER_MAX = 2**31 - 1
@@ -52,7 +52,11 @@ class RunFilter(filters.FilterSet):
     valid = filters.BooleanFilter(help_text="as the benchmark itself marked the run")
     verification = filters.ChoiceFilter(choices=Run.Verification.choices)
     flagged = filters.BooleanFilter(help_text="has a warning-level anomaly")
-    ranked = filters.BooleanFilter(method="filter_ranked", help_text="eligible for the ranked lists")
+    ranked = filters.BooleanFilter(method="filter_ranked",
+                                   help_text="visible as ranked: eligible and accepted by the committee")
+    eligible = filters.BooleanFilter(method="filter_eligible",
+                                     help_text="eligible by its files and verdicts, whatever its review")
+    review_status = filters.ChoiceFilter(choices=ReviewStatus.choices)
     anomaly = filters.CharFilter(field_name="anomalies__rule", distinct=True, help_text="has an anomaly of this rule")
     lustre_build = IntegerFilter(field_name="lustre_build_id")
     upload = IntegerFilter(field_name="upload_id")
@@ -68,8 +72,10 @@ class RunFilter(filters.FilterSet):
         fields: list[str] = []
 
     def filter_ranked(self, queryset, name, value):
-        eligible = Run.objects.eligible().values("pk")
-        return queryset.filter(pk__in=eligible) if value else queryset.exclude(pk__in=eligible)
+        return queryset.filter(RANKED) if value else queryset.exclude(RANKED)
+
+    def filter_eligible(self, queryset, name, value):
+        return queryset.filter(ELIGIBLE) if value else queryset.exclude(ELIGIBLE)
 
 
 class RankedListFilter(filters.FilterSet):

@@ -2,6 +2,8 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
+from apps.results.ownership import account_may_change
+
 
 class IsUploaderOrStaff(BasePermission):
     """Only the user who uploaded it (or staff) may change or delete a run or an upload.
@@ -13,10 +15,7 @@ class IsUploaderOrStaff(BasePermission):
     message = "Only the uploader or staff may change or delete what an upload created."
 
     def has_object_permission(self, request, view, obj) -> bool:
-        if request.method in SAFE_METHODS or request.user.is_staff:
-            return True
-        upload = obj.upload
-        return upload is not None and upload.uploader_id is not None and upload.uploader_id == request.user.pk
+        return request.method in SAFE_METHODS or account_may_change(request.user, obj)
 
 
 class StaffWrites(BasePermission):

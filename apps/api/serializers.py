@@ -30,6 +30,10 @@ from apps.results.models import (
 from apps.results.reproducibility import LEVELS, QuestionnaireError, clean_reproducibility
 from apps.results.review import reproducibility_report
 
+#: The two verdicts every run answer carries (apps.results.list_kinds: one definition of each).
+ELIGIBLE_HELP = "may be ranked by its files and verdicts (valid, scored, not excluded), whatever its review"
+RANKED_HELP = "visible as ranked: eligible and accepted by the committee (submitted or rejected runs are not)"
+
 
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
@@ -47,15 +51,16 @@ class RunSummarySerializer(serializers.ModelSerializer):
     """A run as a row of a table: identity, size, scores and verdicts, no children."""
 
     system = SystemSummarySerializer()
-    ranked = serializers.BooleanField(source="is_ranked")
+    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
+    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
 
     class Meta:
         model = Run
         fields = [
             "id", "system", "kind", "submission_id", "benchmark_version", "era", "year", "run_timestamp",
             "client_nodes", "client_procs", "procs_per_node", "score_total", "score_bw", "score_md",
-            "reported_total", "reported_bw", "reported_md", "valid", "verification", "ranked",
-            "exclusion_reason", "flagged", "upload", "created_at",
+            "reported_total", "reported_bw", "reported_md", "valid", "verification", "eligible", "ranked",
+            "review_status", "exclusion_reason", "flagged", "upload", "created_at",
         ]
 
 
@@ -97,7 +102,8 @@ class VerificationSerializer(serializers.Serializer):
     invalid_reasons = serializers.ListField(child=serializers.CharField())
     result_hash = serializers.CharField(source="verification")
     config_hash = serializers.CharField(source="config_hash_status")
-    ranked = serializers.BooleanField(source="is_ranked")
+    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
+    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
     exclusion_reason = serializers.CharField()
     flagged = serializers.BooleanField()
 
@@ -208,12 +214,13 @@ class SystemSerializer(serializers.ModelSerializer):
 
 
 class SystemRunSerializer(serializers.ModelSerializer):
-    ranked = serializers.BooleanField(source="is_ranked")
+    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
+    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
 
     class Meta:
         model = Run
         fields = ["id", "kind", "year", "run_timestamp", "client_nodes", "score_total", "score_bw", "score_md",
-                  "ranked", "flagged"]
+                  "eligible", "ranked", "review_status", "flagged"]
 
 
 class SystemDetailSerializer(SystemSerializer):
@@ -362,11 +369,13 @@ class UploadAcceptedSerializer(serializers.Serializer):
 
 class UploadRunSerializer(serializers.ModelSerializer):
     system = SystemSummarySerializer()
-    ranked = serializers.BooleanField(source="is_ranked")
+    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
+    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
 
     class Meta:
         model = Run
-        fields = ["id", "system", "kind", "score_total", "score_bw", "score_md", "ranked", "flagged"]
+        fields = ["id", "system", "kind", "score_total", "score_bw", "score_md", "eligible", "ranked",
+                  "review_status", "flagged"]
 
 
 class UploadStatusSerializer(serializers.ModelSerializer):

@@ -18,7 +18,7 @@ from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
 from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
 from apps.ingest.models import IngestJob
-from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
+from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
 from apps.results.awards import edition_awards
 from apps.results.citations import mixed_lists_warning
 from apps.results.custom_lists import CustomListRows, save_custom_list
@@ -27,6 +27,7 @@ from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
 from apps.results.list_kinds import ListKind
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, RulesEdition, Run, StorageSystem
+from apps.results.ownership import delete_upload
 from apps.results.querysets import CountedKeys, load_listed
 from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
 from apps.web.page_cache import cache_page_until_data_changes
@@ -128,6 +129,7 @@ def review_state(run: Run) -> dict:
     return {
         "run": run.pk,
         "review_status": run.review_status,
+        "system_claim": run.system_claim,
         "reproducibility": reproducibility_report(run, staff=True),
         "notes": serializers.ReviewNoteSerializer(run.review_notes.select_related("author"), many=True).data,
         "checklists": {rules.name: checklist(run, rules) for rules in RulesEdition.objects.order_by("since")},
@@ -143,7 +145,7 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        best_score = Run.objects.filter(system=OuterRef("pk")).eligible().order_by(*BY_SCORE_NULLS_LAST)
+        best_score = Run.objects.filter(system=OuterRef("pk")).ranked().order_by(*BY_SCORE_NULLS_LAST)
         systems = StorageSystem.objects.select_related("institution").annotate(
             run_count=Count("runs"), best_score=Subquery(best_score.values("score_total")[:1])
         ).order_by("institution__name", "name", "pk")

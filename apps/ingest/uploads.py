@@ -167,14 +167,3 @@ def start_job(upload: Upload) -> IngestJob:
 
     transaction.on_commit(enqueue_ingest, robust=True)
     return job
-
-
-def delete_upload(upload: Upload) -> None:
-    """Remove an upload and everything it created: runs, scaling series, jobs and the stored file."""
-    stored = upload.file
-    with transaction.atomic():
-        upload.runs.all().delete()
-        upload.scaling_series.all().delete()
-        upload.studies.all().delete()
-        upload.delete()
-        transaction.on_commit(lambda: stored.storage.delete(stored.name))

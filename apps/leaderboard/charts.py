@@ -41,8 +41,8 @@ def score_timeline(runs) -> dict:
     dated = sorted((run for run in runs if run.score_total is not None), key=lambda run: (_when(run), run.pk))
     traces = []
     for title, keep, marker, mode in (
-        ("eligible runs", lambda run: run.is_ranked, {"size": 9, "color": COLOURS[0]}, "lines+markers"),
-        ("excluded runs", lambda run: not run.is_ranked, {"size": 10, "symbol": "x", "color": COLOURS[4]}, "markers"),
+        ("eligible runs", lambda run: run.is_eligible, {"size": 9, "color": COLOURS[0]}, "lines+markers"),
+        ("excluded runs", lambda run: not run.is_eligible, {"size": 10, "symbol": "x", "color": COLOURS[4]}, "markers"),
     ):
         chosen = [run for run in dated if keep(run)]
         if not chosen:

@@ -80,7 +80,7 @@ def system_history(request, pk: int):
     system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
     runs = history_runs(system.pk)
     markers = [(runs[index], lines) for index, lines in provenance_changes(runs)]
-    changes = list(system.changes.select_related("run_before", "run_after", "triaged_by"))
+    changes = list(system.changes.visible().select_related("run_before", "run_after", "triaged_by"))
     by_metric: dict[str, list[Change]] = {}
     for change in changes:
         by_metric.setdefault(change.metric, []).append(change)
@@ -108,7 +108,7 @@ class ChangesFeed(Feed):
         return reverse("home")
 
     def items(self):
-        return _newest(Change.objects.all())
+        return _newest(Change.objects.visible())
 
     def item_title(self, change: Change) -> str:
         return (f"{change.system.institution.name} / {change.system.name}: {change.metric} {change.kind} "
@@ -140,7 +140,7 @@ class SystemChangesFeed(ChangesFeed):
         return reverse("system-history", args=[system.pk])
 
     def items(self, system: StorageSystem):
-        return _newest(Change.objects.filter(system=system))
+        return _newest(Change.objects.visible().filter(system=system))
 
 
 def _newest(changes):

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.db import transaction
 from django.utils.html import format_html, format_html_join
 
-from apps.results import models
+from apps.results import models, ownership
 from apps.results.changes.services import triage
 from apps.results.editions import freeze_entries
 from apps.results.reproducibility import LEVELS, SECTIONS, TARGET_LISTS, QuestionnaireError, clean_reproducibility
@@ -142,6 +142,31 @@ class UploadAdmin(admin.ModelAdmin):
     list_filter = ["kind"]
     search_fields = ["original_name", "sha256"]
 
+    def delete_model(self, request, obj):
+        """What the upload owns goes with it, and nothing else (apps.results.ownership), as through the API."""
+        ownership.delete_upload(obj)
+
+    def delete_queryset(self, request, queryset):
+        for upload in queryset:
+            ownership.delete_upload(upload)
+
+
+class SystemClaimFilter(admin.SimpleListFilter):
+    """Runs whose upload named an existing system of another owner: the claims waiting for the committee."""
+
+    title = "system claim"
+    parameter_name = "system_claim"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "claims another owner's system"), ("no", "no claim")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.exclude(system_claim="")
+        if self.value() == "no":
+            return queryset.filter(system_claim="")
+        return queryset
+
 
 class LustrePatchInline(admin.TabularInline):
     model = models.LustrePatch
@@ -175,14 +200,23 @@ class AnomalyInline(admin.TabularInline):
 class RunAdmin(admin.ModelAdmin):
     form = RunReviewForm
     list_display = ["pk", "system", "kind", "era", "client_nodes", "score_total", "verification", "flagged",
-                    "review_status", "reproducibility_level", "production_accepted"]
-    list_filter = ["review_status", "reproducibility_level", "production_accepted", "kind", "era", "verification",
-                   "valid", "flagged"]
+                    "review_status", "reproducibility_level", "production_accepted", "owner", "claims_system"]
+    list_filter = ["review_status", SystemClaimFilter, "reproducibility_level", "production_accepted", "kind", "era",
+                   "verification", "valid", "flagged"]
     search_fields = ["system__name", "system__institution__name", "source_path", "content_hash"]
     raw_id_fields = ["system", "upload", "lustre_build"]
-    readonly_fields = ["completeness", "rule_clauses"]
+    list_select_related = ["system__institution", "upload__uploader"]
+    readonly_fields = ["owner", "system_claim", "completeness", "rule_clauses"]
     exclude = ["reproducibility"]
     inlines = [ReviewNoteInline, ReviewCheckInline, PhaseInline, AnomalyInline]
+
+    @admin.display(description="Owner")
+    def owner(self, run):
+        return ownership.owner_name(run.upload) if run.pk else "—"
+
+    @admin.display(description="System claim", boolean=True)
+    def claims_system(self, run):
+        return bool(run.system_claim)
 
     @admin.display(description="Completeness and proposed level")
     def completeness(self, run):
@@ -205,6 +239,8 @@ class RunAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         changed = [name for name in REVIEW_FIELDS if name in form.changed_data]
+        if "review_status" in changed:
+            schedule_change_detection([obj.pk])  # a system's history holds its runs visible as ranked
         if change and changed:
             models.ReviewNote.objects.create(
                 run=obj, author=request.user, status=obj.review_status if "review_status" in changed else "",

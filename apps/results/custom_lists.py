@@ -138,10 +138,13 @@ def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dic
     return values
 
 
-def _entry(custom: CustomList, equation: Equation, values: dict, run_id: int, system_id: int) -> CustomListEntry:
+def _entry(custom: CustomList, equation: Equation, values: dict, run_id: int, system_id: int,
+           ranked_on_base: bool) -> CustomListEntry:
+    """A member's entry: ranked when the base list ranks it (a run visible as ranked: on the historic list, a
+    submitted or rejected run is a member without a rank) and the equation has a value for it."""
     value = equation.evaluate(values[run_id])
-    return CustomListEntry(custom_list=custom, run_id=run_id, system_id=system_id, ranked=value is not None,
-                           value=value)
+    return CustomListEntry(custom_list=custom, run_id=run_id, system_id=system_id,
+                           ranked=ranked_on_base and value is not None, value=value)
 
 
 def refresh_systems(system_ids) -> None:
@@ -158,12 +161,12 @@ def refresh_systems(system_ids) -> None:
         changes = Counter({pk: -entries for pk, entries in _counts(stale).items()})
         stale.delete()
         members = list(ListEntry.objects.using(db).filter(system_id__in=ids, kind__in={c.base_list for c in lists})
-                       .values_list("kind", "run_id", "system_id"))
+                       .values_list("kind", "run_id", "system_id", "ranked"))
         equations = {custom.pk: compile_equation(custom.equation) for custom in lists}
         values = _values(frozenset().union(*(equation.names for equation in equations.values())),
-                         sorted({run_id for _, run_id, _ in members}), db)
-        rows = [_entry(custom, equations[custom.pk], values, run_id, system_id)
-                for custom in lists for kind, run_id, system_id in members if kind == custom.base_list]
+                         sorted({run_id for _, run_id, _, _ in members}), db)
+        rows = [_entry(custom, equations[custom.pk], values, run_id, system_id, ranked)
+                for custom in lists for kind, run_id, system_id, ranked in members if kind == custom.base_list]
         CustomListEntry.objects.bulk_create(rows, batch_size=CHUNK)
         changes.update(row.custom_list_id for row in rows)
         _add_to_counts(changes)
@@ -206,12 +209,12 @@ def fill(custom: CustomList) -> None:
         entries = CustomListEntry.objects.using(db).filter(custom_list=custom)
         entries.exclude(run_id__in=members.values("run_id")).delete()
         missing = members.exclude(run_id__in=entries.values("run_id")).order_by("run_id").values_list(
-            "run_id", "system_id")
+            "run_id", "system_id", "ranked")
         missing, added = iter(missing.iterator(chunk_size=CHUNK)), 0
         while chunk := list(islice(missing, CHUNK)):
-            values = _values(equation.names, [run_id for run_id, _ in chunk], db)
+            values = _values(equation.names, [run_id for run_id, _, _ in chunk], db)
             CustomListEntry.objects.bulk_create(
-                [_entry(custom, equation, values, run_id, system_id) for run_id, system_id in chunk])
+                [_entry(custom, equation, values, run_id, system_id, ranked) for run_id, system_id, ranked in chunk])
             added += len(chunk)
         custom.entry_count = entries.count()
         CustomList.objects.filter(pk=custom.pk).update(entry_count=custom.entry_count)

@@ -15,8 +15,36 @@ from datetime import UTC, date, datetime, time
 
 from django.db.models import Expression, F, Q
 
+#: The conditions of an *eligible* run: an IO500 run, not excluded (the benchmark's verdict and the error-level
+#: anomaly rules, `Run.refresh_verdicts`), with a score. The partial indexes of the run table use them too.
+ELIGIBLE_CONDITIONS = {"kind": "io500", "exclusion_reason": "", "score_total__isnull": False}
+#: The committee's acceptance (apps.results.review): published archives ingested by the operator are accepted.
+ACCEPTED_CONDITIONS = {"review_status": "accepted"}
+
+
+def eligible_condition(prefix: str = "") -> Q:
+    """Runs that may be ranked, as a condition on the run reached through `prefix` (e.g. "run_after__")."""
+    return Q(**{prefix + name: value for name, value in ELIGIBLE_CONDITIONS.items()})
+
+
+def ranked_condition(prefix: str = "") -> Q:
+    """Runs *visible as ranked*: eligible AND accepted by review. The one definition every ranked list, custom
+    list, API flag and filter, best score and change feed reads (`Run.is_ranked` says the same of one run)."""
+    return Q(**{prefix + name: value for name, value in {**ELIGIBLE_CONDITIONS, **ACCEPTED_CONDITIONS}.items()})
+
+
+def is_eligible(run) -> bool:
+    """`eligible_condition()` of one run in memory (tests/results/test_visibility.py keeps the two in step)."""
+    return run.kind == "io500" and run.exclusion_reason == "" and run.score_total is not None
+
+
+def is_ranked(run) -> bool:
+    """`ranked_condition()` of one run in memory."""
+    return is_eligible(run) and run.review_status == ACCEPTED_CONDITIONS["review_status"]
+
+
 #: Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score.
-ELIGIBLE = Q(kind="io500", exclusion_reason="", score_total__isnull=False)
+ELIGIBLE = eligible_condition()
 
 
 @dataclass(frozen=True)
@@ -58,7 +86,7 @@ class ListKind:
 
 
 #: Ranked lists take only runs the committee accepted (apps.results.review); the historic list shows every run.
-ACCEPTED = Q(review_status="accepted")
+ACCEPTED = Q(**ACCEPTED_CONDITIONS)
 #: The IO500 split its ranked list into a Research and a Production list at SC21 (November 2021): every valid
 #: run before this date belongs to the research lists, as io500.org's "The Lists" says.
 SPLIT_DATE = date(2021, 11, 1)
@@ -66,7 +94,7 @@ SPLIT_EDITION = "SC21"
 #: A production run: after the split, at the highest reproducibility level, its production declaration accepted.
 PRODUCTION = Q(run_timestamp__gte=datetime.combine(SPLIT_DATE, time(), tzinfo=UTC),
                reproducibility_level="fully_reproducible", production_accepted=True)
-RANKED = ELIGIBLE & ACCEPTED
+RANKED = ranked_condition()
 TEN_NODES = Q(client_nodes=10)
 
 LIST_KINDS: dict[str, ListKind] = {

@@ -19,8 +19,8 @@ from django.urls import reverse
 from apps.results.anomalies import PhaseFacts, RunFacts, ScoreFacts
 from apps.results.anomalies.registry import resolve_thresholds
 from apps.results.anomalies.rules import reproduced, score_reproduction
-from apps.results.list_kinds import list_kind_choices
-from apps.results.querysets import ListEntryQuerySet, RunQuerySet
+from apps.results.list_kinds import ELIGIBLE_CONDITIONS, eligible_condition, is_eligible, is_ranked, list_kind_choices
+from apps.results.querysets import ChangeQuerySet, ListEntryQuerySet, RunQuerySet
 from apps.results.reproducibility import LEVELS, UNDEFINED
 from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
@@ -96,8 +96,10 @@ class StorageSystem(models.Model):
         return reverse("system-detail", args=[self.pk])
 
     @classmethod
-    def resolve(cls, institution: str, name: str, filesystem: str, **defaults) -> "StorageSystem":
-        """The canonical system for these spellings, following aliases, created when unknown."""
+    def resolve(cls, institution: str, name: str, filesystem: str, *, fill_blanks: bool = True,
+                **defaults) -> "StorageSystem":
+        """The canonical system for these spellings, following aliases, created when unknown (with `defaults`);
+        a known system gets `defaults` where it has no value yet, unless `fill_blanks` is False."""
         institution_row = Institution.resolve(institution)
         name = (name or "").strip() or "Unknown system"
         filesystem = (filesystem or "").strip() or "unknown"
@@ -110,14 +112,19 @@ class StorageSystem(models.Model):
             key=key,
             defaults={"institution": institution_row, "name": name, "filesystem": filesystem, **defaults},
         )
-        if not created:
-            missing = {field: value for field, value in defaults.items() if value and not getattr(system, field)}
-            if missing:
-                for field, value in missing.items():
-                    setattr(system, field, value)
-                # A save, not an update(): its post_save copies the new values into the list entries.
-                system.save(update_fields=list(missing))
+        if not created and fill_blanks:
+            system.fill_blanks(**defaults)
         return system
+
+    def fill_blanks(self, **values) -> None:
+        """Set the given descriptive fields (storage_vendor, server_count) where the system has none yet. An
+        upload that claims a system of another owner does not describe it (apps.results.ownership)."""
+        missing = {field: value for field, value in values.items() if value and not getattr(self, field)}
+        if missing:
+            for field, value in missing.items():
+                setattr(self, field, value)
+            # A save, not an update(): its post_save copies the new values into the list entries.
+            self.save(update_fields=list(missing))
 
 
 class SystemAlias(models.Model):
@@ -308,6 +315,9 @@ class Run(models.Model):
                                              help_text="assigned by the committee")
     production_accepted = models.BooleanField(default=False,
                                               help_text="the committee accepted the production declaration")
+    system_claim = models.TextField(
+        blank=True, help_text="the upload named an existing system that holds runs of another owner: the run "
+                              "waits as submitted until the committee accepts the claim (apps.results.ownership)")
 
     objects = RunQuerySet.as_manager()
 
@@ -321,13 +331,14 @@ class Run(models.Model):
             models.Index(fields=["client_nodes", "-score_total"], name="run_nodes_score"),
             # "Best eligible run per system", the first step of every ranked list, reads this index only
             # (no sort, no heap) instead of sorting all runs: 130 ms → 28 ms at 100k runs on PostgreSQL.
+            # Eligibility, not review: a list's candidates are filtered on review_status from the heap, and almost
+            # every run is accepted (published archives), so the index serves "visible as ranked" as well.
             models.Index(fields=["system", "-score_total", "id"], name="run_eligible_best",
-                         condition=models.Q(exclusion_reason="", kind="io500", score_total__isnull=False)),
+                         condition=eligible_condition()),
             # The same for the 10-node list, whose client_nodes filter the index above cannot answer: without
             # it both its queries scan the run table (seq scan, 274 ms at 100k runs; 72 ms with it).
             models.Index(fields=["system", "-score_total", "id"], name="run_ten_node_best",
-                         condition=models.Q(exclusion_reason="", kind="io500", score_total__isnull=False,
-                                            client_nodes=10)),
+                         condition=models.Q(**ELIGIBLE_CONDITIONS, client_nodes=10)),
             # Counting a list by kind (the historic list's paginator) reads this index only: 79 ms → 30 ms.
             models.Index(fields=["kind", "system"], name="run_kind_system"),
         ]
@@ -339,8 +350,14 @@ class Run(models.Model):
         return reverse("run-detail", args=[self.pk])
 
     @property
+    def is_eligible(self) -> bool:
+        """May be ranked by its files and verdicts (`list_kinds.eligible_condition`), whatever its review."""
+        return is_eligible(self)
+
+    @property
     def is_ranked(self) -> bool:
-        return not self.exclusion_reason and self.score_total is not None
+        """Visible as ranked: eligible and accepted by review (`list_kinds.ranked_condition`)."""
+        return is_ranked(self)
 
     def score_agreement(self) -> dict[str, bool]:
         """{"bw"|"md"|"total": whether the reported value agrees with the recomputed one}.
@@ -632,8 +649,9 @@ class CustomListEntry(models.Model):
 
     Kept so that a page of a custom list reads one index range, like the built-in lists, instead of evaluating
     the equation over every member on each read (0.8-5 s at 10,000 runs). A committed write to a run
-    re-evaluates its storage system's members. `ranked` is False when the equation has no value for the run
-    (a phase missing, a division by zero): such runs are listed last, unranked.
+    re-evaluates its storage system's members. `ranked` is False when the base list does not rank the run (the
+    historic list's submitted or rejected runs) or the equation has no value for it (a phase missing, a division
+    by zero): such runs are listed last, unranked.
     """
 
     custom_list = models.ForeignKey(CustomList, on_delete=models.CASCADE, related_name="entries")
@@ -891,6 +909,8 @@ class ScalingPoint(models.Model):
     launch_index = models.PositiveIntegerField(default=0)
     block_index = models.PositiveIntegerField(default=0, help_text="the '<n> tasks' block of a -f/-l/-s launch")
     log_hash = models.CharField(max_length=64, db_index=True)
+    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.CASCADE, related_name="scaling_points",
+                               help_text="the upload that stored the point; none: the operator (results.ownership)")
 
     class Meta:
         ordering = ["series", "operation", "mdt_count", "tasks"]
@@ -961,12 +981,15 @@ class Study(models.Model):
         varying axis), judged with the study's margin."""
         return compare(self.ordered_points(points), alpha=alpha, margin=self.margin, axes=axes)
 
-    def store_scaling_points(self, points) -> None:
+    def store_scaling_points(self, points, upload: "Upload | None" = None) -> None:
         """Write the study points of a DNE series' points (records or rows), replacing the study points of
-        their logs: called with each log the series stores, in that log's transaction."""
+        their logs: called with each log the series stores, in that log's transaction. A study point belongs to
+        the upload of its series point (a stored row's own, else `upload`: the one storing the records)."""
         points = list(points)
         self.points.filter(log_hash__in={point.log_hash for point in points}).delete()
-        StudyPoint.objects.bulk_create(StudyPoint(study=self, **fields) for fields in study_point_fields(points))
+        StudyPoint.objects.bulk_create(
+            StudyPoint(study=self, upload_id=getattr(point, "upload_id", upload.pk if upload else None), **fields)
+            for point, fields in zip(points, study_point_fields(points), strict=True))
 
     @classmethod
     def with_counts(cls):
@@ -993,6 +1016,8 @@ class StudyPoint(models.Model):
     source_line = models.PositiveIntegerField(null=True, blank=True, help_text="the Summary row, when printed")
     test_index = models.PositiveIntegerField(default=0, help_text="the test of a multi-test (-f) launch")
     log_hash = models.CharField(max_length=64, db_index=True)
+    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.CASCADE, related_name="study_points",
+                               help_text="the upload that stored the point; none: the operator (results.ownership)")
 
     class Meta:
         ordering = ["study", "source", "test_index", "operation"]
@@ -1066,6 +1091,8 @@ class Change(models.Model):
     detected = models.BooleanField(default=True, help_text="false when the latest detection no longer finds it "
                                                            "(kept because it was triaged)")
     detected_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["-run_after__run_timestamp", "system", "metric"]

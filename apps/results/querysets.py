@@ -37,7 +37,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, NullIf, RowNumber
 
-from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, list_kind
+from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, RANKED, list_kind, ranked_condition
 
 #: Public sort keys of list views → the ListEntry column or annotation they order by. Prefix "-" for descending.
 #: "rank" orders by score: the rank is a function of the score (competition ranking), and the score has the index.
@@ -139,6 +139,11 @@ class RunQuerySet(models.QuerySet):
         """Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score."""
         return self.filter(ELIGIBLE)
 
+    def ranked(self):
+        """Runs visible as ranked: eligible and accepted by review (`list_kinds.ranked_condition`). What the API's
+        `ranked` flag and filter, a system's best score and change detection read; lists read their entries."""
+        return self.filter(RANKED)
+
     def with_normalised(self):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
         return self.annotate(**normalised_scores(total="score_total", nodes="client_nodes",
@@ -208,6 +213,14 @@ class RunQuerySet(models.QuerySet):
         for name, value in middle.values_list("name", "value"):
             found.setdefault(name, []).append(value)
         return {name: sum(values) / len(values) for name, values in found.items()}
+
+
+class ChangeQuerySet(models.QuerySet):
+    def visible(self):
+        """Changes between runs visible as ranked (both ends): what public pages, feeds, exports and the API show.
+        Detection reads ranked runs only; this keeps a triaged change off them once a run of it is rejected or
+        withdrawn (a triaged change outlives the detection that no longer finds it)."""
+        return self.filter(ranked_condition("run_before__") & ranked_condition("run_after__"))
 
 
 class ListEntryQuerySet(models.QuerySet):

@@ -15,6 +15,7 @@ from apps.results.anomalies import RunFacts
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production, is_find_source
 from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_edition
+from apps.results.tasks import schedule_change_detection
 
 
 class ReviewError(ValueError):
@@ -69,7 +70,7 @@ def reproducibility_report(run: Run, *, staff: bool) -> dict:
     }
     if staff:
         report.update(assigned_level=run.reproducibility_level, production_accepted=run.production_accepted,
-                      review_status=run.review_status)
+                      review_status=run.review_status, system_claim=run.system_claim)
     return report
 
 
@@ -97,6 +98,8 @@ def review_run(run: Run, *, by, status: str | None = None, level: str | None = N
             run.production_accepted = production_accepted
         if changes:
             run.save(update_fields=["review_status", "reproducibility_level", "production_accepted", "updated_at"])
+            # Only runs visible as ranked are a system's history (apps.results.changes): detect it again.
+            schedule_change_detection([run.pk])
         text = "\n".join(part for part in (note.strip(), "; ".join(changes)) if part)
         return ReviewNote.objects.create(run=run, author=by, text=text, status=status or "")
 

@@ -169,11 +169,11 @@ def test_a_log_whose_study_points_cannot_be_stored_leaves_neither_its_series_poi
     broken = "dne2_1_mds/unique_10k_1/mdtest.out"
     store = Study.store_scaling_points
 
-    def failing_for_one_log(study, points):
+    def failing_for_one_log(study, points, upload=None):
         points = list(points)
         if any(point.source_file == broken for point in points):
             raise DatabaseError("disk full")
-        store(study, points)
+        store(study, points, upload)
 
     monkeypatch.setattr(Study, "store_scaling_points", failing_for_one_log)
 

@@ -8,8 +8,9 @@ from django.db import IntegrityError
 
 from apps.ingest import uploads
 from apps.ingest.models import IngestJob
-from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
+from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
 from apps.results.models import Run, ScalingSeries, Upload
+from apps.results.ownership import delete_upload
 from tests.api.uploading import DEMO_SUBMISSION, files_under, named_file, tar_gz_of
 from tests.factories import RunFactory, UserFactory
 

@@ -12,8 +12,10 @@ from typing import Protocol
 from django.db import DatabaseError, transaction
 
 from apps.ingest.core.archive import ArchiveError, is_archive, open_input
-from apps.ingest.core.common import archive_caps
+from apps.ingest.core.common import IngestError, archive_caps
 from apps.ingest.parsers.records import ParseError
+from apps.results.models import Upload
+from apps.results.ownership import may_add_to, may_rewrite, owner_name
 
 LOGS_PER_COMMIT = 100
 REPORT_LIST_LIMIT = 20
@@ -139,11 +141,21 @@ class LogBatchSession:
     """
 
     def __init__(self, summary: LogIngestSummary, container, created_container: bool,
-                 stored_placements: dict[str, list]):
+                 stored_placements: dict[str, list], *, upload=None, stored_owners: dict[str, set] | None = None):
+        """`upload` is the writer (None: the operator's command line); `stored_owners` the uploads (None: the
+        operator) whose points each stored log has. An upload adds only to a container its own account
+        created and replaces only points it stored itself (apps.results.ownership); a refusal raises
+        IngestError before anything is read."""
+        if not created_container and not may_add_to(upload, container.upload):
+            raise IngestError(f"{container.__class__._meta.verbose_name} {container.name!r} belongs to "
+                              f"{owner_name(container.upload)}: an upload adds only to a series or study its "
+                              f"own account created; choose another name")
         self.summary = summary
         self.container = container
         self.created_container = created_container
         self.stored_placements = stored_placements
+        self.upload = upload
+        self.stored_owners = stored_owners or {}
         self.seen_hashes: dict[str, str] = {}
         self.pending: list[tuple[str, str, list]] = []
 
@@ -207,6 +219,12 @@ class LogBatchSession:
         if self.stored_placements.get(content_hash) == self.placements(records):
             self.summary.unchanged.append(name)
             return
+        if content_hash in self.stored_placements and not may_rewrite(self.upload, self.stored_owners[content_hash]):
+            owners = ", ".join(sorted(owner_name(Upload.objects.filter(pk=pk).first() if pk else None)
+                                      for pk in self.stored_owners[content_hash]))
+            self.summary.failed.append(f"{name}: already stored with other placements by {owners}; an upload "
+                                       f"never replaces points another upload or the operator stored")
+            return
         self.pending.append((name, content_hash, records))
         if len(self.pending) >= LOGS_PER_COMMIT:
             self.flush()
@@ -240,6 +258,7 @@ class LogBatchSession:
                     continue
                 (self.summary.updated if replacing else self.summary.stored).append(name)
                 self.stored_placements[log_hash] = self.placements(records)
+                self.stored_owners[log_hash] = {self.upload.pk if self.upload else None}
                 self.summary.points_created += len(records)
         self.pending = []
 

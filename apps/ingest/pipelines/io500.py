@@ -40,6 +40,7 @@ from apps.results.models import (
     Tunable,
     Upload,
 )
+from apps.results.ownership import may_reprocess, owner_name, same_account, system_claim
 from apps.results.rank_stats import summarise_ranks
 from apps.results.reproducibility import QuestionnaireError, clean_reproducibility
 from apps.results.tasks import schedule_change_detection
@@ -173,7 +174,12 @@ def ingest_paths(paths: Iterable[Path], options: dict, *,
 
 
 def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
-    """Ingest a stored upload, all or nothing. Re-running it finds the runs it already made."""
+    """Ingest a stored upload, all or nothing. Re-running it finds the runs its account already stored.
+
+    Result directories already stored by another owner (another account, or the operator's command-line
+    ingest) are *already published*: the upload fails, naming them, and changes nothing. Reprocessing an
+    upload rewrites only the runs it owns and leaves the others alone (apps.results.ownership).
+    """
     overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
     try:
         with open_input(Path(upload.file.path), **archive_caps()) as root:
@@ -187,16 +193,28 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
         raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
     runs = []
     with transaction.atomic(), run_upkeep.once():
+        published = []
         for item in parsed:
-            run, _ = store_parsed_run(item, upload=upload, reprocess=reprocess)
-            runs.append(run)
+            run, outcome = store_parsed_run(item, upload=upload, reprocess=reprocess)
+            if outcome == FOREIGN:
+                published.append(f"{item.record.source_path or '.'} is run {run.pk} of {owner_name(run.upload)}")
+            else:
+                runs.append(run)
+        if published and not reprocess:
+            raise IngestError(f"{upload.original_name}: already published, this upload changes nothing: "
+                              + "; ".join(published))
         schedule_change_detection(run.pk for run in runs)
     return runs
+
+
+#: The outcome of a run stored by another owner than the writer: left as it is (apps.results.ownership).
+FOREIGN = "foreign"
 
 
 def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
     """Create the run (or find it, or rewrite it when reprocessing). Must run inside a transaction.
 
+    Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
     The run is saved more than once (created, then its verdicts); its list entries are brought in line
     once, at the end (apps.results.run_upkeep).
     """
@@ -209,10 +227,15 @@ def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bo
     identity = Run.make_identity(record.content_hash, record.source_path)
     existing = Run.objects.select_for_update().filter(identity=identity).first()
     if existing and not reprocess:
-        if upload and existing.upload_id is None:
-            Run.objects.filter(pk=existing.pk).update(upload=upload)
-        return existing, "unchanged"
+        # The operator's command line finds any run; an upload only the runs of its own account.
+        return existing, "unchanged" if upload is None or same_account(upload, existing.upload) else FOREIGN
+    if existing and not may_reprocess(upload, existing.upload):
+        return existing, FOREIGN
     fields = run_fields(parsed)
+    claim = system_claim(fields["system"], upload)
+    if not claim:  # who claims another owner's system does not describe it either
+        fields["system"].fill_blanks(storage_vendor=parsed.metadata.get("storage_vendor", ""),
+                                     server_count=_as_int(parsed.metadata.get("server_count")))
     if existing:
         existing.phases.all().delete()
         existing.files.all().delete()
@@ -220,17 +243,19 @@ def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bo
         existing.stripings.all().delete()
         existing.rank_stats.all().delete()
         existing.anomalies.all().delete()
+        if claim and fields["system"].pk != existing.system_id:
+            existing.review_status, existing.system_claim = ReviewStatus.SUBMITTED, claim
         for name, value in fields.items():
             setattr(existing, name, value)
-        if upload:
-            existing.upload = upload
         existing.save()
         run, outcome = existing, "updated"
     else:
         # A new upload is a submission the committee has yet to review, unless its uploader may publish
-        # without review; published archives ingested from the command line were reviewed.
-        status = ReviewStatus.SUBMITTED if upload and upload.needs_review else ReviewStatus.ACCEPTED
-        run = Run.objects.create(identity=identity, upload=upload, review_status=status, **fields)
+        # without review and it claims no other owner's system; published archives ingested from the
+        # command line were reviewed.
+        status = ReviewStatus.SUBMITTED if upload and (upload.needs_review or claim) else ReviewStatus.ACCEPTED
+        run = Run.objects.create(identity=identity, upload=upload, review_status=status, system_claim=claim,
+                                 **fields)
         outcome = "created"
     store_children(run, parsed)
     check_run_anomalies(run)
@@ -238,11 +263,12 @@ def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bo
 
 
 def run_fields(parsed: ParsedRun) -> dict:
+    """The run's columns from a parsed record. The storage system is found or created by its names; the caller
+    fills in its description (`StorageSystem.fill_blanks`) unless the writer claims another owner's system."""
     record, metadata = parsed.record, parsed.metadata
-    system = StorageSystem.resolve(
-        metadata.get("institution", ""), metadata.get("system", ""), metadata.get("filesystem", ""),
-        storage_vendor=metadata.get("storage_vendor", ""), server_count=_as_int(metadata.get("server_count")),
-    )
+    system = StorageSystem.resolve(metadata.get("institution", ""), metadata.get("system", ""),
+                                   metadata.get("filesystem", ""), storage_vendor=metadata.get("storage_vendor", ""),
+                                   server_count=_as_int(metadata.get("server_count")), fill_blanks=False)
     timestamp = record.run_timestamp
     if timestamp and timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)
@@ -362,13 +388,20 @@ def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
 
 
 def reprocess_uploads(uploads: Iterable[Upload]) -> IngestSummary:
-    """Re-parse stored uploads after a parser change, rewriting the runs they made."""
+    """Re-parse stored uploads after a parser change, rewriting the runs each owns (apps.results.ownership).
+
+    One upload that cannot be re-read (its file gone, content the parsers now refuse, a database error) is
+    reported, naming the upload and the reason, and the next one is reprocessed: each upload is its own
+    transaction, so nothing of a failed one is written.
+    """
     summary = IngestSummary()
     for upload in uploads:
         try:
             runs = ingest_upload(upload, reprocess=True)
-        except IngestError as exc:
-            summary.failed.append(f"{upload.original_name}: {exc}")
+        except Exception as exc:
+            if not isinstance(exc, IngestError):
+                logger.exception("reprocessing upload %s failed", upload.pk)
+            summary.failed.append(f"upload {upload.pk} ({upload.original_name}): {exc}")
         else:
             summary.updated.extend(run.pk for run in runs)
     return summary

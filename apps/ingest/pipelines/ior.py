@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
+from django.db import transaction
 
 from apps.ingest.core.archive import is_junk_entry
 from apps.ingest.core.common import IngestError, IngestUsageError
@@ -58,18 +59,20 @@ def ingest_ior_paths(paths: Iterable[str | Path], *, study_name: str, manifest: 
 
 def ingest_ior_upload(upload: Upload) -> list:
     """The ingest of an API upload (kind=ior): a log, or an archive of logs with an optional
-    manifest.csv, into the study named by the upload (or after its file). Any failing log fails the
-    job with its file and line; the logs that parsed stay stored. Returns no runs."""
+    manifest.csv, into the study named by the upload (or after its file), all or nothing: a log that
+    fails fails the job, naming its file and line, and nothing of the upload is stored. The study must be
+    new or one its account created (apps.results.ownership). Returns no runs."""
     declared = upload.declared_metadata or {}
     study_name = declared.get("study") or Path(upload.original_name).name.split(".")[0] or "IOR upload"
     _refuse_a_dne_study(study_name, IngestError)
     summary = StudyIngestSummary(study=study_name)
-    _Session(study_name, summary, upload=upload, notes=declared.get("notes", ""),
-             margin=declared.get("margin"), margin_of_existing=False).ingest_upload(upload)
-    if summary.problems:
-        raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
-    if not summary.found_any:
-        raise IngestError(f"{upload.original_name}: no IOR output found in the upload")
+    with transaction.atomic():
+        _Session(study_name, summary, upload=upload, notes=declared.get("notes", ""),
+                 margin=declared.get("margin"), margin_of_existing=False).ingest_upload(upload)
+        if summary.problems:
+            raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
+        if not summary.found_any:
+            raise IngestError(f"{upload.original_name}: no IOR output found in the upload")
     return []
 
 
@@ -112,12 +115,14 @@ class _Session(LogBatchSession):
             study.save(update_fields=["margin"])
         summary.study_id = study.pk
         stored_axes: dict[str, list] = {}
-        for log_hash, test_index, operation, axes in study.points.values_list(
-                "log_hash", "test_index", "operation", "axes"):
+        owners: dict[str, set] = {}
+        for log_hash, owner, test_index, operation, axes in study.points.values_list(
+                "log_hash", "upload", "test_index", "operation", "axes"):
             stored_axes.setdefault(log_hash, []).append((test_index, operation, sorted(axes.items())))
+            owners.setdefault(log_hash, set()).add(owner)
         for placements in stored_axes.values():
             placements.sort()
-        super().__init__(summary, study, created, stored_axes)
+        super().__init__(summary, study, created, stored_axes, upload=upload, stored_owners=owners)
         self.used_entries: set[Path] = set()
 
     def ingest_tree(self, root: Path, files: list[Path], explicit: StudyManifest | None) -> None:
@@ -171,7 +176,7 @@ class _Session(LogBatchSession):
         return sorted((r.test_index, r.operation, sorted(r.axes.items())) for r in records)
 
     def store(self, records: list[StudyPointRecord]) -> None:
-        StudyPoint.objects.bulk_create(StudyPoint(study=self.container, **vars(r)) for r in records)
+        StudyPoint.objects.bulk_create(StudyPoint(study=self.container, upload=self.upload, **vars(r)) for r in records)
         if self.container.note_axes(name for record in records for name in record.axes):
             self.container.save(update_fields=["axis_order"])
 

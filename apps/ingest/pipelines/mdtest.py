@@ -77,16 +77,18 @@ def ingest_paths(paths: Iterable[str | Path], options: dict, **_) -> MdtestInges
 
 def ingest_mdtest_upload(upload: Upload) -> list:
     """The ingest of an API upload (kind=mdtest): a log, or an archive of logs with an optional
-    manifest.csv, into the series named by the upload (or after its file). Logs that fail are
-    reported in the job's error; the others stay stored. Returns no runs: points are not runs."""
+    manifest.csv, into the series named by the upload (or after its file), all or nothing: a log that
+    fails fails the job, naming its file and line, and nothing of the upload is stored. The series must be
+    new or one its account created (apps.results.ownership). Returns no runs: points are not runs."""
     declared = upload.declared_metadata or {}
     series_name = declared.get("series") or Path(upload.original_name).name.split(".")[0] or "mdtest upload"
     summary = MdtestIngestSummary(series=series_name)
-    _Session(series_name, summary, upload=upload, notes=declared.get("notes", "")).ingest_upload(upload)
-    if summary.problems:
-        raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
-    if not summary.found_any:
-        raise IngestError(f"{upload.original_name}: no mdtest log found in the upload")
+    with transaction.atomic():
+        _Session(series_name, summary, upload=upload, notes=declared.get("notes", "")).ingest_upload(upload)
+        if summary.problems:
+            raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
+        if not summary.found_any:
+            raise IngestError(f"{upload.original_name}: no mdtest log found in the upload")
     return []
 
 
@@ -98,16 +100,16 @@ class _Session(LogBatchSession):
         with transaction.atomic():
             series, created = ScalingSeries.objects.get_or_create(
                 name=series_name, defaults={"upload": upload, "notes": notes})
-            if upload is not None and series.upload_id is None:
-                series.upload = upload
-                series.save(update_fields=["upload"])
             self.study = series.ensure_study()
         summary.series_id = series.pk
         stored: dict[str, list[tuple]] = defaultdict(list)
-        for log_hash, *placement in series.points.values_list("log_hash", *PLACEMENT_FIELDS):
+        owners: dict[str, set] = defaultdict(set)
+        for log_hash, owner, *placement in series.points.values_list("log_hash", "upload", *PLACEMENT_FIELDS):
             stored[log_hash].append(tuple(placement))
+            owners[log_hash].add(owner)
         super().__init__(summary, series, created,
-                         {log_hash: sorted(placements) for log_hash, placements in stored.items()})
+                         {log_hash: sorted(placements) for log_hash, placements in stored.items()},
+                         upload=upload, stored_owners=owners)
         self.used_entries: set[int] = set()
 
     def ingest_tree(self, root: Path, files: list[Path], explicit_manifest: Manifest | None) -> None:
@@ -175,8 +177,9 @@ class _Session(LogBatchSession):
         return sorted(tuple(getattr(record, name) for name in PLACEMENT_FIELDS) for record in records)
 
     def store(self, records: list[ScalingPointRecord]) -> None:
-        ScalingPoint.objects.bulk_create(ScalingPoint(series=self.container, **vars(record)) for record in records)
-        self.study.store_scaling_points(records)
+        ScalingPoint.objects.bulk_create(ScalingPoint(series=self.container, upload=self.upload, **vars(record))
+                                         for record in records)
+        self.study.store_scaling_points(records, upload=self.upload)
 
     def warn_unused(self, manifest: Manifest) -> None:
         unused = [entry.log for entry in manifest.entries.values() if id(entry) not in self.used_entries]

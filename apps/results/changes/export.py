@@ -5,7 +5,7 @@ from apps.results.models import Change
 
 def current_changes():
     """Changes the latest detection found, in a stable order (system, time of the step, metric)."""
-    return (Change.objects.filter(detected=True)
+    return (Change.objects.visible().filter(detected=True)
             .select_related("system__institution", "run_before", "run_after")
             .order_by("system__institution__name", "system__name", "run_after__run_timestamp", "run_after_id",
                       "metric", "kind"))

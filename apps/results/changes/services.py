@@ -43,19 +43,22 @@ def detection_parameters() -> DetectionParameters:
 
 
 def history_runs(system_id: int) -> list[Run]:
-    """The system's IO500 runs in time order, with everything the diff and the history page read."""
+    """The system's runs visible as ranked in time order, with everything the diff and the history page read."""
     return histories_of([system_id])[system_id]
 
 
 def histories_of(system_ids: list[int]) -> dict[int, list[Run]]:
-    """{system id: its IO500 runs in time order} for these systems, read in one set of queries.
+    """{system id: its runs visible as ranked, in time order} for these systems, read in one set of queries.
+
+    Visible as ranked (`Run.objects.ranked()`): a submitted, rejected or excluded run is no point of a system's
+    public history, so a fabricated run named after a system neither makes a step nor shows on its history.
 
     Without the runs' files and anomaly facts, the bulk of a run that neither the detection nor the history
     page reads (only a step's two runs are diffed, which reads their files then): a batch of histories holds
     many runs at once.
     """
     histories: dict[int, list[Run]] = {pk: [] for pk in system_ids}
-    runs = Run.objects.filter(system_id__in=system_ids, kind=Run.Kind.IO500).with_details(files=False).defer("facts")
+    runs = Run.objects.filter(system_id__in=system_ids).ranked().with_details(files=False).defer("facts")
     for run in runs:
         histories[run.system_id].append(run)
     return {pk: sorted(runs, key=lambda run: (run_time(run), run.pk)) for pk, runs in histories.items()}
@@ -251,7 +254,7 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
 
 def _batches(system_ids: list[int]) -> list[list[int]]:
     """The systems in consecutive batches of at most RUNS_PER_BATCH IO500 runs (a larger system alone)."""
-    sizes = dict(Run.objects.filter(system_id__in=system_ids, kind=Run.Kind.IO500).order_by()
+    sizes = dict(Run.objects.filter(system_id__in=system_ids).ranked().order_by()
                  .values_list("system_id").annotate(runs=Count("pk")))
     batches: list[list[int]] = []
     runs = 0
