@@ -229,6 +229,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # DRF's parsers, with a depth bound on JSON and every value checked for unstorable text (apps/api/inputs.py).
+    "DEFAULT_PARSER_CLASSES": ["apps.api.inputs.JSONParser", "apps.api.inputs.FormParser",
+                               "apps.api.inputs.MultiPartParser"],
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
@@ -278,6 +281,8 @@ IOBOARD_CACHE_PREFIX = os.environ.get("IOBOARD_CACHE_PREFIX") or f"ioboard:{Path
 # Overrides of apps.results.anomalies.DEFAULT_THRESHOLDS, e.g. {"stat_over_create_easy": 30}.
 IOBOARD_ANOMALY_THRESHOLDS: dict = {}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# The longest text an API field takes when neither its model column nor its serializer says otherwise.
+IOBOARD_API_MAX_TEXT_CHARS = envint("IOBOARD_API_MAX_TEXT_CHARS", 10000)
 
 LOGGING = {
     "version": 1,

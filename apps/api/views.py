@@ -7,12 +7,12 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
 from apps.api import serializers
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
+from apps.api.inputs import MultiPartParser, refuse_hostile_query
 from apps.api.pagination import PageNumberPagination
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
@@ -43,6 +43,11 @@ class ApiDefaults:
     schema = ApiSchema()
     filter_backends = [DjangoFilterBackend]
     throttle_classes = READ_THROTTLES
+
+    def initial(self, request, *args, **kwargs):
+        """The query string is checked like every body (apps.api.inputs), before permissions or filters read it."""
+        refuse_hostile_query(request)
+        super().initial(request, *args, **kwargs)
 
     def filter_queryset(self, queryset):
         """Filters narrow collections; an object named by its id is not filtered. Building a filter set for it
