@@ -272,6 +272,9 @@ IOBOARD_UPLOAD_MAX_BYTES = envint("IOBOARD_UPLOAD_MAX_BYTES", 512 * 1024 * 1024)
 IOBOARD_ARCHIVE_MAX_ENTRIES = envint("IOBOARD_ARCHIVE_MAX_ENTRIES", 20000)
 IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES = envint("IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES", 4 * 1024 * 1024 * 1024)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
+# A worker's claim on an ingest job lapses after this (apps.ingest.models.IngestJob.claim): by then the task's
+# hard time limit has killed it, so a redelivered message may take the job over; earlier, a duplicate is dropped.
+IOBOARD_INGEST_CLAIM_SECONDS = envint("IOBOARD_INGEST_CLAIM_SECONDS", CELERY_TASK_TIME_LIMIT)
 # Anonymous list pages are cached until the data version changes (apps.web.page_cache); only with a
 # cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
 IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)

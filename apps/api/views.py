@@ -293,9 +293,9 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
     """Uploads of IO500 result archives, mdtest logs and IOR logs (kind=ior), and the state of their ingest.
 
-    Listing shows your own uploads (staff see all); any upload can be read by id, because uploading
-    bytes someone else sent before answers with their upload. Deleting an upload removes the runs it
-    created; only the uploader or staff may do that.
+    An upload (its declarations, its job's errors) is its uploader's: listing, reading and deleting see
+    your own uploads only (staff see all); another account's upload is a 404, as if it did not exist.
+    Deleting an upload removes the runs it created.
     """
 
     permission_classes = [IsAuthenticated, IsUploaderOrStaff]
@@ -311,7 +311,7 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
         runs = Run.objects.select_related("system__institution").defer(*LARGE_RUN_FIELDS).order_by("pk")
         jobs = (IngestJob.objects.filter(pk=Subquery(latest_job)).select_related("upload__uploader")
                 .prefetch_related(Prefetch("runs", queryset=runs)).order_by("-upload__created_at", "-pk"))
-        if self.action == "list" and not self.request.user.is_staff:
+        if not self.request.user.is_staff:
             jobs = jobs.filter(upload__uploader_id=self.request.user.pk)
         return jobs
 
