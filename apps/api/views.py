@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
@@ -16,12 +16,12 @@ from apps.api.inputs import MultiPartParser, refuse_hostile_query
 from apps.api.pagination import PageNumberPagination
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
-from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
+from apps.api.throttles import READ_THROTTLES, CustomListRateThrottle, UploadRateThrottle
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, delete_upload, receive_upload, refuse_oversized_request
 from apps.results.awards import edition_awards
 from apps.results.citations import mixed_lists_warning
-from apps.results.custom_lists import CustomListRows, save_custom_list
+from apps.results.custom_lists import CustomListLimit, CustomListRows, save_custom_list
 from apps.results.diff import diff_runs, load_runs
 from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
@@ -260,17 +260,24 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
     lookup_field = "token"
     lookup_value_regex = r"[-\w]+"
 
+    def get_throttles(self):
+        return [CustomListRateThrottle()] if self.action == "create" else super().get_throttles()
+
     @extend_schema(responses={201: serializers.CustomListSerializer,
                               400: OpenApiResponse(serializers.EquationErrorSerializer)})
     def create(self, request, *args, **kwargs):
+        """Save a list (signed in; `THROTTLE_CUSTOM_LISTS` per user, and at most IOBOARD_CUSTOM_LISTS_PER_USER kept:
+        403 past it)."""
         form = self.get_serializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            custom = save_custom_list(data.get("name", ""), data["equation"], data["base_list"])
+            custom = save_custom_list(data.get("name", ""), data["equation"], data["base_list"], owner=request.user)
         except EquationError as error:
             return Response({"equation": error.message, "position": error.position},
                             status=status.HTTP_400_BAD_REQUEST)
+        except CustomListLimit as limit:
+            raise PermissionDenied(str(limit)) from limit
         return Response(self.get_serializer(custom).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=OpenApiTypes.OBJECT)

@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
@@ -105,6 +106,19 @@ def requeue_jobs(older_than: timedelta) -> list[int]:
     for job_pk in job_pks:
         ingest_upload_task.delay(job_pk)
     return job_pks
+
+
+@worker_ready.connect
+def requeue_when_a_worker_starts(**kwargs) -> None:
+    """A worker starting is when Redis has often just come back: enqueue every job that has not finished, whatever
+    its age (an upload kept while the broker was away waits for no one). Duplicates are dropped by the claim."""
+    try:
+        requeued = requeue_jobs(timedelta(0))
+    except Exception:  # a worker must start even so; the periodic sweep comes next
+        logger.exception("worker start: the unfinished ingest jobs could not be enqueued")
+        return
+    if requeued:
+        logger.warning("worker start: enqueued %d unfinished ingest jobs: %s", len(requeued), requeued)
 
 
 @shared_task
