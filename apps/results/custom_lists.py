@@ -35,7 +35,7 @@ from itertools import islice
 from celery import shared_task
 from django.conf import settings
 from django.db import router, transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 
 from apps.results import list_entries
 from apps.results.equations import Equation, parse_equation
@@ -133,9 +133,13 @@ def _counts(entries) -> dict[int, int]:
 
 
 def _add_to_counts(changes: dict[int, int]) -> None:
+    """One UPDATE per distinct change (a new run adds one entry to each of hundreds of lists: one query)."""
+    lists_by_change: dict[int, list[int]] = {}
     for pk, change in changes.items():
         if change:
-            CustomList.objects.filter(pk=pk).update(entry_count=F("entry_count") + change)
+            lists_by_change.setdefault(change, []).append(pk)
+    for change, pks in lists_by_change.items():
+        CustomList.objects.filter(pk__in=pks).update(entry_count=F("entry_count") + change)
 
 
 def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dict[str, float | None]]:
@@ -166,23 +170,20 @@ def refresh_systems(system_ids) -> None:
     What it costs is bounded by what changed, not by the number of saved lists (300 lists made each upload cost
     12 s when every entry of the systems was deleted and written again): each distinct equation is evaluated once
     per member, in Python (microseconds); only the entries whose membership, value or rank flag changed are
-    written, and only the lists they belong to are locked (then their entries are compared again, under the lock)."""
+    written, and only the lists that could hold these systems' runs are locked and read: those whose base list
+    has one of them, and those that still have an entry of them."""
     ids = sorted({pk for pk in system_ids if pk is not None})
     if not ids:
         return
     db = router.db_for_write(CustomListEntry)
     with transaction.atomic(using=db):
-        lists = list(CustomList.objects.using(db).order_by("pk").only("pk", "equation", "base_list"))
+        kinds = set(ListEntry.objects.using(db).filter(system_id__in=ids).values_list("kind", flat=True).distinct())
+        holding = CustomListEntry.objects.using(db).filter(system_id__in=ids).values("custom_list_id")
+        lists = list(CustomList.objects.using(db).select_for_update().filter(Q(base_list__in=kinds) | Q(pk__in=holding))
+                     .order_by("pk").only("pk", "equation", "base_list"))
         if not lists:
             return
-        wanted = _evaluated_members(lists, ids, db)
-        touched = _entry_differences(wanted, ids, db).lists()
-        if not touched:
-            return
-        locked = list(CustomList.objects.using(db).select_for_update().filter(pk__in=touched).order_by("pk")
-                      .values_list("pk", flat=True))
-        differences = _entry_differences({key: value for key, value in wanted.items() if key[0] in set(locked)},
-                                         ids, db, lists=locked)
+        differences = _entry_differences(_evaluated_members(lists, ids, db), ids, db, lists=[c.pk for c in lists])
         CustomListEntry.objects.using(db).filter(pk__in=[pk for pk, _ in differences.stale]).delete()
         CustomListEntry.objects.using(db).bulk_create(differences.new, batch_size=CHUNK)
         CustomListEntry.objects.using(db).bulk_update(differences.changed, ["value", "ranked"], batch_size=CHUNK)
@@ -196,10 +197,6 @@ class EntryDifferences:
     new: list[CustomListEntry]
     changed: list[CustomListEntry]
     stale: list[tuple[int, int]]  # (entry id, list id)
-
-    def lists(self) -> set[int]:
-        return ({entry.custom_list_id for entry in (*self.new, *self.changed)}
-                | {list_id for _, list_id in self.stale})
 
 
 def _evaluated_members(lists: list[CustomList], system_ids: list[int], db: str) -> dict[tuple[int, int], tuple]:
@@ -215,12 +212,9 @@ def _evaluated_members(lists: list[CustomList], system_ids: list[int], db: str) 
             for custom in lists for kind, run_id, system_id in members if kind == custom.base_list}
 
 
-def _entry_differences(wanted: dict, system_ids: list[int], db: str, lists: list[int] | None = None
-                       ) -> EntryDifferences:
-    """How the stored entries of these systems (on these lists, or all) differ from `wanted`."""
-    stored = CustomListEntry.objects.using(db).filter(system_id__in=system_ids)
-    if lists is not None:
-        stored = stored.filter(custom_list_id__in=lists)
+def _entry_differences(wanted: dict, system_ids: list[int], db: str, lists: list[int]) -> EntryDifferences:
+    """How the stored entries of these systems on these lists differ from `wanted`."""
+    stored = CustomListEntry.objects.using(db).filter(system_id__in=system_ids, custom_list_id__in=lists)
     differences, seen = EntryDifferences([], [], []), set()
     for pk, list_id, run_id, ranked, value in stored.values_list("pk", "custom_list_id", "run_id", "ranked", "value"):
         seen.add((list_id, run_id))
