@@ -305,3 +305,13 @@ def test_a_failure_names_the_file_inside_the_archive_not_the_worker_directories(
 
     job.refresh_from_db()
     assert job.error == "sub/result.txt:12: no [SCORE] section; uploads/2026/11/abc.tgz: truncated"
+
+
+def test_a_starting_worker_enqueues_every_unfinished_job_whatever_its_age(job, enqueued):
+    """Redis back, workers restarted: an upload kept while the broker was away is not left for the periodic sweep."""
+    done = IngestJob.objects.create(upload=job.upload, status="done")
+
+    tasks.requeue_when_a_worker_starts(sender=None)
+
+    assert enqueued == [job.pk]
+    assert done.pk not in enqueued
