@@ -150,8 +150,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: broker and cache when REDIS_URL is set; otherwise eager tasks and a local-memory cache.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# A Redis that refuses, or accepts and never answers, must not hold a request: every socket to it has a
+# deadline (seconds). Cache calls then fail open (apps.results.freshness.shared_cache_call); a publish is retried
+# once and then left to the sweep (apps.ingest.tasks), so an upload is answered within a few seconds.
+IOBOARD_CACHE_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_CACHE_SOCKET_TIMEOUT", "0.25"))
+IOBOARD_BROKER_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_BROKER_SOCKET_TIMEOUT", "1.0"))
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "OPTIONS": {"socket_connect_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
+                                      "socket_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT}}}
     CELERY_BROKER_URL = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
@@ -169,7 +176,11 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 600)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 660)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900)}
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
+                                   "socket_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
+                                   "socket_connect_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT}
+CELERY_BROKER_CONNECTION_TIMEOUT = IOBOARD_BROKER_SOCKET_TIMEOUT
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-uploads": {"task": "apps.ingest.tasks.requeue_stuck_uploads", "schedule": 300.0},
@@ -228,6 +239,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # DRF's parsers, with a depth bound on JSON and every value checked for unstorable text (apps/api/inputs.py).
+    "DEFAULT_PARSER_CLASSES": ["apps.api.inputs.JSONParser", "apps.api.inputs.FormParser",
+                               "apps.api.inputs.MultiPartParser"],
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
@@ -239,6 +253,7 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("THROTTLE_ANON", "600/min"),
         "user": os.environ.get("THROTTLE_USER", "6000/min"),
         "uploads": os.environ.get("THROTTLE_UPLOADS", "120/hour"),
+        "custom_lists": os.environ.get("THROTTLE_CUSTOM_LISTS", "30/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -268,6 +283,9 @@ IOBOARD_UPLOAD_MAX_BYTES = envint("IOBOARD_UPLOAD_MAX_BYTES", 512 * 1024 * 1024)
 IOBOARD_ARCHIVE_MAX_ENTRIES = envint("IOBOARD_ARCHIVE_MAX_ENTRIES", 20000)
 IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES = envint("IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES", 4 * 1024 * 1024 * 1024)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
+# A worker's claim on an ingest job lapses after this (apps.ingest.models.IngestJob.claim): by then the task's
+# hard time limit has killed it, so a redelivered message may take the job over; earlier, a duplicate is dropped.
+IOBOARD_INGEST_CLAIM_SECONDS = envint("IOBOARD_INGEST_CLAIM_SECONDS", CELERY_TASK_TIME_LIMIT)
 # Anonymous list pages are cached until the data version changes (apps.web.page_cache); only with a
 # cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
 IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)
@@ -277,6 +295,13 @@ IOBOARD_CACHE_PREFIX = os.environ.get("IOBOARD_CACHE_PREFIX") or f"ioboard:{Path
 # Overrides of apps.results.anomalies.DEFAULT_THRESHOLDS, e.g. {"stat_over_create_easy": 30}.
 IOBOARD_ANOMALY_THRESHOLDS: dict = {}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Saved custom lists an account may keep: each is re-evaluated after every upload (apps.results.custom_lists).
+IOBOARD_CUSTOM_LISTS_PER_USER = envint("IOBOARD_CUSTOM_LISTS_PER_USER", 50)
+# After a failed call on the cache (Redis refused or silent), a process goes without it this long
+# (apps.results.freshness.shared_cache_call), so an outage costs one socket timeout, not one per call.
+IOBOARD_CACHE_RETRY_SECONDS = envint("IOBOARD_CACHE_RETRY_SECONDS", 10)
+# The longest text an API field takes when neither its model column nor its serializer says otherwise.
+IOBOARD_API_MAX_TEXT_CHARS = envint("IOBOARD_API_MAX_TEXT_CHARS", 10000)
 
 LOGGING = {
     "version": 1,

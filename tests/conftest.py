@@ -35,6 +35,15 @@ def shared_files(folder: str, pattern: str) -> list[Path]:
 
 
 
+@pytest.fixture(autouse=True)
+def shared_cache_tried_afresh():
+    """A test that made the cache fail leaves the next test a cache that is tried again, not skipped."""
+    yield
+    from apps.results.freshness import forget_shared_cache_failure
+
+    forget_shared_cache_failure()
+
+
 @pytest.fixture
 def celery_eager():
     """Run .delay() in-process for this test, whatever REDIS_URL says."""

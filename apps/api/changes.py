@@ -11,6 +11,7 @@ from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticatedOrReadOnly
 
 from apps.api.filters import IntegerFilter
+from apps.api.inputs import BoundedTextMixin
 from apps.api.serializers import SystemSummarySerializer
 from apps.api.views import ApiDefaults
 from apps.results.changes.services import triage
@@ -30,7 +31,7 @@ class AttributionSerializer(serializers.Serializer):
     after = serializers.CharField(allow_null=True)
 
 
-class ChangeSerializer(serializers.ModelSerializer):
+class ChangeSerializer(BoundedTextMixin, serializers.ModelSerializer):
     system = SystemSummarySerializer(read_only=True)
     attribution = AttributionSerializer(many=True, read_only=True,
                                         help_text="what differs between the two runs, most specific first; "

@@ -5,6 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.api.inputs import BoundedTextMixin, JSONTextField
 from apps.ingest.models import IngestJob
 from apps.results.citations import cite, run_citations
 from apps.results.list_kinds import LIST_KINDS
@@ -299,7 +300,7 @@ class EditionDetailSerializer(EditionSerializer):
         fields = [*EditionSerializer.Meta.fields, "entries"]
 
 
-class CompareQuerySerializer(serializers.Serializer):
+class CompareQuerySerializer(BoundedTextMixin, serializers.Serializer):
     runs = serializers.RegexField(
         r"^\d{1,12}(,\d{1,12}){1,9}$",
         help_text="2 to 10 comma-separated run ids; the first is the baseline, e.g. runs=12,15",
@@ -310,7 +311,7 @@ class CompareQuerySerializer(serializers.Serializer):
         return [int(part) for part in value.split(",")]
 
 
-class UploadFormSerializer(serializers.Serializer):
+class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
     """The multipart upload: the file, its kind, and the optional ioboard.yaml sidecar fields."""
 
     METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count",
@@ -338,7 +339,7 @@ class UploadFormSerializer(serializers.Serializer):
     stack = serializers.SlugField(required=False, max_length=100,
                                   help_text="stack name (kind=stack: an archive of a bottom-up campaign)")
     notes = serializers.CharField(required=False)
-    reproducibility = serializers.JSONField(
+    reproducibility = JSONTextField(
         required=False, binary=True,
         help_text="the reproducibility questionnaire, target level and list, production declaration and "
                   "acknowledgements, as the `reproducibility:` mapping of ioboard.yaml (JSON)")
@@ -397,7 +398,7 @@ class UploadStatusSerializer(serializers.ModelSerializer):
                   "status", "progress", "error", "attempts", "started_at", "finished_at", "runs"]
 
 
-class ReviewSerializer(serializers.Serializer):
+class ReviewSerializer(BoundedTextMixin, serializers.Serializer):
     """The committee's decisions on a run (staff only); each field optional, a note recorded with them."""
 
     status = serializers.ChoiceField(choices=ReviewStatus.choices, required=False)
@@ -416,27 +417,28 @@ class ReviewNoteSerializer(serializers.ModelSerializer):
         fields = ["author", "text", "status", "created_at"]
 
 
+@extend_schema_field({"type": "string", "maxLength": RulesEdition._meta.get_field("name").max_length,
+                      "description": RulesEdition._meta.get_field("name").help_text})
 class RulesEditionByName(serializers.SlugRelatedField):
-    """A rules edition named by its slug. A name with a NUL character is refused as unknown (400):
-    PostgreSQL cannot compare such text, and the lookup would fail with a 500."""
+    """A rules edition named by its slug; a name longer than any slug is unknown without a query."""
 
     def __init__(self, **kwargs):
         super().__init__(slug_field="name", queryset=RulesEdition.objects.all(), **kwargs)
 
     def to_internal_value(self, data):
-        if isinstance(data, str) and "\x00" in data:
-            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", "\\x00"))
+        if isinstance(data, str) and len(data) > RulesEdition._meta.get_field("name").max_length:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data[:60] + "…")
         return super().to_internal_value(data)
 
 
-class CheckSerializer(serializers.Serializer):
+class CheckSerializer(BoundedTextMixin, serializers.Serializer):
     rules_edition = RulesEditionByName()
     item = serializers.CharField(max_length=255)
     passed = serializers.BooleanField()
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class RulesEditionSerializer(serializers.ModelSerializer):
+class RulesEditionSerializer(BoundedTextMixin, serializers.ModelSerializer):
     checklist = serializers.ListField(child=serializers.CharField(max_length=255), required=False, default=list,
                                       help_text="what a reviewer checks for a run under these rules")
 
@@ -452,12 +454,13 @@ class RulesEditionSerializer(serializers.ModelSerializer):
         return attrs
 
 
-class FreezeSerializer(serializers.Serializer):
+class FreezeSerializer(BoundedTextMixin, serializers.Serializer):
     """Freeze an edition (a BoF) of every list frozen by default, or of the lists named."""
 
     name = serializers.SlugField(max_length=50)
     lists = serializers.ListField(child=serializers.ChoiceField(choices=list(LIST_KINDS)), required=False)
-    title = serializers.CharField(required=False, allow_blank=True, default="")
+    title = serializers.CharField(required=False, allow_blank=True, default="",
+                                  max_length=Edition._meta.get_field("title").max_length)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     rules_edition = RulesEditionByName(required=False, allow_null=True, default=None)
 
@@ -481,11 +484,12 @@ class AwardSerializer(serializers.Serializer):
     winner = AwardWinnerSerializer(allow_null=True)
 
 
-class CustomListSerializer(serializers.ModelSerializer):
+class CustomListSerializer(BoundedTextMixin, serializers.ModelSerializer):
     """A saved custom list: its equation ranks the members of `base_list`; `token` is its stable link."""
 
     name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
-    # Not limited here: the grammar refuses an over-long equation itself, with the position (apps.results.equations).
+    # No max_length of its own: the grammar refuses an over-long equation itself, with the position
+    # (apps.results.equations); BoundedTextMixin's bound only stops a body the grammar should never have to read.
     equation = serializers.CharField(trim_whitespace=False)
     base_list = serializers.ChoiceField(choices=list(LIST_KINDS), default="full")
     url = serializers.SerializerMethodField()

@@ -6,22 +6,22 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import MultiPartParser
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
 from apps.api import serializers
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
+from apps.api.inputs import MultiPartParser, refuse_hostile_query
 from apps.api.pagination import PageNumberPagination
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
-from apps.api.throttles import READ_THROTTLES, UploadRateThrottle
+from apps.api.throttles import READ_THROTTLES, CustomListRateThrottle, UploadRateThrottle
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
 from apps.results.awards import edition_awards
 from apps.results.citations import mixed_lists_warning
-from apps.results.custom_lists import CustomListRows, save_custom_list
+from apps.results.custom_lists import CustomListLimit, CustomListRows, save_custom_list
 from apps.results.diff import diff_runs, load_runs
 from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
@@ -44,6 +44,11 @@ class ApiDefaults:
     schema = ApiSchema()
     filter_backends = [DjangoFilterBackend]
     throttle_classes = READ_THROTTLES
+
+    def initial(self, request, *args, **kwargs):
+        """The query string is checked like every body (apps.api.inputs), before permissions or filters read it."""
+        refuse_hostile_query(request)
+        super().initial(request, *args, **kwargs)
 
     def filter_queryset(self, queryset):
         """Filters narrow collections; an object named by its id is not filtered. Building a filter set for it
@@ -257,17 +262,24 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
     lookup_field = "token"
     lookup_value_regex = r"[-\w]+"
 
+    def get_throttles(self):
+        return [CustomListRateThrottle()] if self.action == "create" else super().get_throttles()
+
     @extend_schema(responses={201: serializers.CustomListSerializer,
                               400: OpenApiResponse(serializers.EquationErrorSerializer)})
     def create(self, request, *args, **kwargs):
+        """Save a list (signed in; `THROTTLE_CUSTOM_LISTS` per user, and at most IOBOARD_CUSTOM_LISTS_PER_USER kept:
+        403 past it)."""
         form = self.get_serializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            custom = save_custom_list(data.get("name", ""), data["equation"], data["base_list"])
+            custom = save_custom_list(data.get("name", ""), data["equation"], data["base_list"], owner=request.user)
         except EquationError as error:
             return Response({"equation": error.message, "position": error.position},
                             status=status.HTTP_400_BAD_REQUEST)
+        except CustomListLimit as limit:
+            raise PermissionDenied(str(limit)) from limit
         return Response(self.get_serializer(custom).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
@@ -290,9 +302,9 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
     """Uploads of IO500 result archives, mdtest logs and IOR logs (kind=ior), and the state of their ingest.
 
-    Listing shows your own uploads (staff see all); any upload can be read by id, because uploading
-    bytes someone else sent before answers with their upload. Deleting an upload removes the runs it
-    created; only the uploader or staff may do that.
+    An upload (its declarations, its job's errors) is its uploader's: listing, reading and deleting see
+    your own uploads only (staff see all); another account's upload is a 404, as if it did not exist.
+    Deleting an upload removes the runs it created.
     """
 
     permission_classes = [IsAuthenticated, IsUploaderOrStaff]
@@ -308,7 +320,7 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
         runs = Run.objects.select_related("system__institution").defer(*LARGE_RUN_FIELDS).order_by("pk")
         jobs = (IngestJob.objects.filter(pk=Subquery(latest_job)).select_related("upload__uploader")
                 .prefetch_related(Prefetch("runs", queryset=runs)).order_by("-upload__created_at", "-pk"))
-        if self.action == "list" and not self.request.user.is_staff:
+        if not self.request.user.is_staff:
             jobs = jobs.filter(upload__uploader_id=self.request.user.pk)
         return jobs
 

@@ -1,5 +1,8 @@
 """Ingest jobs: the processing state of an upload, kept in our own table, not a result backend."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -30,14 +33,33 @@ class IngestJob(models.Model):
         return f"job {self.pk} for {self.upload} ({self.status})"
 
     def claim(self) -> bool:
-        """Move pending (or a stale processing) job to processing; False when another worker has it.
+        """Move a pending job (or one whose claim has lapsed) to processing; False when another worker has it.
 
-        A conditional UPDATE is the lock: exactly one of two racing workers sees one updated row.
+        A conditional UPDATE is the lock: exactly one of two racing workers sees one updated row, and a
+        second message for a job being processed (a duplicate, or a sweep's) is dropped. A claim lapses
+        after IOBOARD_INGEST_CLAIM_SECONDS (the task's hard time limit): by then the worker that holds it
+        has been killed, so the redelivered message of a dead worker takes the job over.
         """
-        claimable = IngestJob.objects.filter(pk=self.pk, status__in=[self.Status.PENDING, self.Status.PROCESSING])
+        lapsed = timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS)
+        lapsed_claim = models.Q(started_at__lt=lapsed) | models.Q(started_at__isnull=True)
+        claimable = IngestJob.objects.filter(
+            models.Q(status=self.Status.PENDING) | models.Q(lapsed_claim, status=self.Status.PROCESSING), pk=self.pk)
         updated = claimable.update(
             status=self.Status.PROCESSING, started_at=timezone.now(), attempts=models.F("attempts") + 1
         )
         if updated:
             self.refresh_from_db()
         return updated == 1
+
+    def release(self) -> None:
+        """Give this worker's claim back (a transient error: the retry, or the sweep, claims the job again)."""
+        IngestJob.objects.filter(pk=self.pk, status=self.Status.PROCESSING, attempts=self.attempts).update(
+            status=self.Status.PENDING)
+
+    def finish(self, status: str, error: str = "") -> bool:
+        """Record the outcome of this worker's claim; False (nothing written) when a later claim took the job over."""
+        finished = IngestJob.objects.filter(pk=self.pk, status=self.Status.PROCESSING, attempts=self.attempts)
+        self.status, self.error, self.finished_at = status, error, timezone.now()
+        if status == self.Status.DONE:
+            self.progress = 100
+        return finished.update(status=status, error=error, finished_at=self.finished_at, progress=self.progress) == 1

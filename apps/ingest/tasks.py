@@ -6,23 +6,29 @@ the ingest service finds the runs it already stored instead of creating new ones
 """
 
 import logging
+import re
+from contextlib import suppress
 from datetime import timedelta
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from apps.ingest.core.archive import sweep_orphaned_scratch
+from apps.ingest.core.archive import SCRATCH_PREFIX, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
 from apps.ingest.models import IngestJob
 from apps.ingest.pipelines import ingest_upload
 from apps.results.list_entries import analyze_after_bulk_write
 
 logger = logging.getLogger(__name__)
+
+#: An extraction directory (apps.ingest.core.archive.open_input) and the slash after it, wherever the temp dir is.
+SCRATCH_PATH = re.compile(rf"(?:/[^\s:'\"]*)?/{re.escape(SCRATCH_PREFIX)}[^/\s:'\"]*/?")
 
 # The database or the broker went away for a moment: worth another try, unlike bad content.
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, RedisConnectionError)
@@ -56,10 +62,13 @@ def ingest_upload_task(self, job_pk: int) -> None:
     except SoftTimeLimitExceeded:
         record_failure(job, f"ingest did not finish within {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds")
     except TRANSIENT_ERRORS:
+        with suppress(*TRANSIENT_ERRORS):  # the database may still be away: then the claim lapses, and the sweep
+            job.release()
         raise
-    except Exception as error:
+    except Exception:
         logger.exception("ingest of upload %s (job %s) crashed", job.upload_id, job.pk)
-        record_failure(job, f"internal error while ingesting {job.upload.original_name}: {error!r}")
+        record_failure(job, f"internal error while ingesting {job.upload.original_name} (job {job.pk}); "
+                            "the details are in the server log")
     else:
         record_success(job, runs)
         analyze_after_bulk_write(len(runs))  # an archive of hundreds of runs is a bulk load
@@ -67,14 +76,19 @@ def ingest_upload_task(self, job_pk: int) -> None:
 
 def record_success(job: IngestJob, runs) -> None:
     with transaction.atomic():
-        job.runs.set(runs)
-        job.status, job.progress, job.error, job.finished_at = IngestJob.Status.DONE, 100, "", timezone.now()
-        job.save(update_fields=["status", "progress", "error", "finished_at"])
+        if job.finish(IngestJob.Status.DONE):
+            job.runs.set(runs)
 
 
 def record_failure(job: IngestJob, message: str) -> None:
-    job.status, job.error, job.finished_at = IngestJob.Status.FAILED, message, timezone.now()
-    job.save(update_fields=["status", "error", "finished_at"])
+    """The message the uploader reads: what failed, naming the file and line, without where we unpacked it."""
+    job.finish(IngestJob.Status.FAILED, error=without_server_paths(message))
+
+
+def without_server_paths(message: str) -> str:
+    """Paths as the uploader knows them: inside the archive, not in the scratch or media directory of a worker."""
+    message = SCRATCH_PATH.sub("", message)
+    return message.replace(str(settings.MEDIA_ROOT).rstrip("/") + "/", "")
 
 
 def stuck_jobs(older_than: timedelta):
@@ -92,6 +106,19 @@ def requeue_jobs(older_than: timedelta) -> list[int]:
     for job_pk in job_pks:
         ingest_upload_task.delay(job_pk)
     return job_pks
+
+
+@worker_ready.connect
+def requeue_when_a_worker_starts(**kwargs) -> None:
+    """A worker starting is when Redis has often just come back: enqueue every job that has not finished, whatever
+    its age (an upload kept while the broker was away waits for no one). Duplicates are dropped by the claim."""
+    try:
+        requeued = requeue_jobs(timedelta(0))
+    except Exception:  # a worker must start even so; the periodic sweep comes next
+        logger.exception("worker start: the unfinished ingest jobs could not be enqueued")
+        return
+    if requeued:
+        logger.warning("worker start: enqueued %d unfinished ingest jobs: %s", len(requeued), requeued)
 
 
 @shared_task

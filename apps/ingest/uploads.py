@@ -76,6 +76,11 @@ def receive_upload(fileobj: BinaryIO, *, name: str, kind: str, uploader: Abstrac
         if existing is None:
             raise
         return existing
+    except BaseException:
+        # Nothing partial is stored: a row that could not be written leaves no file behind (each retry
+        # of a refused request would otherwise leave another copy).
+        upload.file.delete(save=False)
+        raise
     # In eager mode the ingest ran at commit; answer with the job as it stands now.
     job.refresh_from_db(fields=["status"])
     return ReceivedUpload(upload, job, created=True)

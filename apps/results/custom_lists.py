@@ -34,13 +34,12 @@ from itertools import islice
 
 from celery import shared_task
 from django.conf import settings
-from django.core.cache import cache
 from django.db import router, transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 
 from apps.results import list_entries
 from apps.results.equations import Equation, parse_equation
-from apps.results.freshness import bump_data_version_on_commit, cache_key
+from apps.results.freshness import bump_data_version_on_commit, cache_key, shared_cache_call
 from apps.results.list_kinds import list_kind
 from apps.results.models import CustomList, CustomListEntry, ListEntry, ListState, PhaseResult, Run
 from apps.results.scoring.io500 import (
@@ -67,14 +66,28 @@ def compile_equation(text: str) -> Equation:
     return parse_equation(text, NAMES)
 
 
-def save_custom_list(name: str, equation: str, base_list: str = "full") -> CustomList:
+class CustomListLimit(Exception):
+    """The account keeps as many custom lists as one may (IOBOARD_CUSTOM_LISTS_PER_USER)."""
+
+
+def save_custom_list(name: str, equation: str, base_list: str = "full", owner=None) -> CustomList:
     """Check the equation and the base list and save the list under a new random token (its stable link); its
-    members are evaluated by `fill_custom_list` once the save has committed."""
+    members are evaluated by `fill_custom_list` once the save has committed.
+
+    Every saved list is re-evaluated after each upload (`refresh_systems`), so an account keeps at most
+    IOBOARD_CUSTOM_LISTS_PER_USER of them; the owner's row is locked while counting, so a burst of requests
+    in parallel cannot pass the cap together."""
     compile_equation(equation)
     list_kind(base_list)
-    custom = CustomList.objects.create(token=secrets.token_urlsafe(12), name=name.strip()[:200] or equation[:200],
-                                       equation=equation, base_list=base_list)
-    schedule_fill(custom)
+    with transaction.atomic():
+        if owner is not None:
+            type(owner).objects.select_for_update().filter(pk=owner.pk).first()
+            cap = settings.IOBOARD_CUSTOM_LISTS_PER_USER
+            if CustomList.objects.filter(owner=owner).count() >= cap:
+                raise CustomListLimit(f"an account keeps at most {cap} custom lists")
+        custom = CustomList.objects.create(token=secrets.token_urlsafe(12), name=name.strip()[:200] or equation[:200],
+                                           equation=equation, base_list=base_list, owner=owner)
+        schedule_fill(custom)
     return custom
 
 
@@ -84,8 +97,11 @@ def _fill_requested_key(custom: CustomList) -> str:
 
 
 def schedule_fill(custom: CustomList) -> None:
-    """Enqueue `fill_custom_list` after the commit, unless one was asked for in the last FILL_DEBOUNCE_SECONDS."""
-    if cache.add(_fill_requested_key(custom), True, timeout=FILL_DEBOUNCE_SECONDS):
+    """Enqueue `fill_custom_list` after the commit, unless one was asked for in the last FILL_DEBOUNCE_SECONDS.
+
+    Without the cache (Redis away) there is no debounce: the fill is idempotent, so it is asked for anyway, and an
+    unreachable broker is logged, not raised (robust): the list is saved, and reads say it is being ranked."""
+    if shared_cache_call("add", _fill_requested_key(custom), True, timeout=FILL_DEBOUNCE_SECONDS, default=True):
         transaction.on_commit(lambda: fill_custom_list.delay(custom.pk), robust=True)
 
 
@@ -96,7 +112,7 @@ def fill_custom_list(pk: int) -> None:
     custom = CustomList.objects.filter(pk=pk).first()
     if custom is not None:
         fill(custom)
-        cache.delete(_fill_requested_key(custom))
+        shared_cache_call("delete", _fill_requested_key(custom))
 
 
 @shared_task(acks_late=True, soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
@@ -117,9 +133,13 @@ def _counts(entries) -> dict[int, int]:
 
 
 def _add_to_counts(changes: dict[int, int]) -> None:
+    """One UPDATE per distinct change (a new run adds one entry to each of hundreds of lists: one query)."""
+    lists_by_change: dict[int, list[int]] = {}
     for pk, change in changes.items():
         if change:
-            CustomList.objects.filter(pk=pk).update(entry_count=F("entry_count") + change)
+            lists_by_change.setdefault(change, []).append(pk)
+    for change, pks in lists_by_change.items():
+        CustomList.objects.filter(pk__in=pks).update(entry_count=F("entry_count") + change)
 
 
 def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dict[str, float | None]]:
@@ -148,28 +168,73 @@ def _entry(custom: CustomList, equation: Equation, values: dict, run_id: int, sy
 
 
 def refresh_systems(system_ids) -> None:
-    """Re-evaluate these storage systems' members on every custom list (a write to their runs has committed)."""
+    """Re-evaluate these storage systems' members on every custom list (a write to their runs has committed).
+
+    What it costs is bounded by what changed, not by the number of saved lists (300 lists made each upload cost
+    12 s when every entry of the systems was deleted and written again): each distinct equation is evaluated once
+    per member, in Python (microseconds); only the entries whose membership, value or rank flag changed are
+    written, and only the lists that could hold these systems' runs are locked and read: those whose base list
+    has one of them, and those that still have an entry of them."""
     ids = sorted({pk for pk in system_ids if pk is not None})
     if not ids:
         return
     db = router.db_for_write(CustomListEntry)
     with transaction.atomic(using=db):
-        lists = _locked_lists()
+        kinds = set(ListEntry.objects.using(db).filter(system_id__in=ids).values_list("kind", flat=True).distinct())
+        holding = CustomListEntry.objects.using(db).filter(system_id__in=ids).values("custom_list_id")
+        lists = list(CustomList.objects.using(db).select_for_update().filter(Q(base_list__in=kinds) | Q(pk__in=holding))
+                     .order_by("pk").only("pk", "equation", "base_list"))
         if not lists:
             return
-        stale = CustomListEntry.objects.filter(system_id__in=ids)
-        changes = Counter({pk: -entries for pk, entries in _counts(stale).items()})
-        stale.delete()
-        members = list(ListEntry.objects.using(db).filter(system_id__in=ids, kind__in={c.base_list for c in lists})
-                       .values_list("kind", "run_id", "system_id", "ranked"))
-        equations = {custom.pk: compile_equation(custom.equation) for custom in lists}
-        values = _values(frozenset().union(*(equation.names for equation in equations.values())),
-                         sorted({run_id for _, run_id, _, _ in members}), db)
-        rows = [_entry(custom, equations[custom.pk], values, run_id, system_id, ranked)
-                for custom in lists for kind, run_id, system_id, ranked in members if kind == custom.base_list]
-        CustomListEntry.objects.bulk_create(rows, batch_size=CHUNK)
-        changes.update(row.custom_list_id for row in rows)
+        differences = _entry_differences(_evaluated_members(lists, ids, db), ids, db, lists=[c.pk for c in lists])
+        CustomListEntry.objects.using(db).filter(pk__in=[pk for pk, _ in differences.stale]).delete()
+        CustomListEntry.objects.using(db).bulk_create(differences.new, batch_size=CHUNK)
+        CustomListEntry.objects.using(db).bulk_update(differences.changed, ["value", "ranked"], batch_size=CHUNK)
+        changes = Counter(entry.custom_list_id for entry in differences.new)
+        changes.subtract(list_id for _, list_id in differences.stale)
         _add_to_counts(changes)
+
+
+@dataclass
+class EntryDifferences:
+    new: list[CustomListEntry]
+    changed: list[CustomListEntry]
+    stale: list[tuple[int, int]]  # (entry id, list id)
+
+
+def _evaluated_members(lists: list[CustomList], system_ids: list[int], db: str) -> dict[tuple[int, int], tuple]:
+    """{(list id, run id): (system id, value, ranked on the base list)} of these systems' members of each list's
+    base list."""
+    members = list(ListEntry.objects.using(db).filter(system_id__in=system_ids, kind__in={c.base_list for c in lists})
+                   .values_list("kind", "run_id", "system_id", "ranked"))
+    equations = {text: compile_equation(text) for text in {custom.equation for custom in lists}}
+    values = _values(frozenset().union(*(equation.names for equation in equations.values())),
+                     sorted({run_id for _, run_id, _, _ in members}), db)
+    evaluated = {(text, run_id): equation.evaluate(values[run_id])
+                 for text, equation in equations.items() for run_id in values}
+    return {(custom.pk, run_id): (system_id, evaluated[custom.equation, run_id], ranked)
+            for custom in lists for kind, run_id, system_id, ranked in members if kind == custom.base_list}
+
+
+def _entry_differences(wanted: dict, system_ids: list[int], db: str, lists: list[int]) -> EntryDifferences:
+    """How the stored entries of these systems on these lists differ from `wanted` (ranked as `_entry` ranks)."""
+    stored = CustomListEntry.objects.using(db).filter(system_id__in=system_ids, custom_list_id__in=lists)
+    differences, seen = EntryDifferences([], [], []), set()
+    for pk, list_id, run_id, ranked, value in stored.values_list("pk", "custom_list_id", "run_id", "ranked", "value"):
+        seen.add((list_id, run_id))
+        if (list_id, run_id) not in wanted:
+            differences.stale.append((pk, list_id))
+            continue
+        _, new_value, ranked_on_base = wanted[list_id, run_id]
+        new_ranked = ranked_on_base and new_value is not None
+        if (ranked, value) != (new_ranked, new_value):
+            differences.changed.append(CustomListEntry(pk=pk, custom_list_id=list_id, run_id=run_id,
+                                                       ranked=new_ranked, value=new_value))
+    for (list_id, run_id), (system_id, value, ranked_on_base) in wanted.items():
+        if (list_id, run_id) not in seen:
+            differences.new.append(CustomListEntry(custom_list_id=list_id, run_id=run_id, system_id=system_id,
+                                                   ranked=ranked_on_base and value is not None, value=value))
+    return differences
 
 
 def refresh_systems_on_commit(system_ids) -> None:

@@ -235,7 +235,8 @@ def _maintain_after_commit(slug: str) -> None:
     if changed is not None:
         changed.add(slug)
         return
-    transaction.on_commit(lambda: list_changed.send(sender=ListEntry, kind=slug))
+    # Robust: a broker that is away loses the message, not the write; the list's state flags keep what is due.
+    transaction.on_commit(lambda: list_changed.send(sender=ListEntry, kind=slug), robust=True)
 
 
 @contextmanager

@@ -631,6 +631,9 @@ class CustomList(models.Model):
     name = models.CharField(max_length=200)
     equation = models.CharField(max_length=500)
     base_list = models.CharField(max_length=20, choices=list_kind_choices, default="full")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="custom_lists",
+                              help_text="the account that saved it; none for the demo's lists")
     created_at = models.DateTimeField(auto_now_add=True)
     entry_count = models.PositiveIntegerField(default=0, help_text="its entries (CustomListEntry), kept with them")
 

@@ -10,25 +10,22 @@ by pattern and no TTL guessing.
 Without a shared cache (the embedded default, where each process has its own local memory) the page
 cache stays off (``IOBOARD_PAGE_CACHE_SECONDS`` is 0), since a ``manage.py ingest`` in another
 process could not tell the web server that its pages are stale. A cache that cannot be reached never
-fails a request: the page is rendered uncached, and the page timeout bounds how long a page can
+fails a request, nor slows one for long: the page is rendered uncached, the cache is left alone for a
+moment after a failed call (``shared_cache_call``), and the page timeout bounds how long a page can
 outlive a version bump lost to such an outage.
 """
 
 import functools
 import hashlib
-import logging
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpResponse
 
-from apps.results.freshness import cache_key, current_data_version
+from apps.results.freshness import cache_key, current_data_version, shared_cache_call
 
 CACHE_STATUS_HEADER = "X-Ioboard-Cache"
 #: Headers of one response that another client must not receive.
 UNSHARED_HEADERS = {"set-cookie", "x-ioboard-cache"}
-
-log = logging.getLogger(__name__)
 
 
 def _page_key(request, version: int) -> str:
@@ -53,12 +50,11 @@ def cache_page_until_data_changes(view):
     def wrapper(request, *args, **kwargs):
         if not _cacheable_request(request):
             return view(request, *args, **kwargs)
-        try:
-            key = _page_key(request, current_data_version())
-            stored = cache.get(key)
-        except Exception:
-            log.warning("page cache unreachable; rendering uncached", exc_info=True)
+        version = current_data_version()
+        if version is None:  # the cache is unreachable (apps.results.freshness.shared_cache_call): render uncached
             return view(request, *args, **kwargs)
+        key = _page_key(request, version)
+        stored = shared_cache_call("get", key)
         if stored is not None:
             content, headers = stored
             response = HttpResponse(content, headers=headers)
@@ -67,11 +63,8 @@ def cache_page_until_data_changes(view):
 
         def store(response):
             if response.status_code == 200 and not response.streaming:
-                try:
-                    headers = {name: value for name, value in response.items() if name.lower() not in UNSHARED_HEADERS}
-                    cache.set(key, (response.content, headers), settings.IOBOARD_PAGE_CACHE_SECONDS)
-                except Exception:
-                    log.warning("page cache unreachable; response not stored", exc_info=True)
+                headers = {name: value for name, value in response.items() if name.lower() not in UNSHARED_HEADERS}
+                shared_cache_call("set", key, (response.content, headers), settings.IOBOARD_PAGE_CACHE_SECONDS)
             response[CACHE_STATUS_HEADER] = "miss"
             return response
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from apps.results.models import PhaseResult
+from apps.results.models import CustomList, PhaseResult
 from apps.results.scoring.io500 import BW_PHASES, MD_PHASES
 from tests.factories import RunFactory
 
@@ -120,3 +120,23 @@ def test_a_list_whose_fill_has_not_run_says_it_is_being_ranked(alice_client, cli
     assert "Being ranked: the equation has been evaluated for 0 of the 3 runs" in page
     answer = client.get(f"/api/v1/custom-lists/{token}/").json()
     assert (answer["complete"], answer["members"], answer["count"], answer["rows"]) == (False, 3, 0, [])
+
+
+def test_a_saved_list_belongs_to_the_account_that_saved_it(alice_client, alice, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        token = post_list(alice_client, "score").json()["token"]
+    assert CustomList.objects.get(token=token).owner == alice
+
+
+def test_an_account_keeps_at_most_the_configured_number_of_lists(alice_client, bob_client, settings,
+                                                                 django_capture_on_commit_callbacks):
+    settings.IOBOARD_CUSTOM_LISTS_PER_USER = 3
+    with django_capture_on_commit_callbacks(execute=False):
+        statuses = [post_list(alice_client, "score").status_code for _ in range(5)]
+        refused = post_list(alice_client, "bw")
+        bobs = post_list(bob_client, "score")
+
+    assert statuses == [201, 201, 201, 403, 403]
+    assert "at most 3 custom lists" in refused.json()["detail"]
+    assert bobs.status_code == 201  # the cap is per account
+    assert CustomList.objects.count() == 4

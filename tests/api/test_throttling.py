@@ -50,3 +50,22 @@ def test_an_unreachable_cache_lets_requests_through(anonymous_client, monkeypatc
     monkeypatch.setattr(SimpleRateThrottle, "cache", UnreachableCache("down", {}))
 
     assert anonymous_client.get("/api/v1/runs/").status_code == 200
+
+
+def test_a_burst_of_100_custom_lists_meets_a_429(alice_client, monkeypatch, django_capture_on_commit_callbacks):
+    """The production rate ("30/hour"): a script saving lists in a loop is stopped at the rate, per account."""
+    from django.conf import settings
+
+    from apps.api.throttles import CustomListRateThrottle
+    from config.settings import REST_FRAMEWORK
+
+    monkeypatch.setattr(CustomListRateThrottle, "THROTTLE_RATES",
+                        {"custom_lists": REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["custom_lists"]})
+    rate = int(REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["custom_lists"].split("/")[0])
+    assert rate < settings.IOBOARD_CUSTOM_LISTS_PER_USER  # the throttle, not the cap, answers the burst
+
+    with django_capture_on_commit_callbacks(execute=False):
+        statuses = [alice_client.post("/api/v1/custom-lists/", {"equation": "score"}, format="json").status_code
+                    for _ in range(100)]
+
+    assert statuses == [201] * rate + [429] * (100 - rate)

@@ -43,10 +43,10 @@ def test_a_logged_in_session_may_upload(alice, private_storage):
     assert Upload.objects.get().uploader == alice
 
 
-def test_any_signed_in_user_reads_an_upload_by_id(bob_client, alice):
+def test_the_uploader_reads_an_upload_by_id(alice_client, alice):
     run = uploaded_run(alice)
 
-    response = bob_client.get(f"/api/v1/uploads/{run.upload_id}/")
+    response = alice_client.get(f"/api/v1/uploads/{run.upload_id}/")
 
     assert response.status_code == 200
     body = response.json()
@@ -55,6 +55,15 @@ def test_any_signed_in_user_reads_an_upload_by_id(bob_client, alice):
     assert body["error"] == ""
     assert body["uploader"] == "alice"
     assert [entry["id"] for entry in body["runs"]] == [run.pk]
+
+
+def test_another_user_cannot_read_an_upload_by_its_sequential_id(bob_client, staff_client, alice):
+    """Declarations and job errors are the uploader's: for another account the upload does not exist."""
+    run = uploaded_run(alice)
+
+    assert bob_client.get(f"/api/v1/uploads/{run.upload_id}/").status_code == 404
+    assert bob_client.get(f"/api/v1/uploads/{run.upload_id + 1}/").status_code == 404
+    assert staff_client.get(f"/api/v1/uploads/{run.upload_id}/").status_code == 200
 
 
 def test_the_upload_list_shows_your_own_uploads_and_staff_see_all(alice_client, staff_client, alice, bob):
@@ -70,8 +79,7 @@ def test_another_user_cannot_delete_an_upload(bob_client, alice):
 
     response = bob_client.delete(f"/api/v1/uploads/{run.upload_id}/")
 
-    assert response.status_code == 403
-    assert "uploader or staff" in response.json()["detail"]
+    assert response.status_code == 404
     assert Run.objects.filter(pk=run.pk).exists()
 
 

@@ -1,9 +1,11 @@
 """The ingest task: idempotent under redelivery, retries only what may pass, and a sweep for lost jobs."""
 
+import tempfile
 from datetime import timedelta
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.core.management import call_command
 from django.db import OperationalError, transaction
 from django.utils import timezone
@@ -44,6 +46,12 @@ def crash_before_commit(upload):
         raise WorkerKilled
 
 
+def redelivered_after_the_claim_lapsed(job) -> None:
+    """The message of a killed worker comes back after the visibility timeout, by which the claim has lapsed."""
+    IngestJob.objects.filter(pk=job.pk).update(
+        started_at=timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS + 1))
+
+
 def test_the_task_ingests_the_upload_and_records_the_runs(job):
     ingest_upload_task(job.pk)
 
@@ -73,6 +81,7 @@ def test_a_task_killed_after_the_ingest_committed_and_redelivered_yields_one_run
     assert Run.objects.count() == 1
 
     monkeypatch.setattr(tasks, "ingest_upload", real_ingest_upload)
+    redelivered_after_the_claim_lapsed(job)
     ingest_upload_task(job.pk)
 
     job.refresh_from_db()
@@ -88,6 +97,7 @@ def test_a_task_killed_mid_ingest_and_redelivered_yields_one_run(job, monkeypatc
     assert Run.objects.count() == 0
 
     monkeypatch.setattr(tasks, "ingest_upload", real_ingest_upload)
+    redelivered_after_the_claim_lapsed(job)
     ingest_upload_task(job.pk)
 
     job.refresh_from_db()
@@ -98,6 +108,7 @@ def test_a_task_killed_mid_ingest_and_redelivered_yields_one_run(job, monkeypatc
 def test_a_job_whose_state_was_lost_after_claim_is_finished_without_a_second_run(job):
     ingest_upload_task(job.pk)
     IngestJob.objects.filter(pk=job.pk).update(status="processing")
+    redelivered_after_the_claim_lapsed(job)
 
     ingest_upload_task(job.pk)
 
@@ -184,7 +195,8 @@ def test_an_unexpected_error_fails_the_job_instead_of_leaving_it_processing(job,
 
     job.refresh_from_db()
     assert job.status == "failed"
-    assert job.error == "internal error while ingesting run.tgz: KeyError('phases')"
+    assert job.error == f"internal error while ingesting run.tgz (job {job.pk}); the details are in the server log"
+    assert "phases" not in job.error  # the exception's words are for the log only
 
 
 def test_a_job_that_keeps_crashing_is_given_up(job):
@@ -254,3 +266,52 @@ def test_the_requeue_uploads_command_requeues_on_demand(job, enqueued, capsys):
     assert enqueued == [job.pk]
     assert capsys.readouterr().out == f"re-enqueued 1 job(s): [{job.pk}]\n"
 
+
+
+def test_a_second_message_for_a_job_being_processed_is_dropped(job, monkeypatch):
+    """Another worker has the job (claimed a moment ago): a duplicate message must not ingest it a second time."""
+    ingested = []
+    monkeypatch.setattr(tasks, "ingest_upload", ingested.append)
+    IngestJob.objects.filter(pk=job.pk).update(status="processing", started_at=timezone.now(), attempts=1)
+
+    ingest_upload_task(job.pk)
+
+    job.refresh_from_db()
+    assert ingested == []
+    assert (job.status, job.attempts) == ("processing", 1)
+
+
+def test_a_lapsed_claim_is_taken_over_and_the_first_worker_cannot_overwrite_the_outcome(job, settings):
+    """A claim older than the hard time limit belongs to a killed worker; its late outcome is not recorded."""
+    first = IngestJob.objects.get(pk=job.pk)
+    assert first.claim()
+    lapsed = timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS + 1)
+    IngestJob.objects.filter(pk=job.pk).update(started_at=lapsed)
+
+    ingest_upload_task(job.pk)
+    assert first.finish("failed", error="the first worker's late word") is False
+
+    job.refresh_from_db()
+    assert (job.status, job.error, job.attempts) == ("done", "", 2)
+    assert Run.objects.count() == 1
+
+
+def test_a_failure_names_the_file_inside_the_archive_not_the_worker_directories(job, settings):
+    """Parsers name files by where they were read: in a worker's scratch extraction, or the stored upload."""
+    scratch = f"{tempfile.gettempdir()}/ioboard-upload-k2x9_a1"
+    assert job.claim()
+    tasks.record_failure(job, f"{scratch}/sub/result.txt:12: no [SCORE] section; "
+                              f"{settings.MEDIA_ROOT}/uploads/2026/11/abc.tgz: truncated")
+
+    job.refresh_from_db()
+    assert job.error == "sub/result.txt:12: no [SCORE] section; uploads/2026/11/abc.tgz: truncated"
+
+
+def test_a_starting_worker_enqueues_every_unfinished_job_whatever_its_age(job, enqueued):
+    """Redis back, workers restarted: an upload kept while the broker was away is not left for the periodic sweep."""
+    done = IngestJob.objects.create(upload=job.upload, status="done")
+
+    tasks.requeue_when_a_worker_starts(sender=None)
+
+    assert enqueued == [job.pk]
+    assert done.pk not in enqueued

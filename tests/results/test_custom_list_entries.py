@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.results.custom_lists import CustomListRows, fill_custom_list, forget_all, refresh_systems, save_custom_list
-from apps.results.models import PhaseResult, ReviewStatus
+from apps.results.models import CustomListEntry, PhaseResult, ReviewStatus
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db
@@ -143,3 +143,25 @@ def test_a_page_costs_the_same_queries_at_any_list_size():
         RunFactory()
     large = saved("large", "sqrt(ior_easy_write * mdtest_easy_write)", base_list="historic")
     assert page_queries(large) == small_queries
+
+
+def test_a_new_run_writes_its_own_entries_and_leaves_every_other_entry_as_it_was():
+    """The cost of a write is what it changed: 30 saved lists, a system of 5 runs, a sixth run added."""
+    system = RunFactory(score_bw=10.0).system
+    for index in range(1, 5):
+        RunFactory(system=system, score_bw=10.0 + index)
+    lists = [saved(f"list {index}", f"ior_easy_write * {index + 1}", base_list="full") for index in range(30)]
+    before = dict(CustomListEntry.objects.values_list("pk", "value"))
+    assert len(before) == 30 * 5
+
+    newcomer = RunFactory(system=system, score_bw=99.0)
+    with CaptureQueriesContext(connection) as queries:
+        refresh_systems([system.pk])
+
+    after = dict(CustomListEntry.objects.values_list("pk", "value"))
+    assert {pk: value for pk, value in after.items() if pk in before} == before  # untouched rows, same values
+    added = CustomListEntry.objects.exclude(pk__in=before)
+    assert sorted(added.values_list("run_id", flat=True)) == [newcomer.pk] * 30
+    assert [ranks(custom)[0][0] for custom in lists[:3]] == [(newcomer.pk, 1)] * 3
+    deletes = [query["sql"] for query in queries.captured_queries if query["sql"].startswith("DELETE")]
+    assert deletes == []

@@ -3,6 +3,7 @@ store logs one by one (IOR, mdtest) share: their summary, session, batching and 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from apps.ingest.core.common import IngestError, archive_caps
 from apps.ingest.parsers.records import ParseError
 from apps.results.models import Upload
 from apps.results.ownership import may_add_to, may_rewrite, owner_name
+
+logger = logging.getLogger(__name__)
 
 LOGS_PER_COMMIT = 100
 REPORT_LIST_LIMIT = 20
@@ -253,8 +256,10 @@ class LogBatchSession:
                         if replacing:
                             self.container.points.filter(log_hash=log_hash).delete()
                         self.store(records)
-                except DatabaseError as error:
-                    self.summary.failed.append(f"{name}: could not be stored: {error}")
+                except DatabaseError:
+                    # The database's words (SQL, values) go to the log, not to the uploader.
+                    logger.warning("%s: could not be stored", name, exc_info=True)
+                    self.summary.failed.append(f"{name}: could not be stored (the database refused a value in it)")
                     continue
                 (self.summary.updated if replacing else self.summary.stored).append(name)
                 self.stored_placements[log_hash] = self.placements(records)

@@ -37,6 +37,7 @@ What the record holds beyond the numbers:
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -79,6 +80,8 @@ from apps.results.reproducibility import is_find_source
 from apps.results.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
 from apps.results.scoring.generations import ERA_SCRIPT
 
+logger = logging.getLogger(__name__)
+
 MAX_RAW_FILE_BYTES = 256 * 1024
 CONFIG_FILE = re.compile(
     r"(\.ini|\.cfg|\.conf|\.sh|\.bash|\.sbatch|\.slurm|\.pbs|\.lsf|\.job|\.ya?ml|\.json)$"
@@ -101,7 +104,9 @@ def parse_result_set(root: Path, result_dir: Path) -> IO500RunRecord:
     except (RecursionError, MemoryError) as exc:
         raise ParseError(rel, None, f"file too complex to parse ({type(exc).__name__})") from exc
     except Exception as exc:
-        raise ParseError(rel, None, f"internal parser error ({type(exc).__name__}: {exc})") from exc
+        # The exception's own words go to the log: they may quote scratch paths or internals.
+        logger.exception("internal parser error in %s", rel)
+        raise ParseError(rel, None, "internal parser error (logged for the administrators)") from exc
 
 
 def parse_tree(root: Path) -> Iterator[IO500RunRecord | ParseError]:
