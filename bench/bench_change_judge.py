@@ -1,6 +1,7 @@
 """Change detection judged on held-out histories, side by side with Apache Otava (docs/changes.md, "Benchmark").
 
 Run: .venv/bin/python bench/bench_change_judge.py [--seeds held-out|training|FIRST-LAST] [--no-otava]
+     [--set PARAMETER=VALUE ...]
 
 Each seed is one system's history from bench/change_histories.py (15 series: 12 phases and the three
 scores). Our detector gets each series with the runs whose provenance changed (the hints the service gives
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from change_histories import HELD_OUT, METRICS, TRAINING, History, history
 
-from apps.results.changes.detection import detect
+from apps.results.changes.detection import DetectionParameters, detect
 
 OTAVA_PYTHON = Path(__file__).resolve().parent / ".venv-otava" / "bin" / "python"
 OTAVA_RUNNER = Path(__file__).resolve().parent / "otava_runner.py"
@@ -119,8 +120,8 @@ class Tally:
         return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
-def ours(case: History, metric: str) -> tuple[list, list]:
-    found = detect(case.values[metric], hints=sorted(case.hints))
+def ours(case: History, metric: str, parameters: DetectionParameters) -> tuple[list, list]:
+    found = detect(case.values[metric], hints=sorted(case.hints), parameters=parameters)
     return ([(s.before_index, s.index, 1 if s.direction == "up" else -1) for s in found.steps],
             [o.index for o in found.outliers])
 
@@ -166,12 +167,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="held-out")
     parser.add_argument("--no-otava", action="store_true")
+    parser.add_argument("--set", action="append", default=[], metavar="PARAMETER=VALUE",
+                        help="override a DetectionParameters field (tuning: on the training seeds only)")
     arguments = parser.parse_args()
+    parameters = DetectionParameters.from_mapping(
+        {name: float(value) for name, _, value in (text.partition("=") for text in arguments.set)})
     cases = [history(seed) for seed in seeds_of(arguments.seeds)]
     methods: dict[str, Tally] = {"ioboard": Tally()}
     for case in cases:
         for metric in METRICS:
-            methods["ioboard"].score(case, metric, *ours(case, metric))
+            methods["ioboard"].score(case, metric, *ours(case, metric, parameters))
     if not arguments.no_otava:
         for label, pvalue in (("Otava defaults (p = 0.001)", None), ("Otava p = 0.01", 0.01)):
             tally = methods[label] = Tally()

@@ -139,6 +139,7 @@ class Finding:
     direction: str
     magnitude_pct: float
     confidence: float
+    z: float
     expected: bool
     attribution: list[dict]
 
@@ -184,11 +185,12 @@ def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
             for outlier in detection.outliers:
                 run = runs[indices[outlier.index]]
                 findings.append(Finding(metric, Change.Kind.OUTLIER, run, run, outlier.direction,
-                                        outlier.magnitude_pct, outlier.confidence, False, []))
+                                        outlier.magnitude_pct, outlier.confidence, outlier.z, False, []))
             for step in detection.steps:
                 before, after = runs[indices[step.before_index]], runs[indices[step.index]]
                 findings.append(Finding(metric, Change.Kind.STEP, before, after, step.direction, step.magnitude_pct,
-                                        step.confidence, step.at_baseline, attribute(diff_runs([before, after]))))
+                                        step.confidence, step.z, step.at_baseline,
+                                        attribute(diff_runs([before, after]))))
     return findings, _noise(runs)
 
 
@@ -273,6 +275,7 @@ def _reconcile(system: StorageSystem, findings: list[Finding], stored: dict[tupl
         fields = {
             "run_before": finding.run_before, "direction": finding.direction,
             "magnitude_pct": round(finding.magnitude_pct, 2), "confidence": round(finding.confidence, 4),
+            "z": round(finding.z, 2),
             "attribution": finding.attribution, "detected": True,
         }
         change = stored.pop(finding.key, None)
