@@ -15,12 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from apps.results.changes.attribution import configuration_entries
 from apps.results.changes.services import metric_value, run_time
 from apps.results.models import Change, Run
 
-#: Attribution fields that make the two runs different experiments (docs/changes.md, "Configuration classes").
-CONFIGURATION_FIELDS = ("client_nodes", "client_procs", "procs_per_node", "kind", "score_formula")
-CONFIGURATION_PREFIXES = ("config:rules", "config:scc")
 #: A history needs this many runs before a step (two at the new level) or an outlier can be told.
 FEWEST_RUNS = 3
 PER_NODE_UNITS = ("GiB/s",)
@@ -53,8 +51,7 @@ class Event:
     @property
     def configuration(self) -> list[dict]:
         """The attribution entries that change the configuration class."""
-        return [entry for entry in self.attribution if entry["field"] in CONFIGURATION_FIELDS
-                or entry["field"].startswith(CONFIGURATION_PREFIXES)]
+        return configuration_entries(self.attribution)
 
     @property
     def statuses(self) -> list[str]:

@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from apps.results.changes.attribution import attribute
+from apps.results.changes.attribution import attribute, configuration_entries
 from apps.results.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.diff import diff_runs, flatten
 from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
@@ -188,9 +188,11 @@ def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
                                         outlier.magnitude_pct, outlier.confidence, outlier.z, False, []))
             for step in detection.steps:
                 before, after = runs[indices[step.before_index]], runs[indices[step.index]]
+                attribution = attribute(diff_runs([before, after]))
+                # Another configuration class (client nodes, rules mode) is another experiment: expected.
+                expected = step.at_baseline or bool(configuration_entries(attribution))
                 findings.append(Finding(metric, Change.Kind.STEP, before, after, step.direction, step.magnitude_pct,
-                                        step.confidence, step.z, step.at_baseline,
-                                        attribute(diff_runs([before, after]))))
+                                        step.confidence, step.z, expected, attribution))
     return findings, _noise(runs)
 
 
