@@ -66,7 +66,7 @@ class DetectionParameters:
     penalty_beta: float = 6.0
     step_sigmas: float = 4.0
     magnitude_floor_pct: float = 3.0
-    outlier_sigmas: float = 5.5
+    outlier_sigmas: float = 6.0
     noise_floor_pct: float = 1.0
     prior_noise_pct: float = 4.0
     prior_weight: int = 4
