@@ -27,7 +27,7 @@ def main(first: int, last: int) -> None:
     from apps.ingest.pipelines.io500 import ingest_path
     from apps.results.changes.services import detect_all_changes
     from tests.results.history_generator import write_history
-    from tests.results.test_change_acceptance import DERIVED, detected_changes
+    from tests.results.test_change_acceptance import DERIVED, detected_changes, names_cause
 
     call_command("migrate", verbosity=0)
     totals = dict.fromkeys(["true steps", "found", "right direction and causes", "true outliers",
@@ -46,7 +46,7 @@ def main(first: int, last: int) -> None:
                      (expected["system"], expected["metric"], expected["after_submission"])]
             totals["found"] += bool(found)
             good = bool(found) and found[0]["direction"] == expected["direction"] and all(
-                token in found[0]["attribution"] for token in expected["cause_tokens"])
+                names_cause(found[0]["attribution"], token) for token in expected["cause_tokens"])
             totals["right direction and causes"] += good
             errors += not good
         for expected in truth["outliers"]:

@@ -37,10 +37,13 @@ class ChangeSerializer(BoundedTextMixin, serializers.ModelSerializer):
                                         help_text="what differs between the two runs, most specific first; "
                                                   "empty = unexplained")
     triaged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    p_value = serializers.FloatField(read_only=True, allow_null=True,
+                                     help_text="two-sided p-value of z: a shift this large from noise alone")
 
     class Meta:
         model = Change
-        fields = ["id", "system", "metric", "kind", "direction", "magnitude_pct", "confidence", "run_before",
+        fields = ["id", "system", "metric", "kind", "direction", "magnitude_pct", "confidence", "z", "p_value",
+                  "run_before",
                   "run_after", "attribution", "status", "note", "triaged_by", "triaged_at", "detected",
                   "detected_at"]
         read_only_fields = [name for name in fields if name not in ("status", "note")]

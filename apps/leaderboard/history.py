@@ -6,13 +6,17 @@ provenance labels and detection live in apps.results.changes; this module only d
 
 from __future__ import annotations
 
+from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.syndication.views import Feed
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.views.decorators.http import require_POST
 
 from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, escaped, figure, scatter
 from apps.results.changes.attribution import describe
+from apps.results.changes.events import FEWEST_RUNS, events_of
 from apps.results.changes.services import (
     SCORE_METRICS,
     history_runs,
@@ -20,6 +24,7 @@ from apps.results.changes.services import (
     metrics_of,
     provenance_changes,
     run_time,
+    triage,
 )
 from apps.results.models import Change, StorageSystem
 
@@ -80,21 +85,43 @@ def system_history(request, pk: int):
     system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
     runs = history_runs(system.pk)
     markers = [(runs[index], lines) for index, lines in provenance_changes(runs)]
-    changes = list(system.changes.visible().select_related("run_before", "run_after", "triaged_by"))
+    changes = list(system.changes.visible().select_related("triaged_by"))
     by_metric: dict[str, list[Change]] = {}
     for change in changes:
         by_metric.setdefault(change.metric, []).append(change)
-    metrics = list(SCORE_METRICS) + [m for m in metrics_of(runs) if m not in SCORE_METRICS]
-    charts = [(metric, metric_figure(metric, runs, _unit(metric, runs), markers, by_metric.get(metric, [])))
-              for metric in metrics]
+    charts = []
+    if len(runs) >= FEWEST_RUNS:
+        metrics = list(SCORE_METRICS) + [m for m in metrics_of(runs) if m not in SCORE_METRICS]
+        charts = [(metric, metric_figure(metric, runs, _unit(metric, runs), markers, by_metric.get(metric, [])))
+                  for metric in metrics]
     return render(request, "leaderboard/system_history.html", {
         "system": system,
         "runs": runs,
+        "fewest_runs": FEWEST_RUNS,
         "markers": markers,
-        "changes": sorted(changes, key=lambda c: (run_time(c.run_after), c.metric), reverse=True),
+        "events": events_of(changes, runs),
+        "changes": changes,
         "charts": charts,
+        "statuses": [status for status in Change.Status if status != Change.Status.NEW],
         "annotations": system.annotations.select_related("run"),
     })
+
+
+@staff_member_required
+@require_POST
+def triage_event(request, pk: int):
+    """Staff set the status (and note) of every change of one event from the history page."""
+    status, changes = request.POST.get("status", ""), request.POST.get("changes", "")
+    if status not in Change.Status.values or not all(part.isdigit() for part in changes.split(",")):
+        return HttpResponseBadRequest("status must be one of " + ", ".join(Change.Status.values)
+                                      + "; changes a comma-separated list of change ids")
+    chosen = list(Change.objects.filter(system_id=pk, pk__in=[int(part) for part in changes.split(",")]))
+    if not chosen:
+        return HttpResponseBadRequest("no change of this system among " + changes)
+    note = request.POST.get("note", "").strip() or None
+    for change in chosen:
+        triage(change, status=status, note=note, user=request.user)
+    return redirect(reverse("system-history", args=[pk]) + f"#change-{chosen[0].pk}")
 
 
 class ChangesFeed(Feed):

@@ -48,6 +48,7 @@ urlpatterns = [
     path("runs/<int:pk>/upload/", views.run_upload, name="run-upload"),
     path("systems/<int:pk>/", views.system_detail, name="system-detail"),
     path("systems/<int:pk>/history/", history.system_history, name="system-history"),
+    path("systems/<int:pk>/history/triage/", history.triage_event, name="system-history-triage"),
     path("systems/<int:pk>/changes/feed/", history.SystemChangesFeed(), name="system-changes-feed"),
     path("changes/feed/", history.ChangesFeed(), name="changes-feed"),
     path("compare/", views.compare, name="compare"),

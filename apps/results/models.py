@@ -6,6 +6,7 @@ run points at the upload it came from, and that arrow must not point from result
 """
 
 import hashlib
+import math
 import re
 
 from django.conf import settings
@@ -1084,6 +1085,9 @@ class Change(models.Model):
     direction = models.CharField(max_length=4, choices=Direction.choices)
     magnitude_pct = models.FloatField(help_text="new level against the old one, in per cent")
     confidence = models.FloatField(help_text="1 - p of the shift against the series' own noise")
+    z = models.FloatField(null=True, blank=True,
+                          help_text="the shift in standard errors of the series' own noise (a step: of its two levels' "
+                                    "robust estimates; an outlier: of one run); 1 - confidence rounds to 0 past z = 4")
     attribution = models.JSONField(default=list, blank=True,
                                    help_text='[{"field", "before", "after"}], most specific first; [] = unexplained')
     status = models.CharField(max_length=15, choices=Status.choices, default=Status.NEW)
@@ -1108,6 +1112,11 @@ class Change(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("system-history", args=[self.system_id]) + f"#change-{self.pk}"
+
+    @property
+    def p_value(self) -> float | None:
+        """The two-sided p-value of `z` (a standard normal statistic): what `confidence` rounds away."""
+        return None if self.z is None else math.erfc(abs(self.z) / math.sqrt(2))
 
 
 class MetricNoise(models.Model):

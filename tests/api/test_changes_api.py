@@ -26,6 +26,9 @@ def test_the_list_filters_by_system_metric_kind_and_status(anonymous_client, ste
                                        "status": "new"}).json()
     assert [row["id"] for row in found["results"]] == [step.pk]
     assert found["results"][0]["attribution"][0]["field"] == "patch:LU-16338 lock-free stat path"
+    # A +50 % step over +-3 % noise: far beyond four standard errors, with the p-value 1 - confidence rounds away.
+    assert found["results"][0]["z"] > 4
+    assert 0 < found["results"][0]["p_value"] < 1e-4
     assert anonymous_client.get(URL, {"kind": "outlier", "metric": "mdtest_easy_write"}).json()["count"] == 0
     assert anonymous_client.get(URL, {"status": "bogus"}).status_code == 400
 

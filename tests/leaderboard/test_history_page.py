@@ -7,8 +7,10 @@ import pytest
 from django.core.management import call_command
 
 from apps.ingest.pipelines.io500 import ingest_path
+from apps.results.changes.events import Event
 from apps.results.changes.services import detect_all_changes
 from apps.results.models import Change, StorageSystem
+from tests.factories import UserFactory
 from tests.results import small_history
 
 pytestmark = pytest.mark.django_db
@@ -64,10 +66,66 @@ def test_export_changes_prints_the_documented_shape(stepper, capsys):
     call_command("export_changes", "--format", "json")
     records = json.loads(capsys.readouterr().out)
     step = next(r for r in records if r["metric"] == "mdtest_easy_write")
-    assert set(step) == {"system", "metric", "kind", "direction", "magnitude_pct", "before_run", "after_run",
-                         "before_source", "after_source", "attribution", "status"}
+    assert set(step) == {"system", "metric", "kind", "direction", "magnitude_pct", "z", "p_value", "before_run",
+                         "after_run", "before_source", "after_source", "attribution", "status"}
+    assert step["z"] > 4
+    assert 0 < step["p_value"] < 1e-4
     assert step["system"] == {"institution": "Hand Lab", "system": "Stepper", "filesystem": "Lustre"}
     assert (step["kind"], step["direction"], step["status"]) == ("step", "up", "new")
     assert f"submission-{small_history.FIRST_SUBMISSION + small_history.UPGRADE_AT}/" in step["after_source"]
     assert f"submission-{small_history.FIRST_SUBMISSION + small_history.UPGRADE_AT - 1}/" in step["before_source"]
     assert all(set(entry) == {"field", "before", "after"} for entry in step["attribution"])
+
+
+def test_one_event_is_one_row_with_its_metrics_beneath_and_a_meaningful_confidence(client, stepper):
+    upgrade = Change.objects.filter(system=stepper, kind="step")
+    assert upgrade.exists()
+    assert len({(c.run_before_id, c.run_after_id) for c in upgrade}) == 1
+    page = client.get(f"/systems/{stepper.pk}/history/").content.decode()
+    events = page.split('<tbody id="event-')[1:]
+    assert len(events) == 1
+    event = events[0]
+    assert "LU-16338" in event
+    assert "2.15.4" in event
+    assert all(f'id="change-{change.pk}"' in event for change in upgrade)
+    step = upgrade.get(metric="mdtest_easy_write")
+    assert f"{step.z:.1f}" in event
+    assert "1.0000" not in page
+
+
+def test_staff_triage_an_event_from_the_page_and_nobody_else_can(client, stepper):
+    changes = list(Change.objects.filter(system=stepper, kind="step"))
+    ids = ",".join(str(c.pk) for c in changes)
+    url = f"/systems/{stepper.pk}/history/triage/"
+    client.force_login(UserFactory())
+    assert 'name="status"' not in client.get(f"/systems/{stepper.pk}/history/").content.decode()
+    client.post(url, {"changes": ids, "status": "invalid"})
+    assert set(Change.objects.filter(pk__in=[c.pk for c in changes]).values_list("status", flat=True)) == {"new"}
+    staff = UserFactory(is_staff=True)
+    client.force_login(staff)
+    assert 'value="acknowledged"' in client.get(f"/systems/{stepper.pk}/history/").content.decode()
+    response = client.post(url, {"changes": ids, "status": "acknowledged", "note": "Lustre 2.15.4 rollout"})
+    assert response.status_code == 302
+    triaged = Change.objects.filter(pk__in=[c.pk for c in changes])
+    assert {(c.status, c.note, c.triaged_by_id) for c in triaged} == {
+        ("acknowledged", "Lustre 2.15.4 rollout", staff.pk)}
+    other = StorageSystem.objects.get(name="Flat")
+    assert client.post(f"/systems/{other.pk}/history/triage/", {"changes": ids, "status": "invalid"}).status_code == 400
+    assert client.post(url, {"changes": ids, "status": "gone"}).status_code == 400
+
+
+def test_a_system_with_fewer_than_three_runs_has_an_empty_state_not_charts(client, tmp_path):
+    small_history.write_all(tmp_path, runs=2)
+    ingest_path(tmp_path)
+    detect_all_changes()
+    system = StorageSystem.objects.get(name="Stepper")
+    page = client.get(f"/systems/{system.pk}/history/").content.decode()
+    assert "has 2 IO500 runs" in page
+    assert '<script id="history-' not in page
+
+
+def test_a_change_of_client_nodes_is_labelled_as_another_configuration():
+    nodes = {"field": "client_nodes", "before": "10", "after": "20"}
+    tunable = {"field": "tunable:client: osc.*.max_pages_per_rpc", "before": "16M", "after": "4M"}
+    assert Event("step", None, None, [tunable, nodes]).configuration == [nodes]
+    assert Event("step", None, None, [tunable]).configuration == []

@@ -3,7 +3,8 @@
 `write_history(root, seed)` writes IO500 C-application results in the io500-sc23 format
 (`result_summary.txt`, no `result.txt`) with an `ioboard.yaml` sidecar per submission, laid out like the
 public archive (`<institution>/<system>/Lustre/<year>/submission-<id>/`), and returns the truth in the
-shape of `../shared/history-sample/truth.json`. Everything random comes from the seed: the systems,
+shape of `../shared/history-sample/truth.json` (each step with its detectability ``z``).
+Everything random comes from the seed: the systems,
 their length, their noise (log-normal, 3 to 5 %), the provenance events (a Lustre upgrade, a patch, a
 tunable, more client nodes) and which phases each event moves (x1.18 to x1.6, or its inverse), events that
 move nothing, one-off outliers (x0.45 or x1.9 of one phase, with no provenance change), and a flat
@@ -91,6 +92,14 @@ def _affected(rng: random.Random, kind: str) -> list[str]:
     return rng.sample(group, rng.randint(1, 3))
 
 
+def _detectability(move: float, phase: str, index: int, moves: dict[int, dict[str, float]], system: _System) -> float:
+    """``|move| / (noise * sqrt(1/n_before + 1/n_after))``, n counted to the phase's neighbouring steps."""
+    places = sorted({0, system.length, *(i for i, moved in moves.items() if phase in moved)})
+    position = places.index(index)
+    before, after = index - places[position - 1], places[position + 1] - index
+    return abs(move) / (system.noise * math.sqrt(1 / before + 1 / after))
+
+
 def _sidecar(system: _System, submission: int) -> str:
     version = ".".join(map(str, system.version))
     lines = [f"institution: {system.institution}", f"system: {system.name}", "filesystem: Lustre",
@@ -157,7 +166,8 @@ def write_history(root: Path, seed: int) -> dict:
                 for phase, move in moves[index].items():
                     system.level[phase] += move
                     truth["steps"].append({"system": name, "metric": phase, "after_submission": submission,
-                                           "direction": "up" if move > 0 else "down", "cause_tokens": tokens})
+                                           "direction": "up" if move > 0 else "down", "cause_tokens": tokens,
+                                           "z": _detectability(move, phase, index, moves, system)})
             values = {phase: math.exp(level + rng.gauss(0, system.noise)) for phase, level in system.level.items()}
             if index in outliers:
                 phase, factor = outliers[index]

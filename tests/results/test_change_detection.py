@@ -35,9 +35,9 @@ def test_the_last_run_is_neither_until_the_next_one_says_whether_it_reverts():
 
 
 def test_a_rise_below_the_magnitude_floor_is_not_a_step():
-    quiet = [100.0] * 10 + [104.0] * 10  # exact values: the noise floor (1 %) makes +4 % 'significant'
-    assert detect(quiet).steps == []
-    assert len(detect(quiet, parameters=DetectionParameters(magnitude_floor_pct=3)).steps) == 1
+    quiet = [100.0] * 20 + [102.0] * 20  # exact values: the noise floor (1 %) makes +2 % 'significant'
+    assert detect(quiet, parameters=DetectionParameters(prior_noise_pct=1)).steps == []  # the floor is 3 %
+    assert len(detect(quiet, parameters=DetectionParameters(prior_noise_pct=1, magnitude_floor_pct=1)).steps) == 1
 
 
 def test_an_annotated_baseline_marks_the_step_there_as_expected_and_nothing_else():

@@ -64,9 +64,9 @@ class DetectionParameters:
 
     min_segment: int = 2
     penalty_beta: float = 6.0
-    step_sigmas: float = 4.5
-    magnitude_floor_pct: float = 10.0
-    outlier_sigmas: float = 4.5
+    step_sigmas: float = 4.0
+    magnitude_floor_pct: float = 3.0
+    outlier_sigmas: float = 6.0
     noise_floor_pct: float = 1.0
     prior_noise_pct: float = 4.0
     prior_weight: int = 4
@@ -90,6 +90,7 @@ class Step:
     direction: str
     magnitude_pct: float
     confidence: float
+    z: float = 0.0
     at_baseline: bool = False
 
 
@@ -99,6 +100,7 @@ class Outlier:
     direction: str
     magnitude_pct: float
     confidence: float
+    z: float = 0.0
 
 
 @dataclass
@@ -220,7 +222,8 @@ def _outliers(log_values: np.ndarray, pieces, sigma: float, parameters: Detectio
             flagged.add(index)
             deviation = (from_before + from_after) / 2
             found.append(Outlier(index=index, direction=UP if deviation > 0 else DOWN,
-                                 magnitude_pct=_pct(deviation), confidence=_confidence(smaller / sigma)))
+                                 magnitude_pct=_pct(deviation), confidence=_confidence(smaller / sigma),
+                                 z=smaller / sigma))
     return found
 
 
@@ -250,7 +253,7 @@ def _steps(log_values: np.ndarray, kept: np.ndarray, pieces, sigma: float, hints
         if cut in forced and not _significant(z, shift, parameters):
             continue
         steps.append(Step(before_index=int(kept[cut - 1]), index=int(kept[cut]), direction=UP if shift > 0 else DOWN,
-                          magnitude_pct=_pct(shift), confidence=_confidence(z), at_baseline=cut in forced))
+                          magnitude_pct=_pct(shift), confidence=_confidence(z), z=abs(z), at_baseline=cut in forced))
     return steps
 
 
@@ -263,10 +266,30 @@ def _pelt(piece: np.ndarray, sigma: float, parameters: DetectionParameters) -> l
 
 
 def _z(series: np.ndarray, left: int, cut: int, right: int, sigma: float) -> tuple[float, float]:
-    """The shift of mean log level across `cut`, and that shift in standard errors."""
+    """The shift of the robust log level across `cut`, and that shift in its standard errors.
+
+    Medians, so that one wild run in a level moves neither the shift nor the verdict much, and a level of one
+    or two runs counts as its run nearer the other level (one wild run next to the last run is not a new
+    level). The standard error of a median of n runs is ``sqrt(pi/2) * sigma / sqrt(n)`` (its large-sample
+    efficiency against the mean), of one or two runs ``sigma / sqrt(n)``.
+    """
     before, after = series[left:cut], series[cut:right]
-    shift = float(after.mean() - before.mean())
-    return shift / (sigma * math.sqrt(1 / before.size + 1 / after.size)), shift
+    level_before = _level(before, float(np.median(after)))
+    shift = float(_level(after, level_before) - level_before)
+    error = sigma * math.sqrt(_median_variance(before.size) + _median_variance(after.size))
+    return shift / error, shift
+
+
+def _level(segment: np.ndarray, other_level: float) -> float:
+    """A segment's robust level: its median, or for one or two runs the run nearest the other level."""
+    if segment.size > 2:
+        return float(np.median(segment))
+    return float(segment[np.argmin(np.abs(segment - other_level))])
+
+
+def _median_variance(runs: int) -> float:
+    """The variance of the median of `runs` unit-variance normal values, to the large-sample approximation."""
+    return (1.0 if runs <= 2 else math.pi / 2) / runs
 
 
 def _significant(z: float, shift: float, parameters: DetectionParameters) -> bool:

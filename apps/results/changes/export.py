@@ -20,6 +20,8 @@ def change_record(change: Change) -> dict:
         "kind": change.kind,
         "direction": change.direction,
         "magnitude_pct": change.magnitude_pct,
+        "z": change.z,
+        "p_value": change.p_value,
         "before_run": change.run_before_id,
         "after_run": change.run_after_id,
         "before_source": change.run_before.source_path,

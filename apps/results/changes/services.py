@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from apps.results.changes.attribution import attribute
+from apps.results.changes.attribution import attribute, configuration_entries
 from apps.results.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.diff import diff_runs, flatten
 from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
@@ -142,6 +142,7 @@ class Finding:
     direction: str
     magnitude_pct: float
     confidence: float
+    z: float
     expected: bool
     attribution: list[dict]
 
@@ -187,11 +188,14 @@ def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
             for outlier in detection.outliers:
                 run = runs[indices[outlier.index]]
                 findings.append(Finding(metric, Change.Kind.OUTLIER, run, run, outlier.direction,
-                                        outlier.magnitude_pct, outlier.confidence, False, []))
+                                        outlier.magnitude_pct, outlier.confidence, outlier.z, False, []))
             for step in detection.steps:
                 before, after = runs[indices[step.before_index]], runs[indices[step.index]]
+                attribution = attribute(diff_runs([before, after]))
+                # Another configuration class (client nodes, rules mode) is another experiment: expected.
+                expected = step.at_baseline or bool(configuration_entries(attribution))
                 findings.append(Finding(metric, Change.Kind.STEP, before, after, step.direction, step.magnitude_pct,
-                                        step.confidence, step.at_baseline, attribute(diff_runs([before, after]))))
+                                        step.confidence, step.z, expected, attribution))
     return findings, _noise(runs)
 
 
@@ -276,6 +280,7 @@ def _reconcile(system: StorageSystem, findings: list[Finding], stored: dict[tupl
         fields = {
             "run_before": finding.run_before, "direction": finding.direction,
             "magnitude_pct": round(finding.magnitude_pct, 2), "confidence": round(finding.confidence, 4),
+            "z": round(finding.z, 2),
             "attribution": finding.attribution, "detected": True,
         }
         change = stored.pop(finding.key, None)
