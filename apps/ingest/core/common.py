@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import Model
 
+from apps.ingest.core.archive import ArchiveLimits
+
 
 class IngestError(Exception):
     """Bad content: the message names the file and line. Retrying cannot help."""
@@ -19,7 +21,14 @@ def archive_caps() -> dict:
     return {
         "max_entries": settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
         "max_expanded_bytes": settings.IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES,
+        "max_file_bytes": settings.IOBOARD_ARCHIVE_MAX_FILE_BYTES,
+        "max_ratio": settings.IOBOARD_ARCHIVE_MAX_RATIO,
     }
+
+
+def archive_limits() -> ArchiveLimits:
+    """The same limits as one value, as ``inspect_archive`` takes them."""
+    return ArchiveLimits(**archive_caps())
 
 
 def fit(model: type[Model], field_name: str, value: str | None) -> str:
