@@ -176,6 +176,16 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 600)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 660)
+# The ingest task's own limits (apps/ingest/tasks.py). Every upload's work is bounded before it is
+# spent (IOBOARD_ARCHIVE_*, IOBOARD_UPLOAD_MAX_RUNS, the grammars' line cap), so a real upload ingests
+# in a fraction of a second per run (the corpus: 50 ms); these end whatever still runs long, a
+# hostile upload within 10 s. The soft limit fails the job with a message; the hard one kills the
+# process (a regular expression in C cannot be interrupted by the soft one).
+IOBOARD_INGEST_SOFT_TIME_LIMIT = envint("IOBOARD_INGEST_SOFT_TIME_LIMIT", 8)
+IOBOARD_INGEST_TIME_LIMIT = envint("IOBOARD_INGEST_TIME_LIMIT", 10)
+# A worker process whose resident memory a task left above this (KiB) is replaced after that task,
+# so a fragmented heap never accumulates; the limits above keep one task well under it.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD", 400_000)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
                                    "socket_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
                                    "socket_connect_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT}
@@ -279,13 +289,20 @@ SPECTACULAR_SETTINGS = {
 }
 
 # ioboard's own knobs.
-IOBOARD_UPLOAD_MAX_BYTES = envint("IOBOARD_UPLOAD_MAX_BYTES", 512 * 1024 * 1024)
+# The work one upload may cost, checked before it is spent (docs/deployment.md, "Bounded work per
+# upload"). Real IO500 submissions are about a megabyte expanded (the corpus: at most 1.3 MB, 118
+# files, 0.6 MB in one file, 83:1 compression); the defaults leave a margin of 25-50 times.
+IOBOARD_UPLOAD_MAX_BYTES = envint("IOBOARD_UPLOAD_MAX_BYTES", 64 * 1024 * 1024)
 IOBOARD_ARCHIVE_MAX_ENTRIES = envint("IOBOARD_ARCHIVE_MAX_ENTRIES", 20000)
-IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES = envint("IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES", 4 * 1024 * 1024 * 1024)
+IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES = envint("IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES", 64 * 1024 * 1024)
+IOBOARD_ARCHIVE_MAX_FILE_BYTES = envint("IOBOARD_ARCHIVE_MAX_FILE_BYTES", 16 * 1024 * 1024)
+IOBOARD_ARCHIVE_MAX_RATIO = envint("IOBOARD_ARCHIVE_MAX_RATIO", 200)
+# IO500 runs (and so systems) one upload may create; a submission is one run.
+IOBOARD_UPLOAD_MAX_RUNS = envint("IOBOARD_UPLOAD_MAX_RUNS", 50)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
-# A worker's claim on an ingest job lapses after this (apps.ingest.models.IngestJob.claim): by then the task's
-# hard time limit has killed it, so a redelivered message may take the job over; earlier, a duplicate is dropped.
-IOBOARD_INGEST_CLAIM_SECONDS = envint("IOBOARD_INGEST_CLAIM_SECONDS", CELERY_TASK_TIME_LIMIT)
+# A worker's claim on an ingest job lapses after this (apps.ingest.models.IngestJob.claim): by then the ingest
+# task's hard time limit has killed it, so a redelivered message may take the job over; earlier, a duplicate is dropped.
+IOBOARD_INGEST_CLAIM_SECONDS = envint("IOBOARD_INGEST_CLAIM_SECONDS", IOBOARD_INGEST_TIME_LIMIT + 5)
 # Anonymous list pages are cached until the data version changes (apps.web.page_cache); only with a
 # cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
 IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)

@@ -39,8 +39,8 @@ MAX_ATTEMPTS = 10
 @shared_task(
     bind=True,
     acks_late=True,
-    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+    soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT,
+    time_limit=settings.IOBOARD_INGEST_TIME_LIMIT,
     autoretry_for=TRANSIENT_ERRORS,
     max_retries=5,
     retry_backoff=5,
@@ -60,7 +60,7 @@ def ingest_upload_task(self, job_pk: int) -> None:
     except IngestError as error:
         record_failure(job, str(error))
     except SoftTimeLimitExceeded:
-        record_failure(job, f"ingest did not finish within {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds")
+        record_failure(job, f"ingest did not finish within {settings.IOBOARD_INGEST_SOFT_TIME_LIMIT} seconds")
     except TRANSIENT_ERRORS:
         with suppress(*TRANSIENT_ERRORS):  # the database may still be away: then the claim lapses, and the sweep
             job.release()

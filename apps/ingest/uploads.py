@@ -1,12 +1,15 @@
 """Receiving uploads: check the bytes, keep them, and queue the ingest.
 
 An upload is treated as hostile until proven otherwise. It is copied to a private scratch
-directory while its size is capped and its sha256 computed; the same bytes seen before return the
-existing upload. A new archive is then extracted once into scratch with the configured caps,
-purely to prove it is safe, and thrown away. Only then is the file stored under MEDIA_ROOT and an
-IngestJob created; the Celery task is enqueued when that transaction commits. Any refusal raises
-UploadRefused naming the problem, and leaves nothing behind: scratch is always removed and the
-stored file is written only after every check has passed.
+directory, under a generated name, while its size is capped and its sha256 computed; the same bytes
+seen before return the existing upload. A new archive's format is then told by its magic bytes and
+its directory (zip central directory, tar headers) is checked against the configured caps
+(``inspect_archive``: entries, declared sizes per file and in all, compression ratio) without
+writing a byte of it: a zip or tar bomb is refused here, in well under a second. Expansion is the
+Celery worker's job, never the request's. Only then is the file stored under MEDIA_ROOT (named by
+its sha256) and an IngestJob created; the Celery task is enqueued when that transaction commits.
+Any refusal raises UploadRefused naming the problem, and leaves nothing behind: scratch is always
+removed and the stored file is written only after every check has passed.
 """
 
 import hashlib
@@ -20,7 +23,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
 from django.db import IntegrityError, transaction
 
-from apps.ingest.core.archive import ArchiveError, extract_archive, is_archive
+from apps.ingest.core.archive import ArchiveError, inspect_archive, is_archive
+from apps.ingest.core.common import archive_limits
 from apps.ingest.models import IngestJob
 from apps.ingest.tasks import ingest_upload_task
 from apps.results.models import Upload
@@ -30,6 +34,8 @@ CHUNK_BYTES = 1024 * 1024
 TEXT_LOG_MARKERS = {Upload.Kind.MDTEST: b"mdtest", Upload.Kind.IOR: b"ior"}
 # A multipart body carries the form fields and boundaries besides the file itself.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
+# The scratch copy's name: generated, never the client's (which only ever appears in messages).
+RECEIVED_NAME = "received.upload"
 
 
 class UploadRefused(Exception):
@@ -54,13 +60,12 @@ def receive_upload(fileobj: BinaryIO, *, name: str, kind: str, uploader: Abstrac
     """Store a new upload and queue its ingest, or return the existing upload of the same bytes."""
     name = display_name(name)
     with tempfile.TemporaryDirectory(prefix="ioboard-receive-") as scratch:
-        copy = Path(scratch) / "received" / scratch_name(name)
-        copy.parent.mkdir()
-        sha256, size = copy_with_cap(fileobj, copy)
+        copy = Path(scratch) / RECEIVED_NAME
+        sha256, size = copy_with_cap(fileobj, copy, name)
         existing = existing_upload(sha256)
         if existing:
             return existing
-        check_content(copy, kind=kind, scratch=Path(scratch) / "extracted")
+        check_content(copy, kind=kind, name=name)
         upload = Upload(sha256=sha256, original_name=name, size=size, kind=kind, uploader=uploader,
                         declared_metadata=metadata)
         with open(copy, "rb") as handle:
@@ -92,19 +97,14 @@ def display_name(name: str) -> str:
     return base[:200] if base not in ("", ".", "..") else "upload"
 
 
-def scratch_name(name: str) -> str:
-    """A file-system-safe spelling of the name, so refusal messages still show what was sent."""
-    return re.sub(r"[^\w.+-]", "_", name).lstrip(".") or "upload"
-
-
 def stored_name(sha256: str, name: str) -> str:
     """Content-addressed file name, keeping the archive suffix for people browsing MEDIA_ROOT."""
     suffix = "".join(PurePosixPath(name).suffixes[-2:])
     return sha256 + (suffix if re.fullmatch(r"(\.[A-Za-z0-9]{1,5}){1,2}", suffix) else "")
 
 
-def copy_with_cap(fileobj: BinaryIO, destination: Path) -> tuple[str, int]:
-    """Copy the upload, hashing as it goes; refuse it as soon as it grows past the cap."""
+def copy_with_cap(fileobj: BinaryIO, destination: Path, name: str) -> tuple[str, int]:
+    """Copy the upload, hashing as it goes; refuse it (naming it ``name``) as soon as it grows past the cap."""
     cap = settings.IOBOARD_UPLOAD_MAX_BYTES
     digest, size = hashlib.sha256(), 0
     fileobj.seek(0)
@@ -112,40 +112,47 @@ def copy_with_cap(fileobj: BinaryIO, destination: Path) -> tuple[str, int]:
         for chunk in iter(lambda: fileobj.read(CHUNK_BYTES), b""):
             size += len(chunk)
             if size > cap:
-                raise UploadRefused(f"{destination.name}: file is over the upload size cap of {cap} bytes")
+                raise UploadRefused(f"{name}: file is over the upload size cap of {cap} bytes")
             digest.update(chunk)
             sink.write(chunk)
     if size == 0:
-        raise UploadRefused(f"{destination.name}: file is empty")
+        raise UploadRefused(f"{name}: file is empty")
     return digest.hexdigest(), size
 
 
-def check_content(path: Path, *, kind: str, scratch: Path) -> None:
-    """Prove the upload is something we ingest: a safe archive, or (for mdtest) a text log."""
+def check_content(path: Path, *, kind: str, name: str) -> None:
+    """Prove the upload is something we ingest: an archive within the caps, or (for mdtest, IOR) a text log.
+
+    An archive is judged by its directory alone (``inspect_archive``); nothing of it is expanded here.
+    """
     if kind in TEXT_LOG_MARKERS and not is_archive(path):
-        check_text_log(path, kind)
+        check_text_log(path, kind, name)
         return
     try:
-        extract_archive(path, scratch, max_entries=settings.IOBOARD_ARCHIVE_MAX_ENTRIES,
-                        max_expanded_bytes=settings.IOBOARD_ARCHIVE_MAX_EXPANDED_BYTES)
+        summary = inspect_archive(path, archive_limits(), label=name)
     except ArchiveError as error:
         raise UploadRefused(str(error)) from error
-    if not any(entry.is_file() for entry in scratch.rglob("*")):
-        raise UploadRefused(f"{path.name}: archive contains no files")
+    if not summary.files:
+        raise UploadRefused(f"{name}: archive contains no files")
 
 
-def check_text_log(path: Path, kind: str) -> None:
-    """A bare mdtest or IOR upload must be text that mentions its tool; anything else is an unknown format."""
+def check_text_log(path: Path, kind: str, name: str) -> None:
+    """A bare mdtest or IOR upload must be text that mentions its tool, within the per-file cap; anything
+    else is an unknown format."""
+    cap = settings.IOBOARD_ARCHIVE_MAX_FILE_BYTES
+    if path.stat().st_size > cap:
+        raise UploadRefused(f"{name}: a log of {path.stat().st_size} bytes is over the per-file limit of {cap} bytes")
     marker, tail, mentions_tool = TEXT_LOG_MARKERS[kind], b"", False
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK_BYTES), b""):
             if b"\x00" in chunk:
-                raise UploadRefused(f"{path.name}: not an archive and not a text log (binary data)")
+                raise UploadRefused(f"{name}: not an archive and not a text log (binary data)")
             window = (tail + chunk).lower()
             mentions_tool = mentions_tool or marker in window
             tail = window[-(len(marker) - 1):]
     if not mentions_tool:
-        raise UploadRefused(f"{path.name}: not an archive and not an {kind} log (no {kind} output in it)")
+        raise UploadRefused(f"{name}: not an archive and not an {kind} log (no {kind} output in it)")
+
 
 def existing_upload(sha256: str) -> ReceivedUpload | None:
     upload = Upload.objects.filter(sha256=sha256).first()

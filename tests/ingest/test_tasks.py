@@ -164,8 +164,8 @@ def test_a_transient_database_error_is_retried(job, monkeypatch):
 
 def test_the_task_retries_only_transient_errors_late_acked_within_time_limits(settings):
     assert ingest_upload_task.acks_late is True
-    assert ingest_upload_task.soft_time_limit == settings.CELERY_TASK_SOFT_TIME_LIMIT
-    assert ingest_upload_task.time_limit == settings.CELERY_TASK_TIME_LIMIT
+    assert ingest_upload_task.soft_time_limit == settings.IOBOARD_INGEST_SOFT_TIME_LIMIT
+    assert ingest_upload_task.time_limit == settings.IOBOARD_INGEST_TIME_LIMIT
     assert ingest_upload_task.soft_time_limit < ingest_upload_task.time_limit
     assert set(ingest_upload_task.autoretry_for) == set(tasks.TRANSIENT_ERRORS)
     assert ingest_upload_task.retry_jitter is True
@@ -182,7 +182,7 @@ def test_a_soft_time_limit_fails_the_job(job, monkeypatch, settings):
 
     job.refresh_from_db()
     assert job.status == "failed"
-    assert job.error == f"ingest did not finish within {settings.CELERY_TASK_SOFT_TIME_LIMIT} seconds"
+    assert job.error == f"ingest did not finish within {settings.IOBOARD_INGEST_SOFT_TIME_LIMIT} seconds"
 
 
 def test_an_unexpected_error_fails_the_job_instead_of_leaving_it_processing(job, monkeypatch):

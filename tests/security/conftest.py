@@ -9,6 +9,7 @@ from apps.ingest.models import IngestJob
 from apps.results.models import Edition, Run, StorageSystem, Upload
 from tests.api.uploading import client_with_token
 from tests.factories import RunFactory, UploadFactory, UserFactory
+from tests.faults.conftest import fault_queue, workers  # noqa: F401 - real Celery workers for test_bounded_work.py
 
 
 @dataclass

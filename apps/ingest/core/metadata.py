@@ -17,6 +17,19 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 SIDECAR_NAMES = ("ioboard.yaml", "ioboard.yml")
+# A sidecar is a few lines of hand-written keys (the samples: under 2 KB); anything far larger is not one.
+SIDECAR_MAX_BYTES = 64 * 1024
+# What each known sidecar key holds; a value of another shape is refused naming the file, key and line.
+SIDECAR_SHAPES = {
+    **dict.fromkeys(("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count", "year",
+                     "submission_id", "series", "notes", "client_network", "client_memory"), "scalar"),
+    "lustre": "mapping",
+    "reproducibility": "mapping",
+    "tunables": "list",
+    "striping": "list",
+}
+_NODE_SHAPES = {"scalar": yaml.ScalarNode, "mapping": yaml.MappingNode, "list": yaml.SequenceNode}
+_SHAPE_WORDS = {"scalar": "a single value", "mapping": "a mapping of keys", "list": "a list"}
 # A submission folder of the public archive; the bound keeps the number an id, not a denial of service.
 SUBMISSION_DIR = re.compile(r"^submission-(\d{1,12})$")
 YEAR_DIR = re.compile(r"^(19|20)\d\d$")
@@ -39,13 +52,18 @@ INFO_KEYS = {
 # Link speeds per port of the InfiniBand generations (4x links) and Omni-Path, in Gbit/s
 LINK_GBIT = {"sdr": 10, "ddr": 20, "qdr": 40, "fdr": 56, "edr": 100, "hdr": 200, "ndr": 400, "xdr": 800,
              "omnipath": 100, "opa": 100}
-_COUNT = r"(?:(?P<count>\d+)\s*[x×*]\s*)?"
-_SPEED = re.compile(_COUNT + r"(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>gbe|gb/s|gbit/s|gbit|gbps|g\b)", re.IGNORECASE)
+# Numbers are bounded in length and may not start inside a longer one: "\d+" searched through a long
+# run of digits is quadratic (every start, every length), and no link or memory size has more digits.
+_COUNT = r"(?:(?<![\d.])(?P<count>\d{1,6})\s*[x×*]\s*)?"
+_SPEED = re.compile(
+    r"(?=\d)" + _COUNT + r"(?<![\d.])(?P<value>\d{1,9}(?:\.\d{1,9})?)\s*(?P<unit>gbe|gb/s|gbit/s|gbit|gbps|g\b)",
+    re.IGNORECASE,
+)
 _LINK = re.compile(
     _COUNT + r"(?:ib[- ]?|infiniband[- ]?)?(?P<link>sdr|ddr|qdr|fdr|edr|hdr|ndr|xdr|omnipath|omni-path|opa)\b",
     re.IGNORECASE,
 )
-_MEMORY = re.compile(r"(?P<value>\d+(?:\.\d+)?)\s*(?P<unit>[kmgtp])i?b?\b", re.IGNORECASE)
+_MEMORY = re.compile(r"(?<![\d.])(?P<value>\d{1,9}(?:\.\d{1,9})?)\s*(?P<unit>[kmgtp])i?b?\b", re.IGNORECASE)
 _MEMORY_UNITS = {"k": 2.0**-20, "m": 2.0**-10, "g": 1.0, "t": 2.0**10, "p": 2.0**20}
 
 
@@ -58,9 +76,39 @@ def clean_value(value) -> str:
     return "" if text.casefold() in PLACEHOLDERS else text
 
 
-def read_sidecar(path: Path) -> dict:
+def yaml_alias_line(text: str) -> int | None:
+    """The 1-based line of the first YAML anchor or alias in ``text``, or None (also for text that is not YAML).
+
+    Read from the parser's event stream, before any node is composed: nested aliases (the "billion
+    laughs") make a few hundred bytes stand for gigabytes once anything walks or copies the result.
+    ioboard's YAML files never need them, so they are refused rather than budgeted.
+    """
     try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                return event.start_mark.line + 1
+    except yaml.YAMLError:
+        return None
+    return None
+
+
+def read_sidecar(path: Path) -> dict:
+    """The keys of one ``ioboard.yaml``; a SidecarError names the file and line of anything refused:
+    more than ``SIDECAR_MAX_BYTES``, anchors or aliases, YAML that does not parse, a known key of the
+    wrong shape (``SIDECAR_SHAPES``)."""
+    try:
+        size = path.stat().st_size
+        if size > SIDECAR_MAX_BYTES:
+            raise SidecarError(f"{path}: {size} bytes is over the sidecar limit of {SIDECAR_MAX_BYTES} bytes")
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise SidecarError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    alias_line = yaml_alias_line(text)
+    if alias_line is not None:
+        raise SidecarError(f"{path}:{alias_line}: YAML anchors and aliases (& and *) are not accepted in a sidecar")
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        loaded = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -69,7 +117,24 @@ def read_sidecar(path: Path) -> dict:
         return {}
     if not isinstance(loaded, dict):
         raise SidecarError(f"{path}:1: expected a mapping of keys (institution, system, ...)")
+    check_sidecar_shapes(root, path)
     return loaded
+
+
+def check_sidecar_shapes(root: yaml.MappingNode, path: Path) -> None:
+    """Each known key of the sidecar's top mapping holds its shape (``SIDECAR_SHAPES``); a list holds single values."""
+    for key_node, value_node in root.value:
+        shape = SIDECAR_SHAPES.get(key_node.value) if isinstance(key_node, yaml.ScalarNode) else None
+        if shape is None:
+            continue
+        where = f"{path}:{value_node.start_mark.line + 1}"
+        if not isinstance(value_node, _NODE_SHAPES[shape]):
+            raise SidecarError(f"{where}: {key_node.value!r} must be {_SHAPE_WORDS[shape]}")
+        if shape == "list":
+            for item in value_node.value:
+                if not isinstance(item, yaml.ScalarNode):
+                    raise SidecarError(f"{path}:{item.start_mark.line + 1}: each item of {key_node.value!r} "
+                                       "must be a single command line")
 
 
 def find_sidecar(result_dir: Path, root: Path) -> dict:

@@ -37,19 +37,21 @@ from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.mdtest import PrintedNumber
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.records import ParseError, cut_line, strict_lines
 from apps.results.anomalies.facts import TaskReordering
 
 OPERATIONS = ("write", "read")
 _HEADER = re.compile(r"^\s*IOR-(?P<version>\S+?):?\s+MPI Coordinated Test of Parallel I/O\s*$")
-_COLON_KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z][\w/()#-]*(?: [\w/()#-]+)*)\s*:\s?(?P<value>.*?)\s*$")
-_EQUALS_KEY_VALUE = re.compile(r"^\s+(?P<key>[A-Za-z][\w ]*?)\s*=\s?(?P<value>.*?)\s*$")
+# A trimmed value or key is written "(?:.*\S)?\s*": a lazy ".*?\s*" retries the spaces after it from
+# every position, quadratic on a long run of them (tests/ingest/parsers/test_linear_grammars.py).
+_COLON_KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z][\w/()#-]*(?: [\w/()#-]+)*)\s*:\s?(?P<value>(?:.*\S)?)\s*$")
+_EQUALS_KEY_VALUE = re.compile(r"^\s+(?P<key>[A-Za-z](?:[\w ]*\w)?)\s*=\s?(?P<value>(?:.*\S)?)\s*$")
 _CLIENTS = re.compile(r"^(?P<tasks>\d+)\s*\((?P<per_node>\d+) per node\)$")
-_TEST_STARTED = re.compile(r"^Test (?P<id>\d+) started:\s?(?P<when>.*?)\s*$")
+_TEST_STARTED = re.compile(r"^Test (?P<id>\d+) started:\s?(?P<when>(?:.*\S)?)\s*$")
 _RESULTS_HEADER = re.compile(r"^\s*access\s+bw\(MiB/s\)")
 _RULE = re.compile(r"^\s*-{3,}(?:\s+-{2,})*\s*$")
-_HINTS_OPEN = re.compile(r"^\s*(?P<title>hints [^{]*?)\s*\{\s*$")
-_HINT = re.compile(r"^\s*(?P<key>\S+)\s*=\s?(?P<value>.*?)\s*$")
+_HINTS_OPEN = re.compile(r"^\s*(?P<title>hints (?:[^{]*[^{\s])?)\s*\{\s*$")
+_HINT = re.compile(r"^\s*(?P<key>\S+)\s*=\s?(?P<value>(?:.*\S)?)\s*$")
 _MAX = re.compile(
     r"^Max (?P<op>Write|Read):\s+(?P<mib>\S+) MiB/sec \((?P<mb>\S+) MB/sec\)\s*$"
 )
@@ -342,6 +344,8 @@ def parse_ior_file(path: str | Path, display_name: str | None = None, *, strict:
 def parse_ior_bytes(data: bytes, path: str, *, strict: bool = True) -> IorLog:
     text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
     digest = hashlib.sha256(data).hexdigest()
+    if strict:
+        strict_lines(text, path)  # a line over the cap fails the log, text or JSON, before any pattern reads it
     json_start = _json_start(text)
     if json_start is not None:
         runs = _JsonReader(path, text[json_start:], strict, first_line=text.count("\n", 0, json_start) + 1).read()
@@ -355,7 +359,7 @@ class _TextReader:
     def __init__(self, path: str, text: str, strict: bool):
         self.path = path
         self.strict = strict
-        self.lines = text.split("\n")
+        self.lines = [cut_line(line) for line in text.split("\n")]
         self.runs: list[IorRun] = []
         self.run: IorRun | None = None
         self.test: IorTest | None = None

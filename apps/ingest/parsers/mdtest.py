@@ -43,7 +43,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.records import ParseError, ProblemList, cut_line, strict_lines
 
 RATE = "rate"
 TIME = "time"
@@ -57,14 +57,16 @@ MAX_COUNT = 2**31 - 1
 MAX_ITEMS = 10**18
 
 _LABEL = r"(?:Directory|File|Tree)\s+(?:creation|create|stat|read|removal|remove|rename)(?:\s*\(stonewall\))?"
-_STARTED = re.compile(r"^\s*-- started at (?P<when>.*?)\s*--\s*$")
-_FINISHED = re.compile(r"^\s*-- finished at (?P<when>.*?)\s*--\s*$")
+# A trimmed value is written "(?:.*\S)?\s*": a lazy ".*?\s*$" retries the trailing spaces from every
+# position, quadratic on a long run of them (tests/ingest/parsers/test_linear_grammars.py).
+_STARTED = re.compile(r"^\s*-- started at (?P<when>(?:.*\S)?)\s*--\s*$")
+_FINISHED = re.compile(r"^\s*-- finished at (?P<when>(?:.*\S)?)\s*--\s*$")
 _LAUNCH = re.compile(
     r"^\s*mdtest-(?P<version>\S+) was launched with (?P<tasks>\d+) total task\(s\) "
     r"on (?P<nodes>\d+) (?:node\(s\)|nodes|node)\s*$"
 )
-_COMMAND = re.compile(r"^\s*Command line used:\s?(?P<command>.*?)\s*$")
-_KEY_VALUE = re.compile(r"^(?P<key>Path|FS)\s*:\s?(?P<value>.*?)\s*$")
+_COMMAND = re.compile(r"^\s*Command line used:\s?(?P<command>(?:.*\S)?)\s*$")
+_KEY_VALUE = re.compile(r"^(?P<key>Path|FS)\s*:\s?(?P<value>(?:.*\S)?)\s*$")
 _RANDOM_SEED = re.compile(r"^\s*random seed:\s*(?P<seed>-?\d+)\s*$")
 _STONEWALL_HIT = re.compile(
     r"^\s*Continue stonewall hit min:\s*(?P<min>\S+)\s+max:\s*(?P<max>\S+)\s+avg:\s*(?P<avg>\S+)\s*$"
@@ -78,9 +80,12 @@ _BLOCK = re.compile(
 _SUMMARY = re.compile(
     r"^\s*SUMMARY(?: (?P<kind>rate|time))?(?: \((?P<unit>[^)]*)\))?\s*: \(of (?P<iterations>\d+) iterations?\)\s*$"
 )
-_TABLE_HEADER = re.compile(r"^\s*Operation\b.*\bMax\b.*\bMin\b.*\bMean\b.*\bStd\s*Dev\b")
+# The summary table's header words, in order (found one after another: ".*" between them backtracks
+# through every combination of their places).
+_TABLE_HEADER_WORDS = [re.compile(word) for word in (r"^\s*Operation\b", r"\bMax\b", r"\bMin\b", r"\bMean\b",
+                                                      r"\bStd\s*Dev\b")]
 _TABLE_RULE = re.compile(r"^\s*-{3,}(?:\s+-{3,})*\s*$")
-_ROW = re.compile(rf"^\s*(?P<label>{_LABEL})\s*:?\s+(?P<values>\S.*?)\s*$")
+_ROW = re.compile(rf"^\s*(?P<label>{_LABEL})(?:\s*:)?\s+(?P<values>\S(?:.*\S)?)\s*$")
 _ROW_LIKE = re.compile(r"^\s*(?:Directory|File|Tree)\b")
 _ITERATION_MARK = re.compile(r"\*\s*iteration\s+(?P<number>\d+)\b[^*]*\*\s*$")
 _ITERATION_LINE = re.compile(
@@ -258,11 +263,23 @@ def rank_shift_option(command_line: str) -> int | None:
     return int(digits) if digits.isdigit() and len(digits) <= 9 else None
 
 
+def _is_table_header(line: str) -> bool:
+    """Whether ``line`` holds the summary table's header words, in order."""
+    position = 0
+    for word in _TABLE_HEADER_WORDS:
+        found = word.search(line, position)
+        if found is None:
+            return False
+        position = found.end()
+    return True
+
+
 def looks_like_mdtest_output(text: str) -> bool:
     """Whether a file is meant to be mdtest output (so a failure to parse it is an error to report)
     rather than some other file that sits in a results folder (a manifest, notes, JSON)."""
     return any(
-        _LAUNCH.match(line) or _STARTED.match(line) or _SUMMARY.match(line) for line in text.split("\n")
+        _LAUNCH.match(line) or _STARTED.match(line) or _SUMMARY.match(line)
+        for line in map(cut_line, text.split("\n"))
     )
 
 
@@ -280,7 +297,7 @@ def parse_mdtest_bytes(data: bytes, path: str) -> MdtestLog:
     """Strict: every launch in full, or a ``ParseError`` naming the file and line."""
     text = data.decode("utf-8", errors="replace")
     reader = _LogReader(path, lenient=False)
-    launches = reader.read(text.split("\n"))
+    launches = reader.read(strict_lines(text, path))
     return MdtestLog(path=path, content_hash=hashlib.sha256(data).hexdigest(), launches=launches)
 
 
@@ -292,7 +309,7 @@ def read_mdtest_lenient(lines: Iterable[str], path: str) -> MdtestLog:
     listed in ``problems``. ``content_hash`` stays empty: the caller hashes its own files.
     """
     reader = _LogReader(path, lenient=True)
-    launches = reader.read(lines)
+    launches = reader.read(map(cut_line, lines))
     return MdtestLog(path=path, content_hash="", launches=launches, problems=reader.problems)
 
 
@@ -318,7 +335,7 @@ class _LogReader:
     def __init__(self, path: str, *, lenient: bool):
         self.path = path
         self.lenient = lenient
-        self.problems: list[ParseError] = []
+        self.problems = ProblemList()
         self.launches: list[MdtestLaunch] = []
         self.launch: MdtestLaunch | None = None
         self.block: TaskBlock | None = None
@@ -330,7 +347,7 @@ class _LogReader:
         problem = ParseError(self.path, line, message)
         if not self.lenient:
             raise problem
-        self.problems.append(problem)
+        self.problems.add(problem)
 
     def read(self, lines: Iterable[str]) -> list[MdtestLaunch]:
         last = 0
@@ -487,7 +504,7 @@ class _LogReader:
             if table.rows:
                 self._close_table(number)
             return True
-        if _TABLE_HEADER.match(line):
+        if _is_table_header(line):
             table.per_rank_columns = "per Rank" in line
             return True
         if _TABLE_RULE.match(line):

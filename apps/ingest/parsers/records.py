@@ -17,6 +17,13 @@ if TYPE_CHECKING:  # a type only: importing results here at run time would close
 
 from apps.results.scoring import Score
 
+# The longest line a grammar reads. The longest in the real corpus (../shared/io500-corpus) has 62 KB
+# (an mdtest rank list); longer ones are attacks or corruption. Strict readers refuse such a line
+# (``strict_lines``), lenient ones cut it (``cut_line``), so no pattern ever sees more.
+MAX_LINE_CHARS = 256 * 1024
+# How many problems a lenient reader keeps in full; the rest are counted (``ProblemList``).
+MAX_KEPT_PROBLEMS = 20
+
 
 class ParseError(Exception):
     """A file could not be understood. Always names the file and, when known, the line."""
@@ -30,6 +37,46 @@ class ParseError(Exception):
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.message}"
+
+
+def strict_lines(text: str, path: str) -> list[str]:
+    """The lines of ``text`` (split at "\\n"), or a ``ParseError`` naming the first over ``MAX_LINE_CHARS``."""
+    lines = text.split("\n")
+    if len(text) > MAX_LINE_CHARS:
+        for number, line in enumerate(lines, start=1):
+            if len(line) > MAX_LINE_CHARS:
+                raise ParseError(path, number, f"line of {len(line)} characters is over the limit of "
+                                               f"{MAX_LINE_CHARS} characters")
+    return lines
+
+
+def cut_line(line: str) -> str:
+    """A line as a lenient reader sees it: at most ``MAX_LINE_CHARS`` characters."""
+    return line[:MAX_LINE_CHARS]
+
+
+class ProblemList(list):
+    """The problems a lenient reader met: the first ``MAX_KEPT_PROBLEMS`` kept, the rest only counted.
+
+    A file of a million bad lines would otherwise keep a million exceptions (1.7 GB).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.more = 0
+
+    def add(self, problem: ParseError) -> None:
+        if len(self) < MAX_KEPT_PROBLEMS:
+            self.append(problem)
+        else:
+            self.more += 1
+
+
+def joined_problems(problems: list[str]) -> str:
+    """Problems joined for one message: the first ``MAX_KEPT_PROBLEMS`` of them and "and M more"."""
+    shown = "; ".join(str(problem) for problem in problems[:MAX_KEPT_PROBLEMS])
+    more = len(problems) - MAX_KEPT_PROBLEMS
+    return shown + (f"; and {more} more" if more > 0 else "")
 
 
 @dataclass

@@ -19,10 +19,10 @@ from django.db import transaction
 
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.core.archive import ArchiveError, open_input
-from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, fit
+from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.parsers.io500 import parse_result_set, survey_tree
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_problems
 from apps.ingest.pipelines.base import Pipeline
 from apps.ingest.provenance import Provenance, collect_provenance
 from apps.results import list_entries, run_upkeep
@@ -183,12 +183,14 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
     try:
         with open_input(Path(upload.file.path), **archive_caps()) as root:
-            parsed = list(parse_io500_tree(root, survey_tree(root)[0], overrides))
+            result_dirs = survey_tree(root)[0]
+            check_runs_per_upload(len(result_dirs), upload.original_name)
+            parsed = list(parse_io500_tree(root, result_dirs, overrides))
     except ArchiveError as exc:
         raise IngestError(f"{upload.original_name}: {exc}") from exc
     failures = [item for item in parsed if isinstance(item, ParseError)]
     if failures:
-        raise IngestError("; ".join(str(failure) for failure in failures))
+        raise IngestError(joined_problems([str(failure) for failure in failures]))
     if not parsed:
         raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
     runs = []

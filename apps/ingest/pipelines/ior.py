@@ -17,7 +17,7 @@ from apps.ingest.parsers.ior_study import (
     read_study_manifest,
     study_point_records,
 )
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.records import ParseError, joined_problems
 from apps.ingest.pipelines.base import (
     LogBatchSession,
     LogIngestSummary,
@@ -70,7 +70,7 @@ def ingest_ior_upload(upload: Upload) -> list:
         _Session(study_name, summary, upload=upload, notes=declared.get("notes", ""),
                  margin=declared.get("margin"), margin_of_existing=False).ingest_upload(upload)
         if summary.problems:
-            raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
+            raise IngestError(f"{upload.original_name}: " + joined_problems(summary.problems))
         if not summary.found_any:
             raise IngestError(f"{upload.original_name}: no IOR output found in the upload")
     return []

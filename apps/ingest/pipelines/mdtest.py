@@ -20,7 +20,7 @@ from apps.ingest.parsers.dne_manifest import (
     scaling_point_records,
 )
 from apps.ingest.parsers.mdtest import looks_like_mdtest_output, parse_mdtest_bytes
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.records import ParseError, joined_problems
 from apps.ingest.pipelines.base import (
     LogBatchSession,
     LogIngestSummary,
@@ -86,7 +86,7 @@ def ingest_mdtest_upload(upload: Upload) -> list:
     with transaction.atomic():
         _Session(series_name, summary, upload=upload, notes=declared.get("notes", "")).ingest_upload(upload)
         if summary.problems:
-            raise IngestError(f"{upload.original_name}: " + "; ".join(summary.problems))
+            raise IngestError(f"{upload.original_name}: " + joined_problems(summary.problems))
         if not summary.found_any:
             raise IngestError(f"{upload.original_name}: no mdtest log found in the upload")
     return []

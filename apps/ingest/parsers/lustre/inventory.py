@@ -6,6 +6,7 @@ import re
 
 import yaml
 
+from apps.ingest.core.metadata import yaml_alias_line
 from apps.ingest.parsers.lustre.shell import shell_words
 from apps.ingest.parsers.lustre.tunables import TunableInfo, tunable_scope
 
@@ -16,8 +17,10 @@ def parse_ansible_inventory(text: str, source_file: str = "") -> list[TunableInf
     YAML inventories are walked node by node to keep line numbers; INI inventories
     (``[group:vars]`` sections, ``host key=value`` lines) are read when the text is not YAML.
     """
+    if yaml_alias_line(text) is not None:  # nested aliases walk to gigabytes: such an inventory is not read
+        return []
     try:
-        root = yaml.compose(text)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         root = None
     if isinstance(root, yaml.MappingNode):

@@ -12,9 +12,10 @@ import operator
 import re
 import shlex
 
-_JINJA = re.compile(r"\{\{\s*(.*?)\s*\}\}")
 _COMMAND_END = {";", "&&", "||", "|", "&"}
-_SHELL_ARITHMETIC = re.compile(r"\$\(\((.*?)\)\)")
+# The longest command read: the longest script line in the corpus has 4.8 KB. shlex grows a word one
+# character at a time (quadratic in its length), so a longer command is cut here.
+MAX_COMMAND_CHARS = 16 * 1024
 _BRACES = re.compile(r"\{([^{},]*,[^{}]*)\}")
 _ARITHMETIC = {
     ast.Add: operator.add,
@@ -70,10 +71,29 @@ def command_tail(line: str, start: int) -> str:
     return line[start:]
 
 
+def squeezed_between(text: str, opener: str, closer: str, squeeze) -> str:
+    """``text`` with the inside of each ``opener ... closer`` (the nearest closer) passed through ``squeeze``.
+
+    What ``re.sub(opener + "(.*?)" + closer)`` does, in one pass: that regular expression rescans the
+    rest of the line from every opener that has no closer, quadratic on a line of openers.
+    """
+    pieces, position = [], 0
+    while (start := text.find(opener, position)) != -1:
+        end = text.find(closer, start + len(opener))
+        if end == -1:
+            break
+        pieces += [text[position:start], opener, squeeze(text[start + len(opener):end]), closer]
+        position = end + len(closer)
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
 def shell_words(command: str) -> list[str]:
-    """Shell words of one command, stopping at ``;``, ``&&``, ``||``, pipes and redirections."""
-    command = _JINJA.sub(lambda match: "{{" + match.group(1).replace(" ", "") + "}}", command)
-    command = _SHELL_ARITHMETIC.sub(lambda match: "$((" + re.sub(r"\s+", "", match.group(1)) + "))", command)
+    """Shell words of one command (its first ``MAX_COMMAND_CHARS``), stopping at ``;``, ``&&``, ``||``, pipes
+    and redirections."""
+    command = command[:MAX_COMMAND_CHARS]
+    command = squeezed_between(command, "{{", "}}", lambda inside: inside.strip().replace(" ", ""))
+    command = squeezed_between(command, "$((", "))", lambda inside: re.sub(r"\s+", "", inside))
     try:
         words = shlex.split(command, posix=True)
     except ValueError:
