@@ -284,6 +284,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Eager tasks (embedded mode) run inside the web process and the management commands: one "Task ...
+    # succeeded" line per task buried `make run`'s useful lines (41 of them after load_demo). Failures still show.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
 }
 
 # Overrides of apps.results.changes.detection.DetectionParameters (see docs/changes.md),
