@@ -40,3 +40,39 @@ def scatter(**attributes: Any) -> dict[str, Any]:
 def escaped(text: Any) -> str:
     """Uploaded text as plotly.js shows it literally."""
     return escape(str(text), quote=False)
+
+
+def log_axis(title: str, **extra: Any) -> dict[str, Any]:
+    """A log axis labelled at whole decades only (1, 10, 100, 1,000) with its unit in the title: plotly's default
+    log ticks also label 2 and 5 inside each decade, and a bare "5" above 1000 reads as five."""
+    return {"type": "log", "dtick": 1, "exponentformat": "none", "separatethousands": True,
+            "title": {"text": title}, **extra}
+
+
+def unit_panels(names: list[str], units: list[str], series: list[dict[str, Any]], title: str,
+                **layout: Any) -> dict[str, Any]:
+    """Grouped bars, one panel per unit: one axis never carries two units (GiB/s and kIOPS are not comparable).
+
+    names, units: the categories (phases) and the unit of each; series: {"name", "values", "hover", "color", and
+    optionally "opacity" per category}, one trace per series per panel, the legend shown once.
+    """
+    order = list(dict.fromkeys(units))
+    gap = 0.1
+    width = (1 - gap * (len(order) - 1)) / max(len(order), 1)
+    traces: list[dict[str, Any]] = []
+    axes: dict[str, Any] = {}
+    for panel, unit in enumerate(order):
+        suffix = "" if panel == 0 else str(panel + 1)
+        chosen = [index for index, own in enumerate(units) if own == unit]
+        for one in series:
+            trace = bar(name=one["name"], x=[names[i] for i in chosen], y=[one["values"][i] for i in chosen],
+                        hovertext=[one["hover"][i] for i in chosen], hoverinfo="x+text+name",
+                        marker={"color": one["color"]}, xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+                        legendgroup=one["name"], showlegend=panel == 0)
+            if "opacity" in one:
+                trace["marker"]["opacity"] = [one["opacity"][i] for i in chosen]
+            traces.append(trace)
+        start = panel * (width + gap)
+        axes[f"xaxis{suffix}"] = {"domain": [start, start + width], "tickangle": -35, "anchor": f"y{suffix}"}
+        axes[f"yaxis{suffix}"] = log_axis(escaped(unit) or "value", anchor=f"x{suffix}")
+    return figure(traces, title, barmode="group", **axes, **layout)

@@ -10,8 +10,9 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.cache import cache_control
 
 from apps.leaderboard import charts, exports
-from apps.leaderboard.filters import ListFilterForm
-from apps.leaderboard.tables import KeyPaginator, Row, headers
+from apps.leaderboard.filters import ListFilterForm, SystemSearchForm
+from apps.leaderboard.front import pickable_runs
+from apps.leaderboard.tables import KeyPaginator, Row, column_choices, headers, run_dates
 from apps.results.awards import edition_awards
 from apps.results.changes.noise import NOISE_SIGMAS, noise_verdicts
 from apps.results.citations import citations_from, mixed_lists_warning
@@ -43,12 +44,14 @@ def live_list(request, kind: str = PRIMARY_LIST):
     state = ListState.objects.filter(kind=kind).first()
     entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
     page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
+    dates = run_dates(page)
     return render(request, "leaderboard/list.html", {
         "info": info,
         "form": form,
         "page": page,
-        "rows": [Row.from_listed(entry) for entry in page],
+        "rows": [Row.from_listed(entry, dates) for entry in page],
         "headers": headers(form.sort_key, info.default_sort, request.GET),
+        "column_choices": column_choices(form.sort_key),
         "filesystems": state.filesystems if state else [],
         "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
         "lists": LIST_KINDS.values(),
@@ -108,6 +111,7 @@ def edition_list(request, name: str, kind: str | None = None):
         "page": page,
         "rows": [Row.from_entry(entry) for entry in page],
         "headers": headers(form.sort_key, "rank", request.GET),
+        "column_choices": column_choices(form.sort_key),
         "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
         "lists": LIST_KINDS.values(),
     })
@@ -203,28 +207,44 @@ def system_detail(request, pk: int):
     })
 
 
-def _compared_ids(request) -> list[int]:
+#: The largest id a run can have (a PostgreSQL bigint); a larger number is no run's id.
+MAX_RUN_ID = 2**63 - 1
+
+
+def _compared_ids(request) -> tuple[list[int], str]:
+    """The run ids of `?runs=` (commas or spaces between them, repeated parameters), and what is wrong with them."""
     ids: list[int] = []
     for value in request.GET.getlist("runs"):
         for part in value.replace(" ", ",").split(","):
-            if part.strip().isdigit() and int(part) not in ids:
+            part = part.strip()
+            if not part:
+                continue
+            if not (part.isascii() and part.isdigit()) or int(part) > MAX_RUN_ID or int(part) == 0:
+                return ids, f"{part[:30]!r} is not a run id: give whole numbers, e.g. ?runs=12,34."
+            if int(part) not in ids:
                 ids.append(int(part))
-    return ids
+    return ids, ""
 
 
 def compare(request):
-    ids = _compared_ids(request)
+    ids, problem = _compared_ids(request)
     context = {"ids": ids, "max_compared": MAX_COMPARED, "query": ",".join(map(str, ids))}
-    if len(ids) < 2 or len(ids) > MAX_COMPARED:
-        context["problem"] = (f"Give between 2 and {MAX_COMPARED} run ids, e.g. ?runs=12,34." if ids else "")
-        return render(request, "leaderboard/compare.html", context, status=400 if ids else 200)
+    if not problem and ids and not 2 <= len(ids) <= MAX_COMPARED:
+        problem = f"Give between 2 and {MAX_COMPARED} run ids, e.g. ?runs=12,34."
+    if problem or not ids:
+        picker_form = SystemSearchForm(request.GET)
+        context.update({"problem": problem, "picker_query": picker_form.query,
+                        "picker": pickable_runs(picker_form.query)})
+        return render(request, "leaderboard/compare.html", context, status=400 if problem else 200)
     try:
         runs = load_runs(ids)
     except Run.DoesNotExist as missing:
         raise Http404(str(missing)) from missing
     diff = diff_runs(runs)
+    noise = noise_verdicts(runs, diff)
     context.update({"runs": runs, "diff": diff, "summaries": list(zip(runs[1:], diff.summaries(), strict=True)),
-                    "chart": charts.compare_phases(diff), "noise": noise_verdicts(runs, diff),
+                    "chart": charts.compare_phases(diff, noise), "noise": noise,
+                    "noise_by_row": {verdict.name: verdict.beyond for verdict in noise},
                     "noise_sigmas": NOISE_SIGMAS, "list_warning": mixed_lists_warning(ids)})
     return render(request, "leaderboard/compare.html", context)
 

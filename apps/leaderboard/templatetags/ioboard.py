@@ -54,9 +54,20 @@ def num(value, digits=2) -> str:
     return f"{value:.{int(digits)}f}"
 
 
+def noise_trend(change, beyond) -> tuple[str, str]:
+    """The colour class and hover text of a change whose noise verdict is `beyond` (None: no verdict). A change
+    within run-to-run noise is never coloured as a gain or a loss, however large its sign looks."""
+    if beyond is None:
+        return trend(change), ""
+    if not beyond:
+        return "flat", "within run-to-run noise"
+    return trend(change), "beyond run-to-run noise"
+
+
 @register.simple_tag
-def delta_rows(deltas, strong=False) -> SafeString:
+def delta_rows(deltas, strong=False, noise=None) -> SafeString:
     """The compare table's rows: a phase (or score) per row, each run's value, and each later run's change.
+    `noise`: {row name: [beyond noise? per later run]} (apps.results.changes.noise), which the colours follow.
 
     Built here rather than by an included template per row: a compare of six runs has some 40 rows of up to
     eleven cells, and a template include per row was a quarter of the page's render time."""
@@ -64,10 +75,13 @@ def delta_rows(deltas, strong=False) -> SafeString:
     rows = []
     for delta in deltas:
         cells = []
+        verdicts = (noise or {}).get(delta.name)
         for index, (value, change) in enumerate(delta.cells):
             cells.append(f'<td class="num">{num(value, 3)}</td>')
             if index:
-                cells.append(f'<td class="num change {trend(change)}">{percent(change)}</td>')
+                colour, why = noise_trend(change, verdicts[index - 1] if verdicts and change is not None else None)
+                title = f' title="{why}"' if why else ""
+                cells.append(f'<td class="num change {colour}"{title}>{percent(change)}</td>')
         rows.append(f'<tr class="{row_class}"><th scope="row">{escape(delta.name)}</th><td>{escape(delta.unit)}</td>'
                     f'{"".join(cells)}</tr>')
     return mark_safe("".join(rows))  # noqa: S308 - names and units are escaped; numbers are formatted here
