@@ -23,6 +23,7 @@ from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, Lis
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, StorageSystem
 from apps.results.querysets import load_listed
 from apps.results.review import clause_outcomes, reproducibility_report
+from apps.results.submission_rules import edition_of_date
 from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6
@@ -143,26 +144,43 @@ def _score_checks(run) -> list[dict]:
     return checks
 
 
+def _medians_list(run, placements) -> ListKind:
+    """The list whose per-phase medians a run's phases are drawn against: one of its own track (a production run
+    against production runs), keeping medians (ListKind.keeps_medians). The track is that of the run's first ranked
+    placement, else production when the committee accepted its production declaration, else research."""
+    track = next((kind.track for kind, rank in placements if rank and kind.track),
+                 "production" if run.production_accepted else "research")
+    return next((kind for kind in LIST_KINDS.values() if kind.track == track and kind.keeps_medians),
+                LIST_KINDS[PRIMARY_LIST])
+
+
 def run_detail(request, pk: int):
     run = get_object_or_404(Run.objects.with_details().prefetch_related("rank_stats"), pk=pk)
     phases = list(run.phases.all())
     ranks = {kind: rank for kind, rank in ListEntry.objects.filter(run=run).with_rank().values_list("kind", "rank")}
     placements = [(kind, ranks.get(kind.slug)) for kind in LIST_KINDS.values() if kind.on_run_pages]
-    statistics = ListState.objects.filter(kind=PRIMARY_LIST).first()
+    medians_list = _medians_list(run, placements)
+    statistics = ListState.objects.filter(kind=medians_list.slug).first()
     edition_placements = list(run.edition_entries.select_related("edition").order_by("-edition__frozen_at"))
     edition, outcomes = clause_outcomes(run)
+    anomalies = list(run.anomalies.all())
     return render(request, "leaderboard/run_detail.html", {
         "run": run,
         "system": run.system,
         "phases": phases,
         "score_checks": _score_checks(run),
         "placements": placements,
+        "ranked_placements": [(kind, rank) for kind, rank in placements if rank],
+        "list_edition": edition_of_date(run.run_timestamp.date().isoformat()) if run.run_timestamp else None,
+        "warnings": [anomaly for anomaly in anomalies if anomaly.severity == "warn"],
+        "errors": [anomaly for anomaly in anomalies if anomaly.severity == "error"],
+        "medians_list": medians_list,
         "edition_entries": edition_placements,
         "config": sorted(flatten(run.config or {}).items()),
         "info_fields": sorted(flatten(run.info or {}).items()),
         "statistics": statistics,
         "chart": charts.phases_against_median(phases, statistics.phase_medians if statistics else {},
-                                              LIST_KINDS[PRIMARY_LIST].title),
+                                              medians_list.title),
         "rank_charts": [(stats, charts.rank_runtimes(stats)) for stats in run.rank_stats.all()],
         "edition": edition,
         "clause_outcomes": outcomes,

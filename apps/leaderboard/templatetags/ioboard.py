@@ -1,7 +1,5 @@
 """Small display filters. They return plain strings; Django's autoescaping applies to their output."""
 
-import json
-
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
@@ -9,14 +7,6 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
-
-
-@register.filter
-def as_text(value) -> str:
-    """Evidence and configuration values: JSON for lists and dicts, the value itself otherwise."""
-    if isinstance(value, list | dict):
-        return json.dumps(value, sort_keys=True)
-    return "" if value is None else str(value)
 
 
 @register.filter
@@ -126,3 +116,46 @@ def point_rows(points) -> SafeString:
             f'<td class="num">{known(point.iterations, "")}</td>'
             f"<td><code>{escape(point.source_file)}</code>{launch}</td></tr>")
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
+
+
+@register.filter
+def words(value) -> str:
+    """A stored enum value in words: "not_applicable" -> "not applicable", "fully_reproducible" -> "fully
+    reproducible". Pages show values, never identifiers."""
+    return "" if value is None else str(value).replace("_", " ")
+
+
+#: How evidence values read: booleans as words, numbers with sensible precision.
+def _evidence_value(value) -> str:
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, list) and all(not isinstance(item, dict | list) for item in value):
+        return ", ".join(_evidence_value(item) for item in value)
+    return str(value)
+
+
+def _evidence_cell(value) -> str:
+    """One evidence value as HTML: a nested table for a list of records, a definition list for a record."""
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        keys = list(dict.fromkeys(key for item in value for key in item))
+        head = "".join(f"<th>{escape(words(key))}</th>" for key in keys)
+        rows = "".join("<tr>" + "".join(f"<td>{_evidence_cell(item.get(key))}</td>" for key in keys) + "</tr>"
+                       for item in value)
+        return f'<table class="compact evidence-nested"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    if isinstance(value, dict):
+        items = "".join(f"<li>{escape(words(key))}: {_evidence_cell(item)}</li>" for key, item in value.items())
+        return f'<ul class="plain">{items}</ul>' if items else "—"
+    return escape(_evidence_value(value))
+
+
+@register.simple_tag
+def evidence_rows(evidence) -> SafeString:
+    """An anomaly's evidence as table rows: names in words, numbers formatted, records as nested tables (never a
+    Python or JSON dump)."""
+    rows = "".join(f'<tr><th scope="row">{escape(words(key))}</th><td>{_evidence_cell(value)}</td></tr>'
+                   for key, value in (evidence or {}).items())
+    return mark_safe(rows)  # noqa: S308 - every key and value is escaped
