@@ -50,7 +50,7 @@ def score_timeline(runs) -> dict:
                        f"MD {run.score_md or 0:.4g} kIOPS" for run in chosen],
             hoverinfo="x+y+text",
         ))
-    return figure(traces, "Score over time", yaxis=log_axis("IO500 score"),
+    return figure(traces, "Score over time", yaxis=log_axis("IO500 score", [run.score_total for run in dated]),
                    xaxis={"type": "date"}, margin={**BASE_LAYOUT["margin"], "b": 50})
 
 

@@ -86,3 +86,13 @@ def test_a_production_run_is_drawn_against_the_production_medians(client, celery
     assert "Phases against the Production list" in response.content.decode()
     _this_run, median = response.context["chart"]["data"][:2]
     assert median["y"][0] == pytest.approx(100.0)  # the production run itself, not the research run's 1.0
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    ([3.0, 450.0], ["10", "100"]),  # decades when the data spans two or more
+    ([30.0, 90.0], ["20", "50", "100"]),  # within a decade: 2 and 5 multiples, written in full
+    ([1200.0, 4800.0], ["1,000", "2,000", "5,000"]),  # never a bare "5" above 1000
+])
+def test_log_axes_are_labelled_with_full_numbers(values, expected):
+    from apps.leaderboard.plotly_json import log_ticks
+    assert log_ticks(values)[1] == expected
