@@ -46,7 +46,7 @@ def score_timeline(runs) -> dict:
         traces.append(scatter(
             name=title, mode=mode, x=[_when(run).isoformat() for run in chosen], y=[run.score_total for run in chosen],
             marker=marker, customdata=[run.pk for run in chosen],
-            hovertext=[f"run #{run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
+            hovertext=[f"run {run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
                        f"MD {run.score_md or 0:.4g} kIOPS" for run in chosen],
             hoverinfo="x+y+text",
         ))

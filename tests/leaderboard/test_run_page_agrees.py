@@ -61,7 +61,8 @@ def test_evidence_reads_as_a_table_not_a_dump(client):
     page = html(client, run)
     evidence = page[page.index('class="compact evidence"'):]
     evidence = evidence[:evidence.index("</details>")]
-    assert "<th>source</th><th>nodes</th><th>detail</th>" in evidence
+    for header in ("<th>source</th>", "<th>nodes</th>", "<th>detail</th>"):  # jsonb keeps no key order
+        assert header in evidence
     assert "best supported" in evidence
     for dump in ("[{", "{'", '{"', "['", "None", "False"):
         assert dump not in evidence
