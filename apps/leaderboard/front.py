@@ -65,7 +65,10 @@ def system_matches(query: str):
     if query:
         systems = systems.filter(Q(name__icontains=query) | Q(institution__name__icontains=query)
                                  | Q(filesystem__icontains=query) | Q(storage_vendor__icontains=query))
-    return systems.order_by("institution__name", "name", "pk")
+    # By the identity key (institution, system, file system, case-folded): the order readers expect, read from the
+    # key's unique index a page at a time; sorting 125,000 systems (a million runs) by the joined institution name
+    # would sort them all for every page.
+    return systems.order_by("key")
 
 
 def system_index(request):
