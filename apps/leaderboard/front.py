@@ -10,7 +10,18 @@ from django.shortcuts import render
 
 from apps.leaderboard.filters import SystemSearchForm
 from apps.results.list_kinds import AWARD_LISTS, EVERY_RUN_LIST, LIST_KINDS
-from apps.results.models import Change, Edition, ListEntry, ListState, Run, ScalingSeries, StorageSystem, Study
+from apps.results.models import (
+    Change,
+    Edition,
+    ListEntry,
+    ListState,
+    Run,
+    ScalingSeries,
+    StorageSystem,
+    Study,
+    identity_key,
+)
+from apps.results.querysets import COUNT_CAP, CountedKeys
 
 #: Rows of each ranked list, and of each "newest" box, on the front door.
 TOP_ROWS = 3
@@ -60,22 +71,32 @@ def _edition_names() -> list[str]:
 
 
 def system_matches(query: str):
-    """Storage systems whose institution, name, file system or vendor contains `query` (case-insensitive)."""
+    """Storage systems whose institution, name or file system (their identity key: case and punctuation folded)
+    holds every word of `query`, or whose vendor contains it. The key is one column of the system row, so the
+    search reads no join, and the systems come in key order, which its unique index serves a page at a time."""
     systems = StorageSystem.objects.select_related("institution")
-    if query:
-        systems = systems.filter(Q(name__icontains=query) | Q(institution__name__icontains=query)
-                                 | Q(filesystem__icontains=query) | Q(storage_vendor__icontains=query))
-    # By the identity key (institution, system, file system, case-folded): the order readers expect, read from the
-    # key's unique index a page at a time; sorting 125,000 systems (a million runs) by the joined institution name
-    # would sort them all for every page.
+    words = identity_key(query).split()
+    if words:
+        in_key = Q()
+        for word in words:
+            in_key &= Q(key__contains=word)
+        systems = systems.filter(in_key | Q(storage_vendor__icontains=query))
     return systems.order_by("key")
+
+
+def counted_systems(systems, query: str) -> CountedKeys:
+    """The matches, counted as the lists' filters are: a filtered count stops at COUNT_CAP + 1 matches."""
+    if not query:
+        return CountedKeys(systems, StorageSystem.objects.count())
+    found = systems.order_by().values("pk")[:COUNT_CAP + 1].count()
+    return CountedKeys(systems, min(found, COUNT_CAP), capped=found > COUNT_CAP)
 
 
 def system_index(request):
     """Every storage system, searchable; each with its run count and a link to its page and history."""
     form = SystemSearchForm(request.GET)
     query = form.query
-    page = Paginator(system_matches(query), SYSTEMS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(counted_systems(system_matches(query), query), SYSTEMS_PER_PAGE).get_page(request.GET.get("page"))
     systems = list(page.object_list)
     counts = dict(Run.objects.filter(system__in=systems).order_by().values("system")
                   .annotate(runs=Count("pk")).values_list("system", "runs"))
