@@ -3,21 +3,29 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-runtime
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .PHONY: run test lint install demo clean
 
+# Serving needs requirements.txt only; the tests and linters need requirements-dev.txt (which includes it).
+$(RUN_STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $(RUN_STAMP)
+
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt
-	touch $(STAMP)
+	touch $(STAMP) $(RUN_STAMP)
 
 install: $(STAMP)
 
-## Embedded mode: SQLite file, eager Celery, demo data, http://127.0.0.1:8000
-run: $(STAMP)
+## Embedded mode: SQLite file, eager Celery, demo data, http://127.0.0.1:8000 (`make run PORT=8001` for another port)
+run: $(RUN_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)

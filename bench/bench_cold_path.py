@@ -72,6 +72,10 @@ def pages() -> list[tuple[str, str]]:
     series = ScalingSeries.objects.order_by("pk").values_list("pk", flat=True).first()
     urls = [
         ("/healthz", "health check (the floor)"),
+        ("/", "front door"),
+        ("/systems/", "systems index"),
+        ("/systems/?q=lustre&page=3", "systems search, page 3"),
+        ("/compare/?q=ddn", "compare run picker"),
         ("/lists/io500/", "IO500 list"),
         ("/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "IO500 list, filtered and sorted"),
         ("/lists/ten-node/", "10-node list"),

@@ -91,12 +91,15 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.web.query_guard.QueryStringGuard",
     "config.replica.ReplicaMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
@@ -109,6 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.leaderboard.context_processors.navigation",
             ],
         },
     },
@@ -325,6 +329,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Eager tasks (embedded mode) run inside the web process and the management commands: one "Task ...
+    # succeeded" line per task buried `make run`'s useful lines (41 of them after load_demo). Failures still show.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
 }
 
 # Overrides of apps.results.changes.detection.DetectionParameters (see docs/changes.md),

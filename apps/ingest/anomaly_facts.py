@@ -7,6 +7,7 @@ results here, never the reverse, so the rules stay independent of how files are 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +47,7 @@ def facts_from_record(record: IO500RunRecord, metadata: Mapping[str, Any] | None
         client_nodes_declared=declared[0] if declared else None,
         client_nodes_declared_source=declared[1] if declared else "",
         tool_node_counts=_tool_node_counts(record),
+        hostfile_node_counts=_hostfile_node_counts(record),
         summary_conflicts=_summary_conflicts(record),
         stonewall_inflation=_stonewall_inflation(record),
         content_hash=record.content_hash,
@@ -122,16 +124,40 @@ def _tool_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
     counts = []
     for name, node_count in nodes.items():
         details = phases[name].details if name in phases else {}
-        counts.append(
-            {
-                "phase": name,
-                "tool": details.get("tool", ""),
-                "nodes": node_count,
-                "tasks": tasks.get(name),
-                "source_file": details.get("raw_file", ""),
-            }
-        )
+        count = {
+            "phase": name,
+            "tool": details.get("tool", ""),
+            "nodes": node_count,
+            "tasks": tasks.get(name),
+            "source_file": details.get("raw_file", ""),
+        }
+        if details.get("nodemap_nodes"):
+            count["nodemap_nodes"] = details["nodemap_nodes"]
+        counts.append(count)
     return counts
+
+
+#: An MPI launcher's hostfile option and its value (mpirun/mpiexec/orterun spellings).
+_HOSTFILE = re.compile(r"(?:^|\s)-{1,2}(?:hostfile|machinefile|hosts?file)[=\s]+(\S+)")
+#: A count at the end of a hostfile's name: cli_hosts_10, hosts.16, nodes-32 (not a date or a job id: at most 5 digits).
+_COUNT_IN_NAME = re.compile(r"(?:^|[_.-])(\d{1,5})(?:\.(?:txt|list|hosts?))?$")
+
+
+def _hostfile_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
+    """The node count a phase's MPI hostfile is named for, where its name ends in one (`--hostfile cli_hosts_10`).
+
+    The file itself is not submitted; its name is the submitter's own label of the host list, weak evidence beside
+    the tools' counts (apps.results.anomalies.node_counts weighs it so)."""
+    found = []
+    for phase in record.phases:
+        match = _HOSTFILE.search(phase.command or "")
+        if not match:
+            continue
+        name = match.group(1).strip("'\"").rsplit("/", 1)[-1]
+        count = _COUNT_IN_NAME.search(name)
+        if count and int(count.group(1)) > 0:
+            found.append({"phase": phase.name, "hostfile": name, "nodes": int(count.group(1))})
+    return found
 
 
 def _summary_conflicts(record: IO500RunRecord) -> list[dict[str, Any]]:

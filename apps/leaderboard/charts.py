@@ -2,15 +2,13 @@
 
 from datetime import UTC, datetime
 
-from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, bar, escaped, figure, scatter
-
-AXIS_UNITS = "GiB/s (ior) · kIOPS (mdtest, find)"
+from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, bar, escaped, figure, log_axis, scatter, unit_panels
 
 
 def phases_against_median(phases, medians: dict[str, float], list_title: str) -> dict:
-    """Grouped bars, log scale: each phase of a run next to the median of that phase on a list."""
+    """Grouped bars on log axes, bandwidth and metadata in panels of their own: each phase of a run next to the
+    median of that phase on a list (the list the run belongs to, `list_title`)."""
     shown = [phase for phase in phases if phase.value is not None]
-    names = [escaped(phase.name) for phase in shown]
     run_hover, median_values, median_hover = [], [], []
     for phase in shown:
         median = medians.get(phase.name)
@@ -18,14 +16,12 @@ def phases_against_median(phases, medians: dict[str, float], list_title: str) ->
         run_hover.append(f"{phase.value:.6g} {escaped(phase.unit)}{ratio}")
         median_values.append(median)
         median_hover.append(f"{median:.6g} {escaped(phase.unit)}" if median is not None else "no median")
-    traces = [
-        bar(name="this run", x=names, y=[phase.value for phase in shown], hovertext=run_hover,
-               hoverinfo="x+text+name", marker={"color": COLOURS[0]}),
-        bar(name=f"{escaped(list_title)} median", x=names, y=median_values, hovertext=median_hover,
-               hoverinfo="x+text+name", marker={"color": "#9aa3b5"}),
+    series = [
+        {"name": "this run", "values": [phase.value for phase in shown], "hover": run_hover, "color": COLOURS[0]},
+        {"name": f"{escaped(list_title)} median", "values": median_values, "hover": median_hover, "color": "#9aa3b5"},
     ]
-    return figure(traces, f"Phases against the {escaped(list_title)} median", barmode="group",
-                   yaxis={"type": "log", "title": {"text": AXIS_UNITS}}, xaxis={"tickangle": -35})
+    return unit_panels([escaped(phase.name) for phase in shown], [phase.unit for phase in shown], series,
+                       f"Phases against the {escaped(list_title)} median")
 
 
 def _when(run) -> datetime | None:
@@ -50,29 +46,33 @@ def score_timeline(runs) -> dict:
         traces.append(scatter(
             name=title, mode=mode, x=[_when(run).isoformat() for run in chosen], y=[run.score_total for run in chosen],
             marker=marker, customdata=[run.pk for run in chosen],
-            hovertext=[f"run #{run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
+            hovertext=[f"run {run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
                        f"MD {run.score_md or 0:.4g} kIOPS" for run in chosen],
             hoverinfo="x+y+text",
         ))
-    return figure(traces, "Score over time", yaxis={"type": "log", "title": {"text": "IO500 score"}},
+    return figure(traces, "Score over time", yaxis=log_axis("IO500 score", [run.score_total for run in dated]),
                    xaxis={"type": "date"}, margin={**BASE_LAYOUT["margin"], "b": 50})
 
 
-def compare_phases(diff) -> dict:
-    """Grouped bars, log scale: every phase of the compared runs side by side."""
-    names = [escaped(delta.name) for delta in diff.phases]
-    traces = []
+def compare_phases(diff, noise=()) -> dict:
+    """Grouped bars on log axes, a panel per unit: every phase of the compared runs side by side. A change within
+    run-to-run noise (`noise`: apps.results.changes.noise verdicts) is drawn pale and says so in its hover."""
+    beyond = {verdict.name: verdict.beyond for verdict in noise}
+    series = []
     for index, label in enumerate(diff.labels):
-        hover = []
+        hover, opacity = [], []
         for delta in diff.phases:
             value, percent = delta.values[index], delta.percents[index]
+            verdict = beyond.get(delta.name, [None] * len(diff.labels))[index - 1] if index else None
             change = f" ({percent:+.1f} %)" if index and percent is not None else ""
+            if verdict is False:
+                change += ", within run-to-run noise"
             hover.append(f"{value:.6g} {escaped(delta.unit)}{change}" if value is not None else "missing")
-        traces.append(bar(name=escaped(label), x=names, y=[delta.values[index] for delta in diff.phases],
-                             hovertext=hover, hoverinfo="x+text+name",
-                             marker={"color": COLOURS[index % len(COLOURS)]}))
-    return figure(traces, "Phases side by side", barmode="group", yaxis={"type": "log", "title": {"text": AXIS_UNITS}},
-                   xaxis={"tickangle": -35})
+            opacity.append(0.45 if verdict is False else 1.0)
+        series.append({"name": escaped(label), "values": [delta.values[index] for delta in diff.phases],
+                       "hover": hover, "color": COLOURS[index % len(COLOURS)], "opacity": opacity})
+    return unit_panels([escaped(delta.name) for delta in diff.phases], [delta.unit for delta in diff.phases], series,
+                       "Phases side by side (pale: within run-to-run noise of the baseline)")
 
 
 def rank_runtimes(stats) -> dict:

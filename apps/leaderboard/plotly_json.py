@@ -11,6 +11,7 @@ Text that came from uploads (system, phase, series and study names, config value
 name must stay a name.
 """
 
+import math
 from html import escape
 from typing import Any
 
@@ -52,3 +53,64 @@ def series_colours(count: int) -> list[str]:
 def escaped(text: Any) -> str:
     """Uploaded text as plotly.js shows it literally."""
     return escape(str(text), quote=False)
+
+
+def log_ticks(values: list[float | None]) -> tuple[list[float], list[str]]:
+    """Tick values and labels of a log axis over `values`: the whole decades the data spans, and, when it spans
+    fewer than two, the 2 and 5 multiples too; every label is the full number ("2,000", never a bare "2")."""
+    shown = [value for value in values if value is not None and value > 0]
+    if not shown:
+        return [], []
+    low, high = min(shown), max(shown)
+    decades = range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
+    ticks = [10.0 ** exponent for exponent in decades if low / 1.5 <= 10.0 ** exponent <= high * 1.5]
+    if len(ticks) < 2:
+        ticks = sorted(multiple * 10.0 ** exponent for exponent in decades for multiple in (1, 2, 5)
+                       if low / 1.5 <= multiple * 10.0 ** exponent <= high * 1.5)
+    return ticks, [f"{tick:,.0f}" if tick >= 1 else f"{tick:g}" for tick in ticks]
+
+
+def log_axis(title: str, values: list[float | None] = (), **extra: Any) -> dict[str, Any]:
+    """A log axis with its unit in the title and full-number labels (`log_ticks`): plotly's default log ticks
+    label 2 and 5 inside each decade as bare digits, and a "5" above 1000 reads as five."""
+    axis = {"type": "log", "title": {"text": title}, **extra}
+    ticks, labels = log_ticks(list(values))
+    if ticks:
+        # The range reaches the outer ticks, so at least two labelled ticks are always in view.
+        shown = [value for value in values if value is not None and value > 0]
+        bottom, top = min(ticks[0], min(shown)), max(ticks[-1], max(shown))
+        axis.update(tickmode="array", tickvals=ticks, ticktext=labels,
+                    range=[math.log10(bottom) - 0.05, math.log10(top) + 0.05])
+    else:
+        axis.update(dtick=1, exponentformat="none", separatethousands=True)
+    return axis
+
+
+def unit_panels(names: list[str], units: list[str], series: list[dict[str, Any]], title: str,
+                **layout: Any) -> dict[str, Any]:
+    """Grouped bars, one panel per unit: one axis never carries two units (GiB/s and kIOPS are not comparable).
+
+    names, units: the categories (phases) and the unit of each; series: {"name", "values", "hover", "color", and
+    optionally "opacity" per category}, one trace per series per panel, the legend shown once.
+    """
+    order = list(dict.fromkeys(units))
+    gap = 0.1
+    width = (1 - gap * (len(order) - 1)) / max(len(order), 1)
+    traces: list[dict[str, Any]] = []
+    axes: dict[str, Any] = {}
+    for panel, unit in enumerate(order):
+        suffix = "" if panel == 0 else str(panel + 1)
+        chosen = [index for index, own in enumerate(units) if own == unit]
+        for one in series:
+            trace = bar(name=one["name"], x=[names[i] for i in chosen], y=[one["values"][i] for i in chosen],
+                        hovertext=[one["hover"][i] for i in chosen], hoverinfo="x+text+name",
+                        marker={"color": one["color"]}, xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+                        legendgroup=one["name"], showlegend=panel == 0)
+            if "opacity" in one:
+                trace["marker"]["opacity"] = [one["opacity"][i] for i in chosen]
+            traces.append(trace)
+        start = panel * (width + gap)
+        axes[f"xaxis{suffix}"] = {"domain": [start, start + width], "tickangle": -35, "anchor": f"y{suffix}"}
+        panel_values = [one["values"][i] for one in series for i in chosen]
+        axes[f"yaxis{suffix}"] = log_axis(escaped(unit) or "value", panel_values, anchor=f"x{suffix}")
+    return figure(traces, title, barmode="group", **axes, **layout)

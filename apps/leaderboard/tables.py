@@ -1,6 +1,7 @@
 """List tables: the columns, their sort links, and one row shape for live lists and frozen editions."""
 
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
 from html import escape
 
@@ -10,7 +11,9 @@ from django.template.defaultfilters import linebreaksbr
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.results.models import Run
 from apps.results.querysets import sort_field
+from apps.results.submission_rules import edition_of_date
 
 
 class KeyPaginator(Paginator):
@@ -32,28 +35,63 @@ class Column:
     title: str = ""
     numeric: bool = False
     descending_first: bool = False  # the first click sorts big-to-small (scores, counts)
+    #: The column chooser's group (COLUMN_GROUPS); "" for columns always shown.
+    group: str = ""
+    #: Hidden on narrow screens (static/css/ioboard.css): at 420 px rank, system and score stay in view.
+    wide_only: bool = False
 
+
+#: Groups of columns a reader shows or hides with the list's column chooser: (group, label, shown by default).
+#: The per-node and per-server ratios are hidden by default so that the list's main columns fit a 1,400 px
+#: window; the table scrolls inside its own container, never the page.
+COLUMN_GROUPS = [
+    ("per-node", "Per client node", False),
+    ("per-server", "Per storage server", False),
+]
 
 COLUMNS = [
-    Column("rank", "#", "place on the whole list; filters and sorting never change it", numeric=True),
-    Column("institution", "Institution"),
+    Column("rank", "Rank", "place on the whole list; filters and sorting never change it", numeric=True),
+    Column("institution", "Institution", wide_only=True),
     Column("system", "System"),
-    Column("vendor", "Storage vendor"),
-    Column("filesystem", "File system"),
-    Column("nodes", "Client nodes", numeric=True, descending_first=True),
-    Column("procs", "Total procs", "total client processes", numeric=True, descending_first=True),
-    Column("score", "Score", "IO500 score, recomputed from the phases", numeric=True, descending_first=True),
-    Column("bw", "BW", "bandwidth score, GiB/s", numeric=True, descending_first=True),
-    Column("md", "MD", "metadata score, kIOPS", numeric=True, descending_first=True),
-    Column("score_per_node", "Score/node", "score per client node", numeric=True, descending_first=True),
-    Column("bw_per_node", "BW/node", "GiB/s per client node", numeric=True, descending_first=True),
-    Column("md_per_node", "MD/node", "kIOPS per client node", numeric=True, descending_first=True),
-    Column("score_per_server", "Score/server", "score per storage server, where the server count is known",
-           numeric=True, descending_first=True),
-    Column("bw_per_server", "BW/server", "GiB/s per storage server", numeric=True, descending_first=True),
-    Column("md_per_server", "MD/server", "kIOPS per storage server", numeric=True, descending_first=True),
+    Column("year", "Run", "the run's date and the list (BoF) it was made for; opens the run"),
+    Column("vendor", "Vendor", "storage vendor", wide_only=True),
+    Column("filesystem", "File system", wide_only=True),
+    Column("nodes", "Nodes", "client nodes", numeric=True, descending_first=True, wide_only=True),
+    Column("procs", "Procs", "total client processes", numeric=True, descending_first=True, wide_only=True),
+    Column("score", "Score", "IO500 score (geometric mean of BW in GiB/s and MD in kIOPS), recomputed from the "
+           "phases", numeric=True, descending_first=True),
+    Column("bw", "BW (GiB/s)", "bandwidth score, GiB/s", numeric=True, descending_first=True),
+    Column("md", "MD (kIOPS)", "metadata score, kIOPS", numeric=True, descending_first=True),
+    Column("score_per_node", "Score per node", "score per client node", numeric=True, descending_first=True,
+           group="per-node"),
+    Column("bw_per_node", "BW per node (GiB/s)", "GiB/s per client node", numeric=True, descending_first=True,
+           group="per-node"),
+    Column("md_per_node", "MD per node (kIOPS)", "kIOPS per client node", numeric=True, descending_first=True,
+           group="per-node"),
+    Column("score_per_server", "Score per server", "score per storage server, where the server count is known",
+           numeric=True, descending_first=True, group="per-server"),
+    Column("bw_per_server", "BW per server (GiB/s)", "GiB/s per storage server", numeric=True,
+           descending_first=True, group="per-server"),
+    Column("md_per_server", "MD per server (kIOPS)", "kIOPS per storage server", numeric=True,
+           descending_first=True, group="per-server"),
     Column("flagged", "Anomalies", "warning-level anomalies first", descending_first=True),
 ]
+
+
+def column_class(column: Column) -> str:
+    """The CSS classes of a column's header and cells: its chooser group and whether narrow screens hide it."""
+    return " ".join(name for name in (f"col-{column.group}" if column.group else "",
+                                      "wide-only" if column.wide_only else "") if name)
+
+
+def column_choices(sort: str | None) -> list[tuple[str, str, bool]]:
+    """The chooser's (group, label, shown) triples; the group of the column the list is sorted by is shown."""
+    sorted_group = next((column.group for column in COLUMNS if sort and column.key == sort.lstrip("-")), "")
+    return [(group, label, shown or group == sorted_group) for group, label, shown in COLUMN_GROUPS]
+
+
+#: Each column's classes, computed once (a page writes them on every cell of every row).
+CELL_CLASSES = {column.key: column_class(column) for column in COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -71,7 +109,8 @@ class Header:
         """The column's <th>, built here as the rows are (a template renders seventeen of them per page)."""
         column = self.column
         return mark_safe(  # noqa: S308 - every value is escaped
-            f'<th scope="col" class="{"num" if column.numeric else ""} {self.state}" aria-sort="{self.aria_sort}" '
+            f'<th scope="col" class="{"num" if column.numeric else ""} {self.state} {CELL_CLASSES[column.key]}" '
+            f'aria-sort="{self.aria_sort}" '
             f'title="{escape(column.title)}" data-column="{column.key}"><a href="{escape(self.href)}">'
             f"{escape(column.label)}</a></th>")
 
@@ -120,17 +159,21 @@ class Row:
     exclusion_reason: str = ""
     year: int | None = None
     badges: list = field(default_factory=list)
+    run_date: date | None = None
 
     @classmethod
-    def from_listed(cls, entry) -> "Row":
-        """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed)."""
-        return cls(**cls._entry_columns(entry), year=entry.year, badges=entry.badges)
+    def from_listed(cls, entry, run_dates: dict | None = None) -> "Row":
+        """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed); `run_dates`:
+        run id -> the run's date (run_dates)."""
+        return cls(**cls._entry_columns(entry), year=entry.year, badges=entry.badges,
+                   run_date=(run_dates or {}).get(entry.run_id))
 
     @classmethod
     def from_entry(cls, entry) -> "Row":
         """From a frozen edition's entry; year and badges are its run's."""
         run = entry.run
-        return cls(**cls._entry_columns(entry), year=run.year if run else None, badges=run.badges if run else [])
+        return cls(**cls._entry_columns(entry), year=run.year if run else None, badges=run.badges if run else [],
+                   run_date=run.run_timestamp.date() if run and run.run_timestamp else None)
 
     @staticmethod
     def _entry_columns(entry) -> dict:
@@ -154,6 +197,16 @@ class Row:
         return mark_safe(  # noqa: S308 - the run id is a number, the cells are escaped
             f'<tr class="{"excluded" if self.excluded else ""}" data-run="{self.run_id or ""}">{self.cells()}</tr>')
 
+    def run_label(self) -> str:
+        """How a row names its run: its date and the list it was made for ("2020-06-01 · ISC20"), else its year,
+        else "run 35". Never "#35": "#" is a rank."""
+        if self.run_date:
+            edition = edition_of_date(self.run_date.isoformat())
+            return f"{self.run_date:%Y-%m-%d}" + (f" · {edition.upper()}" if edition else "")
+        if self.year:
+            return str(self.year)
+        return f"run {self.run_id}" if self.run_id else "—"
+
     def cells(self) -> SafeString:
         """The row's <td> cells, in COLUMNS order after the compare box.
 
@@ -163,28 +216,42 @@ class Row:
         html.escape (the function django.utils.html.escape wraps) rather than format_html: format_html's
         lazy-string checks on every argument were ~30 % of a 1M-run list page's Python time (cProfile).
         """
-        run_url = _path("run-detail", self.run_id) if self.run_id else ""
-        rank = "—" if self.rank is None else self.rank
+        classes = CELL_CLASSES
+        rank = "—" if self.rank is None else f"#{self.rank}"
         compare = (f'<input type="checkbox" name="runs" value="{self.run_id}" form="compare-form" '
                    f'aria-label="compare run {self.run_id}">' if self.run_id else "")
         system = (f'<a href="{_path("system-detail", self.system_id)}">{escape(self.system)}</a>'
                   if self.system_id else escape(self.system))
+        label = escape(self.run_label())
+        run = (f'<a href="{_path("run-detail", self.run_id)}" title="run {self.run_id}">{label}</a>'
+               if self.run_id else label)
         badges = "".join(f'<span class="badge {escape(a.severity)}" title="{escape(a.message)}">{escape(a.rule)}</span>'
                          for a in self.badges)
         if self.excluded:
             badges += ('<span class="badge error">excluded</span><div class="reason">'
                        f'{linebreaksbr(self.exclusion_reason, autoescape=True)}</div>')
-        numbers = "".join(f'<td class="num">{_number(value, digits)}</td>' for value, digits in (
-            (self.bw, 2), (self.md, 2), (self.score_per_node, 3), (self.bw_per_node, 3), (self.md_per_node, 3),
-            (self.score_per_server, 3), (self.bw_per_server, 3), (self.md_per_server, 3)))
-        ranked = f'<a href="{run_url}">{rank}</a>' if run_url else rank
+        numbers = "".join(f'<td class="num {classes[key]}">{_number(value, digits)}</td>' for key, value, digits in (
+            ("bw", self.bw, 2), ("md", self.md, 2), ("score_per_node", self.score_per_node, 3),
+            ("bw_per_node", self.bw_per_node, 3), ("md_per_node", self.md_per_node, 3),
+            ("score_per_server", self.score_per_server, 3), ("bw_per_server", self.bw_per_server, 3),
+            ("md_per_server", self.md_per_server, 3)))
+        wide = classes["nodes"]  # institution, run, vendor, file system and the counts: the same classes
         return mark_safe(  # noqa: S308 - every value above is escaped or a number
-            f'<td>{compare}</td><td class="num rank">{ranked}</td>'
-            f'<td class="institution">{escape(self.institution)}</td><td>{system}</td>'
-            f'<td>{escape(self.vendor)}</td><td>{escape(self.filesystem)}</td>'
-            f'<td class="num">{self.nodes or "—"}</td><td class="num">{self.procs or "—"}</td>'
+            f'<td>{compare}</td><td class="num rank">{rank}</td>'
+            f'<td class="institution {wide}">{escape(self.institution)}</td><td class="system">{system}</td>'
+            f'<td class="run">{run}</td>'
+            f'<td class="{wide}">{escape(self.vendor)}</td><td class="{wide}">{escape(self.filesystem)}</td>'
+            f'<td class="num {wide}">{self.nodes or "—"}</td><td class="num {wide}">{self.procs or "—"}</td>'
             f'<td class="num score">{_number(self.score, 2)}</td>{numbers}<td class="badges">{badges}</td>'
         )
+
+
+def run_dates(entries) -> dict[int, date]:
+    """Run id -> run date for a page of list entries: one primary-key query for the page (list entries keep the
+    year only, and a page names each run by its date)."""
+    ids = [entry.run_id for entry in entries]
+    return {pk: when.date() for pk, when in Run.objects.filter(pk__in=ids, run_timestamp__isnull=False)
+            .values_list("pk", "run_timestamp")}
 
 
 #: An id no object has, reversed once in place of the real ones (`_path`).

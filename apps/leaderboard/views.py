@@ -10,8 +10,9 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.cache import cache_control
 
 from apps.leaderboard import charts, exports
-from apps.leaderboard.filters import ListFilterForm
-from apps.leaderboard.tables import KeyPaginator, Row, headers
+from apps.leaderboard.filters import ListFilterForm, SystemSearchForm
+from apps.leaderboard.front import pickable_runs
+from apps.leaderboard.tables import KeyPaginator, Row, column_choices, headers, run_dates
 from apps.results.awards import edition_awards
 from apps.results.changes.noise import NOISE_SIGMAS, noise_verdicts
 from apps.results.citations import citations_from, mixed_lists_warning
@@ -22,6 +23,7 @@ from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, Lis
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, Stack, StorageSystem
 from apps.results.querysets import load_listed
 from apps.results.review import clause_outcomes, reproducibility_report
+from apps.results.submission_rules import edition_of_date
 from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6
@@ -43,12 +45,14 @@ def live_list(request, kind: str = PRIMARY_LIST):
     state = ListState.objects.filter(kind=kind).first()
     entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
     page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
+    dates = run_dates(page)
     return render(request, "leaderboard/list.html", {
         "info": info,
         "form": form,
         "page": page,
-        "rows": [Row.from_listed(entry) for entry in page],
+        "rows": [Row.from_listed(entry, dates) for entry in page],
         "headers": headers(form.sort_key, info.default_sort, request.GET),
+        "column_choices": column_choices(form.sort_key),
         "filesystems": state.filesystems if state else [],
         "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
         "lists": LIST_KINDS.values(),
@@ -108,6 +112,7 @@ def edition_list(request, name: str, kind: str | None = None):
         "page": page,
         "rows": [Row.from_entry(entry) for entry in page],
         "headers": headers(form.sort_key, "rank", request.GET),
+        "column_choices": column_choices(form.sort_key),
         "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
         "lists": LIST_KINDS.values(),
     })
@@ -139,15 +144,27 @@ def _score_checks(run) -> list[dict]:
     return checks
 
 
+def _medians_list(run, placements) -> ListKind:
+    """The list whose per-phase medians a run's phases are drawn against: one of its own track (a production run
+    against production runs), keeping medians (ListKind.keeps_medians). The track is that of the run's first ranked
+    placement, else production when the committee accepted its production declaration, else research."""
+    track = next((kind.track for kind, rank in placements if rank and kind.track),
+                 "production" if run.production_accepted else "research")
+    return next((kind for kind in LIST_KINDS.values() if kind.track == track and kind.keeps_medians),
+                LIST_KINDS[PRIMARY_LIST])
+
+
 def run_detail(request, pk: int):
     run = get_object_or_404(Run.objects.with_details().prefetch_related("rank_stats"), pk=pk)
     phases = list(run.phases.all())
     ranks = {kind: rank for kind, rank in ListEntry.objects.filter(run=run).with_rank().values_list("kind", "rank")}
     placements = [(kind, ranks.get(kind.slug)) for kind in LIST_KINDS.values() if kind.on_run_pages]
-    statistics = ListState.objects.filter(kind=PRIMARY_LIST).first()
+    medians_list = _medians_list(run, placements)
+    statistics = ListState.objects.filter(kind=medians_list.slug).first()
     edition_placements = list(run.edition_entries.select_related("edition").order_by("-edition__frozen_at"))
     edition, outcomes = clause_outcomes(run)
     stack = Stack.of_system(run.system_id)
+    anomalies = list(run.anomalies.all())
     return render(request, "leaderboard/run_detail.html", {
         "stack": stack,
         "hardware_efficiency": stack.run_efficiency(phases) if stack else [],
@@ -156,12 +173,17 @@ def run_detail(request, pk: int):
         "phases": phases,
         "score_checks": _score_checks(run),
         "placements": placements,
+        "ranked_placements": [(kind, rank) for kind, rank in placements if rank],
+        "list_edition": edition_of_date(run.run_timestamp.date().isoformat()) if run.run_timestamp else None,
+        "warnings": [anomaly for anomaly in anomalies if anomaly.severity == "warn"],
+        "errors": [anomaly for anomaly in anomalies if anomaly.severity == "error"],
+        "medians_list": medians_list,
         "edition_entries": edition_placements,
         "config": sorted(flatten(run.config or {}).items()),
         "info_fields": sorted(flatten(run.info or {}).items()),
         "statistics": statistics,
         "chart": charts.phases_against_median(phases, statistics.phase_medians if statistics else {},
-                                              LIST_KINDS[PRIMARY_LIST].title),
+                                              medians_list.title),
         "rank_charts": [(stats, charts.rank_runtimes(stats)) for stats in run.rank_stats.all()],
         "edition": edition,
         "clause_outcomes": outcomes,
@@ -206,28 +228,44 @@ def system_detail(request, pk: int):
     })
 
 
-def _compared_ids(request) -> list[int]:
+#: The largest id a run can have (a PostgreSQL bigint); a larger number is no run's id.
+MAX_RUN_ID = 2**63 - 1
+
+
+def _compared_ids(request) -> tuple[list[int], str]:
+    """The run ids of `?runs=` (commas or spaces between them, repeated parameters), and what is wrong with them."""
     ids: list[int] = []
     for value in request.GET.getlist("runs"):
         for part in value.replace(" ", ",").split(","):
-            if part.strip().isdigit() and int(part) not in ids:
+            part = part.strip()
+            if not part:
+                continue
+            if not (part.isascii() and part.isdigit()) or int(part) > MAX_RUN_ID or int(part) == 0:
+                return ids, f"{part[:30]!r} is not a run id: give whole numbers, e.g. ?runs=12,34."
+            if int(part) not in ids:
                 ids.append(int(part))
-    return ids
+    return ids, ""
 
 
 def compare(request):
-    ids = _compared_ids(request)
+    ids, problem = _compared_ids(request)
     context = {"ids": ids, "max_compared": MAX_COMPARED, "query": ",".join(map(str, ids))}
-    if len(ids) < 2 or len(ids) > MAX_COMPARED:
-        context["problem"] = (f"Give between 2 and {MAX_COMPARED} run ids, e.g. ?runs=12,34." if ids else "")
-        return render(request, "leaderboard/compare.html", context, status=400 if ids else 200)
+    if not problem and ids and not 2 <= len(ids) <= MAX_COMPARED:
+        problem = f"Give between 2 and {MAX_COMPARED} run ids, e.g. ?runs=12,34."
+    if problem or not ids:
+        picker_form = SystemSearchForm(request.GET)
+        context.update({"problem": problem, "picker_query": picker_form.query,
+                        "picker": pickable_runs(picker_form.query)})
+        return render(request, "leaderboard/compare.html", context, status=400 if problem else 200)
     try:
         runs = load_runs(ids)
     except Run.DoesNotExist as missing:
         raise Http404(str(missing)) from missing
     diff = diff_runs(runs)
+    noise = noise_verdicts(runs, diff)
     context.update({"runs": runs, "diff": diff, "summaries": list(zip(runs[1:], diff.summaries(), strict=True)),
-                    "chart": charts.compare_phases(diff), "noise": noise_verdicts(runs, diff),
+                    "chart": charts.compare_phases(diff, noise), "noise": noise,
+                    "noise_by_row": {verdict.name: verdict.beyond for verdict in noise},
                     "noise_sigmas": NOISE_SIGMAS, "list_warning": mixed_lists_warning(ids)})
     return render(request, "leaderboard/compare.html", context)
 

@@ -161,7 +161,7 @@ def diff_runs(runs) -> RunDiff:
     ]
     return RunDiff(
         run_ids=[run.pk for run in runs],
-        labels=[f"#{run.pk} {run.system.name}" for run in runs],
+        labels=[f"{run.system.name} run {run.pk}" for run in runs],
         scores=_score_deltas(runs),
         phases=_phase_deltas(runs),
         sections=sections,
@@ -379,7 +379,7 @@ def _file_differences(runs) -> list[FileDiff]:
                 continue
             diffs.append(list(difflib.unified_diff(
                 baseline, (content or "").splitlines(),
-                fromfile=f"#{runs[0].pk}/{name}", tofile=f"#{runs[index].pk}/{name}", lineterm="", n=2,
+                fromfile=f"run {runs[0].pk}/{name}", tofile=f"run {runs[index].pk}/{name}", lineterm="", n=2,
             )))
         differences.append(FileDiff(name=name, present=[c is not None for c in contents], diffs=diffs))
     return differences

@@ -113,7 +113,7 @@ LIST_KINDS: dict[str, ListKind] = {
         ListKind("production", "Production list",
                  "Each storage system's best accepted production run: highest reproducibility level, production "
                  "declaration accepted by the committee.", members=RANKED & PRODUCTION, ranked=RANKED,
-                 short_title="Production", track="production"),
+                 short_title="Production", track="production", keeps_medians=True),
         ListKind("ten-node-production", "10 client-node Production list",
                  "Each storage system's best accepted production run among runs on exactly 10 client nodes.",
                  members=RANKED & PRODUCTION & TEN_NODES, ranked=RANKED, short_title="10-node Production",

@@ -5,6 +5,7 @@ re-derives its list entries in the same transaction (apps.results.apps → list_
 the committee accepts appears on the ranked lists at the next read, one it rejects or withdraws leaves them.
 """
 
+from dataclasses import replace
 from datetime import date
 
 from django.db import transaction
@@ -122,7 +123,8 @@ def clause_outcomes(run: Run) -> tuple[str | None, list[ClauseOutcome]]:
     clause is not checked from files."""
     if not run.facts:
         return None, []
-    facts = RunFacts.from_dict(run.facts)
+    # The clauses read the client-node count the lists use, so the rules table and the lists never disagree.
+    facts = replace(RunFacts.from_dict(run.facts), client_nodes=run.client_nodes)
     edition = target_edition(facts)
     return edition, check_clauses(facts, [anomaly.rule for anomaly in run.anomalies.all()], edition)
 

@@ -89,8 +89,8 @@ CLAUSES: tuple[Clause, ...] = (
            checked_by=("node_count_mismatch",)),
     Clause("IO500-TEN-NODE-CLIENTS", "A 10-node list entry ran on exactly 10 client nodes.", "checked",
            since="sc18", checked_by=("ten_node_client_count",)),
-    Clause("IO500-AWARD-MIN-NODES", "At least 10 client nodes to be eligible for awards.", "out_of_scope",
-           since="sc18", reason="ioboard ranks runs and gives no awards"),
+    Clause("IO500-AWARD-MIN-NODES", "At least 10 client nodes to be eligible for awards.", "checked",
+           since="sc18", checked_by=("award_client_nodes",)),
     Clause("IO500-SCC-RULES", "Student cluster competition lists use relaxed rules (30 s writes).",
            "out_of_scope", since="sc19", reason="ioboard keeps no SCC list; the 30 s minimum is applied "
            "through IO500-WRITE-300S"),
@@ -215,14 +215,32 @@ def _custom_find_sources(facts: RunFacts) -> tuple[str, str]:
     return FAIL, f"custom find {program} is not among the submitted files"
 
 
-def _ten_node(facts: RunFacts) -> tuple[str, str]:
+def _client_nodes(facts: RunFacts) -> int | None:
+    """The count the run is listed with (`facts.client_nodes`, set from the stored run), else the tools' one count,
+    else the declared one."""
+    if facts.client_nodes is not None:
+        return facts.client_nodes
     counts = sorted({int(entry["nodes"]) for entry in facts.tool_node_counts if entry.get("nodes")})
-    nodes = counts[0] if len(counts) == 1 else facts.client_nodes_declared
+    return counts[0] if len(counts) == 1 else facts.client_nodes_declared
+
+
+def _ten_node(facts: RunFacts) -> tuple[str, str]:
+    nodes = _client_nodes(facts)
     if nodes is None:
         return NOT_APPLICABLE, "client node count unknown"
     if nodes == 10:
         return PASS, "10 client nodes: eligible for the 10-node list"
     return NOT_APPLICABLE, f"{nodes} client nodes: not a 10-node list entry"
+
+
+def _award_nodes(facts: RunFacts) -> tuple[str, str]:
+    """The awards of an edition (apps.results.awards) go to runs on at least 10 client nodes."""
+    nodes = _client_nodes(facts)
+    if nodes is None:
+        return NOT_APPLICABLE, "client node count unknown"
+    if nodes >= 10:
+        return PASS, f"{nodes} client nodes: eligible for awards"
+    return FAIL, f"{nodes} client nodes: fewer than 10, not eligible for awards"
 
 
 CLAUSE_CHECKS: dict[str, Callable[[RunFacts], tuple[str, str]]] = {
@@ -232,6 +250,7 @@ CLAUSE_CHECKS: dict[str, Callable[[RunFacts], tuple[str, str]]] = {
     "unmodified_source": _unmodified_source,
     "custom_find_sources_included": _custom_find_sources,
     "ten_node_client_count": _ten_node,
+    "award_client_nodes": _award_nodes,
 }
 
 

@@ -94,3 +94,13 @@ def test_point_rows_are_the_row_templates_markup(settings, thousands):
     settings.USE_THOUSAND_SEPARATOR = thousands
     expected = POINT_ROW.render(Context({"points": POINTS}))
     assert elements(point_rows(POINTS)) == elements(expected)
+
+
+def test_change_colours_follow_the_noise_verdict():
+    """-1.1 % within noise is grey, not red; the same change beyond noise is red; without a verdict, the sign."""
+    delta = Delta(name="ior_easy_write", unit="GiB/s", values=[100.0, 98.9, 98.9], seconds=[None] * 3,
+                  deltas=[0.0, -1.1, -1.1], percents=[None, -1.1, -1.1], ratios=[1.0, 0.989, 0.989])
+    judged = delta_rows([delta], noise={"ior_easy_write": [False, True]})
+    assert '<td class="num change flat" title="within run-to-run noise">−1.1 %</td>' in judged
+    assert '<td class="num change down" title="beyond run-to-run noise">−1.1 %</td>' in judged
+    assert '<td class="num change down">−1.1 %</td>' in delta_rows([delta])

@@ -150,7 +150,7 @@ def test_the_run_page_shows_the_clauses_of_the_targeted_edition(client):
 
     html = client.get(f"/runs/{run.pk}/").content.decode()
 
-    assert "Submission rules of the sc23 list" in html
+    assert "Submission rules of SC23" in html
     row = html[html.index("IO500-NO-CLIENT-CACHE"):]
     assert row.index("fails") < row.index("</tr>")
     row = html[html.index("IO500-STONEWALL-WEAROUT"):]

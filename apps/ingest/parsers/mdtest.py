@@ -208,7 +208,20 @@ class MdtestLaunch:
     filesystem: str = ""
     random_seed: int | None = None
     shifting_ranks_by: int | None = None  # mdtest's own "Shifting ranks by k" line (3.3+, -v)
+    #: From the "Nodemap:" line (one character per rank, 1 where the rank shares rank 0's node): its ranks and the
+    #: ranks on rank 0's node. mdtest measured the placement itself, so with ranks spread evenly the node count is
+    #: their quotient, whatever the launch line's "on N node(s)" says.
+    nodemap_ranks: int | None = None
+    nodemap_first_node_ranks: int | None = None
     blocks: list[TaskBlock] = field(default_factory=list)
+
+    @property
+    def nodemap_nodes(self) -> int | None:
+        """The node count the Nodemap shows, when its ranks divide evenly over the nodes."""
+        ranks, first = self.nodemap_ranks, self.nodemap_first_node_ranks
+        if not ranks or not first or ranks % first:
+            return None
+        return ranks // first
 
     @property
     def argv(self) -> list[str]:
@@ -353,7 +366,8 @@ class _LogReader:
         last = 0
         for number, raw in enumerate(lines, start=1):
             last = number
-            if raw.startswith("Nodemap"):  # one character per rank: tens of thousands, never a result
+            if raw.startswith("Nodemap"):  # one character per rank: tens of thousands, counted and never kept
+                self._nodemap(raw)
                 continue
             line = raw.rstrip("\r")
             if self.table is not None and self._table_line(line, number):
@@ -371,6 +385,14 @@ class _LogReader:
         if not self.launches:
             self._problem(None, "no mdtest launch ('mdtest-<version> was launched with ...') in this file")
         return self.launches
+
+    def _nodemap(self, raw: str) -> None:
+        launch = self.launch or (self.launches[-1] if self.launches else None)
+        if launch is None or launch.nodemap_ranks is not None:
+            return
+        ranks = raw.split(":", 1)[-1].strip()
+        if ranks and set(ranks) <= {"0", "1"}:
+            launch.nodemap_ranks, launch.nodemap_first_node_ranks = len(ranks), ranks.count("1")
 
     def _line(self, line: str, number: int) -> None:
         if match := _STARTED.match(line):

@@ -26,6 +26,7 @@ from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_probl
 from apps.ingest.pipelines.base import Pipeline
 from apps.ingest.provenance import Provenance, collect_provenance
 from apps.results import list_entries, run_upkeep
+from apps.results.anomalies.node_counts import resolved_client_nodes
 from apps.results.anomaly_checks import check_run_anomalies
 from apps.results.models import (
     LustreBuild,
@@ -274,7 +275,14 @@ def run_fields(parsed: ParsedRun) -> dict:
     timestamp = record.run_timestamp
     if timestamp and timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)
-    client_nodes = _as_int(metadata.get("client_nodes")) or record.client_nodes
+    facts = facts_from_record(record, metadata)
+    # Explicit metadata (an option, a sidecar, an upload field) wins; else the count the evidence supports best,
+    # which is the tools' count whenever the evidence agrees (apps.results.anomalies.node_counts).
+    client_nodes = _as_int(metadata.get("client_nodes")) or resolved_client_nodes(facts, record.client_nodes)
+    procs_per_node = record.procs_per_node
+    if client_nodes != record.client_nodes:
+        divides = bool(client_nodes and record.client_procs and record.client_procs % client_nodes == 0)
+        procs_per_node = record.client_procs // client_nodes if divides else None
     year = _as_int(metadata.get("year")) or (timestamp.year if timestamp else None)
     extended = {}
     if record.computed_extended or record.reported_extended:
@@ -295,10 +303,10 @@ def run_fields(parsed: ParsedRun) -> dict:
         "year": year,
         "client_nodes": client_nodes,
         "client_procs": record.client_procs,
-        "procs_per_node": record.procs_per_node,
+        "procs_per_node": procs_per_node,
         "config": record.config,
         "info": {**record.info, **({"notes": metadata["notes"]} if metadata.get("notes") else {})},
-        "facts": facts_from_record(record, metadata).to_dict(),
+        "facts": facts.to_dict(),
         "lustre_build": store_lustre_build(parsed.provenance),
         "score_bw": record.computed_score.bw,
         "score_md": record.computed_score.md,

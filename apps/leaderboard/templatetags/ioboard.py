@@ -1,7 +1,5 @@
 """Small display filters. They return plain strings; Django's autoescaping applies to their output."""
 
-import json
-
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
@@ -9,14 +7,6 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
-
-
-@register.filter
-def as_text(value) -> str:
-    """Evidence and configuration values: JSON for lists and dicts, the value itself otherwise."""
-    if isinstance(value, list | dict):
-        return json.dumps(value, sort_keys=True)
-    return "" if value is None else str(value)
 
 
 @register.filter
@@ -54,9 +44,20 @@ def num(value, digits=2) -> str:
     return f"{value:.{int(digits)}f}"
 
 
+def noise_trend(change, beyond) -> tuple[str, str]:
+    """The colour class and hover text of a change whose noise verdict is `beyond` (None: no verdict). A change
+    within run-to-run noise is never coloured as a gain or a loss, however large its sign looks."""
+    if beyond is None:
+        return trend(change), ""
+    if not beyond:
+        return "flat", "within run-to-run noise"
+    return trend(change), "beyond run-to-run noise"
+
+
 @register.simple_tag
-def delta_rows(deltas, strong=False) -> SafeString:
+def delta_rows(deltas, strong=False, noise=None) -> SafeString:
     """The compare table's rows: a phase (or score) per row, each run's value, and each later run's change.
+    `noise`: {row name: [beyond noise? per later run]} (apps.results.changes.noise), which the colours follow.
 
     Built here rather than by an included template per row: a compare of six runs has some 40 rows of up to
     eleven cells, and a template include per row was a quarter of the page's render time."""
@@ -64,10 +65,13 @@ def delta_rows(deltas, strong=False) -> SafeString:
     rows = []
     for delta in deltas:
         cells = []
+        verdicts = (noise or {}).get(delta.name)
         for index, (value, change) in enumerate(delta.cells):
             cells.append(f'<td class="num">{num(value, 3)}</td>')
             if index:
-                cells.append(f'<td class="num change {trend(change)}">{percent(change)}</td>')
+                colour, why = noise_trend(change, verdicts[index - 1] if verdicts and change is not None else None)
+                title = f' title="{why}"' if why else ""
+                cells.append(f'<td class="num change {colour}"{title}>{percent(change)}</td>')
         rows.append(f'<tr class="{row_class}"><th scope="row">{escape(delta.name)}</th><td>{escape(delta.unit)}</td>'
                     f'{"".join(cells)}</tr>')
     return mark_safe("".join(rows))  # noqa: S308 - names and units are escaped; numbers are formatted here
@@ -112,3 +116,46 @@ def point_rows(points) -> SafeString:
             f'<td class="num">{known(point.iterations, "")}</td>'
             f"<td><code>{escape(point.source_file)}</code>{launch}</td></tr>")
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
+
+
+@register.filter
+def words(value) -> str:
+    """A stored enum value in words: "not_applicable" -> "not applicable", "fully_reproducible" -> "fully
+    reproducible". Pages show values, never identifiers."""
+    return "" if value is None else str(value).replace("_", " ")
+
+
+#: How evidence values read: booleans as words, numbers with sensible precision.
+def _evidence_value(value) -> str:
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    if isinstance(value, list) and all(not isinstance(item, dict | list) for item in value):
+        return ", ".join(_evidence_value(item) for item in value)
+    return str(value)
+
+
+def _evidence_cell(value) -> str:
+    """One evidence value as HTML: a nested table for a list of records, a definition list for a record."""
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        keys = list(dict.fromkeys(key for item in value for key in item))
+        head = "".join(f"<th>{escape(words(key))}</th>" for key in keys)
+        rows = "".join("<tr>" + "".join(f"<td>{_evidence_cell(item.get(key))}</td>" for key in keys) + "</tr>"
+                       for item in value)
+        return f'<table class="compact evidence-nested"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    if isinstance(value, dict):
+        items = "".join(f"<li>{escape(words(key))}: {_evidence_cell(item)}</li>" for key, item in value.items())
+        return f'<ul class="plain">{items}</ul>' if items else "—"
+    return escape(_evidence_value(value))
+
+
+@register.simple_tag
+def evidence_rows(evidence) -> SafeString:
+    """An anomaly's evidence as table rows: names in words, numbers formatted, records as nested tables (never a
+    Python or JSON dump)."""
+    rows = "".join(f'<tr><th scope="row">{escape(words(key))}</th><td>{_evidence_cell(value)}</td></tr>'
+                   for key, value in (evidence or {}).items())
+    return mark_safe(rows)  # noqa: S308 - every key and value is escaped

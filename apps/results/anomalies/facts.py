@@ -114,8 +114,12 @@ class RunFacts:
     valid: bool = True
     invalid_reasons: list[str] = field(default_factory=list)
     client_nodes_declared: int | None = None
+    client_nodes: int | None = None  # the count the run is listed with (Run.client_nodes), when the caller knows it
     client_nodes_declared_source: str = ""  # "system-information.txt:12", "ioboard.yaml" ...
-    tool_node_counts: list[dict[str, Any]] = field(default_factory=list)  # {phase, tool, nodes, tasks, file, line}
+    # {phase, tool, nodes, tasks, source_file, nodemap_nodes}: what each raw IOR/mdtest output says it ran on
+    tool_node_counts: list[dict[str, Any]] = field(default_factory=list)
+    # {phase, hostfile, nodes}: a count in the name of the MPI hostfile a phase was launched with (cli_hosts_10)
+    hostfile_node_counts: list[dict[str, Any]] = field(default_factory=list)
     summary_conflicts: list[dict[str, Any]] = field(default_factory=list)  # a second summary that differs
     stonewall_inflation: list[dict[str, Any]] = field(default_factory=list)  # SC18 mdtest planned-item rates
     content_hash: str = ""

@@ -17,6 +17,7 @@ from typing import Any
 from apps.results.anomalies import cache_physics
 from apps.results.anomalies.cache_physics import READ_PAIRS, STAT_PAIRS
 from apps.results.anomalies.facts import PhaseFacts, RunFacts
+from apps.results.anomalies.node_counts import best_supported, disagree, distinct, node_count_evidence
 from apps.results.anomalies.registry import AnomalyRule, Finding, RuleContext, register
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, WRITE_PHASES
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT, GENERATION_SC17
@@ -486,34 +487,38 @@ class StatWithoutRankShiftRule(AnomalyRule):
 
 @register
 class NodeCountMismatchRule(AnomalyRule):
-    """The declared client node count differs from what IOR/mdtest report they ran on.
+    """The evidence of the client-node count disagrees: the tools' own counts, mdtest's Nodemap, the hostfile's
+    name and the declared count (apps.results.anomalies.node_counts).
 
-    Node counts decide list eligibility (10-node lists) and per-node comparisons, and the tools'
-    own launch lines are the better witness. warn: the run stands, its metadata is doubtful.
+    Node counts decide list eligibility (10-node lists) and per-node comparisons. A tool count that equals the
+    process count (one node per process, as some MPI stacks make mdtest and IOR count) must not pass silently
+    when other evidence disagrees. warn: the run stands, listed with the best-supported count or none.
     """
 
     name = "node_count_mismatch"
     clause = "IO500-NODES-DECLARED"
-    description = "declared client nodes differ from the node counts IOR/mdtest report"
+    description = "the client-node evidence disagrees (tools, Nodemap, hostfile, declared count)"
     severity = "warn"
 
     def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
-        counts = [entry for entry in facts.tool_node_counts if entry.get("nodes")]
-        if facts.client_nodes_declared is None or not counts:
+        pieces = node_count_evidence(facts)
+        if not disagree(pieces):
             return []
-        reported = sorted({int(entry["nodes"]) for entry in counts})
-        if reported == [facts.client_nodes_declared]:
-            return []
-        disagreeing = [entry for entry in counts if int(entry["nodes"]) != facts.client_nodes_declared]
-        message = (
-            f"{facts.client_nodes_declared} client nodes declared, but the tools report "
-            f"{', '.join(str(nodes) for nodes in reported)} node(s)"
-        )
+        counts = sorted({piece.nodes for piece in pieces})
+        best = best_supported(pieces)
+        listed = (f"the lists use {best}, the best-supported count" if best is not None
+                  else "no count is better supported than the others, so the lists use none")
+        message = (f"the client-node count is uncertain: the evidence says {', '.join(map(str, counts))} node(s); "
+                   f"{listed}. " + "; ".join(piece.detail for piece in distinct(pieces)))
+        reported = sorted({piece.nodes for piece in pieces if piece.source == "tool"})
         evidence = {
             "declared": facts.client_nodes_declared,
             "declared_source": facts.client_nodes_declared_source,
             "reported": reported,
-            "disagreeing": disagreeing,
+            "disagreeing": [entry for entry in facts.tool_node_counts
+                            if entry.get("nodes") and best is not None and int(entry["nodes"]) != best],
+            "pieces": [piece.to_dict() for piece in distinct(pieces)],
+            "best_supported": best,
         }
         return [self.finding(message, evidence)]
 

@@ -159,3 +159,25 @@ def test_a_truncated_launch_keeps_what_was_printed(tmp_path):
     assert mdtest.rate("creation") == 100.0
     assert "File stat" not in mdtest.rates
     assert (mdtest.command_line, mdtest.finished) == (3, "")
+
+
+@pytest.mark.parametrize(("nodemap", "expected"), [
+    ("1000" * 6, 4),  # round-robin: ranks 0, 4, 8 ... share rank 0's node
+    ("111000000000", 4),  # by slot: the first three ranks on rank 0's node
+    ("110000000", None),  # uneven: no count
+    ("1" * 12, 1),
+])
+def test_the_nodemap_gives_the_node_count_mdtest_measured(tmp_path, nodemap, expected):
+    path = tmp_path / "mdtest-easy-write.txt"
+    path.write_text(
+        "-- started at 01/02/2020 10:00:00 --\n"
+        f"mdtest-3.3.0 was launched with {len(nodemap)} total task(s) on {len(nodemap)} node(s)\n"
+        "Command line used: ./mdtest '-C' '-n' '10'\n"
+        f"Nodemap: {nodemap}\n"
+        "SUMMARY rate: (of 1 iterations)\n"
+        "   Operation                      Max            Min           Mean        Std Dev\n"
+        "   File creation             100.000        100.000        100.000          0.000\n"
+        "-- finished at 01/02/2020 10:05:00 --\n"
+    )
+    mdtest = parse_mdtest_output(path, "mdtest-easy-write.txt")
+    assert (mdtest.nnodes, mdtest.nodemap_nodes) == (len(nodemap), expected)

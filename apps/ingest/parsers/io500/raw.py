@@ -34,6 +34,7 @@ class MdtestOutput:
     version: str = ""
     ntasks: int | None = None
     nnodes: int | None = None
+    nodemap_nodes: int | None = None  # MdtestLaunch.nodemap_nodes
     launch_line: int | None = None
     command: str = ""
     command_line: int | None = None
@@ -87,6 +88,7 @@ def parse_mdtest_output(path: Path, rel: str) -> MdtestOutput | None:
         version=f"mdtest-{launch.version}",
         ntasks=launch.tasks,
         nnodes=launch.nodes,
+        nodemap_nodes=launch.nodemap_nodes,
         launch_line=launch.line,
         command=launch.command_line.strip(),
         command_line=launch.command_line_number,

@@ -149,6 +149,8 @@ def _attach_mdtest(phase: PhaseRecord, mdtest: MdtestOutput, rel: str, command_f
             "launches": mdtest.launches,
         }
     )
+    if mdtest.nodemap_nodes is not None:
+        details["nodemap_nodes"] = mdtest.nodemap_nodes
     if mdtest.items is not None:
         details["items"] = {"tasks": mdtest.items_tasks, "count": mdtest.items, "kind": mdtest.item_kind}
     for key in ("iterations", "rank_shift", "stonewall_rank_done_max", "stonewall_rank_planned"):

@@ -1,0 +1,60 @@
+"""The custom-list builder: a signed-in reader's form for what `POST /api/v1/custom-lists/` saves.
+
+It calls the same service (`save_custom_list`) and the same grammar (`compile_equation`), so the page and the API
+accept and refuse the same equations with the same messages; `equation_check` answers the form's live validation.
+"""
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from apps.results.custom_lists import NAMES, compile_equation, save_custom_list
+from apps.results.equations import EquationError
+from apps.results.list_kinds import LIST_KINDS
+
+#: The grammar refuses longer equations too (apps.results.equations); the form says so before parsing.
+MAX_EQUATION = 500
+
+
+class CustomListForm(forms.Form):
+    equation = forms.CharField(max_length=MAX_EQUATION, widget=forms.TextInput(attrs={
+        "size": 60, "placeholder": "sqrt(ior_easy_write * mdtest_easy_stat)", "autocomplete": "off",
+        "spellcheck": "false"}))
+    base_list = forms.ChoiceField(label="Base list", initial="full",
+                                  choices=[(kind.slug, kind.title) for kind in LIST_KINDS.values()])
+    name = forms.CharField(max_length=200, required=False, help_text="shown as the list's title; the equation if empty")
+
+    def clean_equation(self):
+        equation = self.cleaned_data["equation"]
+        try:
+            compile_equation(equation)
+        except EquationError as error:
+            raise forms.ValidationError(str(error)) from error
+        return equation
+
+
+@login_required
+def custom_list_new(request):
+    form = CustomListForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        custom = save_custom_list(data["name"], data["equation"], data["base_list"])
+        return redirect("custom-list", token=custom.token)
+    return render(request, "leaderboard/custom_list_new.html", {"form": form, "names": sorted(NAMES)},
+                  status=400 if form.errors else 200)
+
+
+@require_GET
+def equation_check(request):
+    """{"ok": true} or {"ok": false, "equation": message, "position": offset}: the API's 400 body for a refused
+    equation, for the builder's live validation."""
+    equation = request.GET.get("equation", "")
+    if len(equation) > MAX_EQUATION:
+        return JsonResponse({"ok": False, "equation": f"at most {MAX_EQUATION} characters", "position": MAX_EQUATION})
+    try:
+        compile_equation(equation)
+    except EquationError as error:
+        return JsonResponse({"ok": False, "equation": error.message, "position": error.position})
+    return JsonResponse({"ok": True})

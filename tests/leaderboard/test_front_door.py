@@ -1,0 +1,99 @@
+"""The front door, the systems index, the custom-list builder and what list tables say about their columns."""
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from apps.results.list_kinds import AWARD_LISTS, LIST_KINDS
+from tests.factories import RunFactory, StorageSystemFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def body(response) -> str:
+    return response.content.decode()
+
+
+def test_the_front_door_says_what_ioboard_is_and_shows_the_top_of_every_ranked_list(client):
+    best = RunFactory(system=StorageSystemFactory(name="Wolf"), score_bw=163.0, score_md=3322.0)
+    RunFactory(system=StorageSystemFactory(name="Mistral"), score_bw=2.9, score_md=16.6)
+    html = body(client.get("/"))
+    assert "results database and leaderboard for parallel file-system benchmarks" in html
+    for slug in AWARD_LISTS:
+        assert f'href="/lists/{slug}/">{LIST_KINDS[slug].title}</a>' in html
+    research = html[html.index(LIST_KINDS["io500"].title):]
+    assert re.search(rf'#1</span> <span class="who"><a href="/runs/{best.pk}/">Wolf</a>', research)
+    assert 'action="/systems/"' in html
+    assert 'action="/compare/"' in html
+
+
+def test_the_navigation_names_every_list_of_the_registry():
+    from django.test import Client
+    html = body(Client().get("/systems/"))
+    nav = html[html.index('<nav aria-label="main">'):html.index("</nav>")]
+    for kind in LIST_KINDS.values():
+        assert f'href="/lists/{kind.slug}/" title="{kind.title}">{kind.label}</a>' in nav
+    assert "IO500 list" not in nav
+
+
+def test_the_front_door_runs_a_constant_number_of_queries(client, django_assert_num_queries):
+    # list states, the top of the four ranked lists, newest runs, changes, editions, studies, series
+    for size in (2, 20):
+        for _ in range(size):
+            RunFactory()
+        with django_assert_num_queries(10):
+            assert client.get("/").status_code == 200
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("cambridge", {"Data Accelerator"}), ("summit", {"Summit"}), ("spectrum", {"Summit"}), ("ibm", {"Summit"}),
+    ("", {"Data Accelerator", "Summit"}), ("nothing-like-it", set()),
+])
+def test_the_systems_index_searches_institution_system_file_system_and_vendor(client, query, expected):
+    StorageSystemFactory(name="Data Accelerator", institution__name="University of Cambridge", storage_vendor="Dell")
+    StorageSystemFactory(name="Summit", institution__name="ORNL", filesystem="Spectrum Scale", storage_vendor="IBM")
+    response = client.get("/systems/", {"q": query})
+    assert response.status_code == 200
+    assert {system.name for system, _ in response.context["systems"]} == expected
+
+
+def test_list_headers_carry_units_ranks_read_as_ranks_and_runs_by_date(client):
+    run = RunFactory(system=StorageSystemFactory(name="Frontera"),
+                     run_timestamp=datetime(2020, 3, 10, tzinfo=UTC))
+    html = body(client.get("/lists/full/"))
+    for label in ("BW (GiB/s)", "MD (kIOPS)", "BW per node (GiB/s)", "MD per server (kIOPS)"):
+        assert f">{label}</a></th>" in html
+    row = re.search(r'<tr class="" data-run="\d+">.*?</tr>', html).group(0)
+    assert '<td class="num rank">#1</td>' in row
+    assert f'<a href="/runs/{run.pk}/" title="run {run.pk}">2020-03-10 · ISC20</a>' in row
+
+
+def test_a_column_group_sorted_on_is_shown(client):
+    RunFactory()
+    html = body(client.get("/lists/io500/?sort=-bw_per_server"))
+    assert 'id="show-per-server" checked' in html
+    assert 'id="show-per-node">' in html
+
+
+def test_the_custom_list_builder_is_for_signed_in_readers(client):
+    response = client.get("/lists/custom/new/")
+    assert response.status_code == 302
+    assert "login" in response["Location"]
+
+
+def test_the_builder_saves_a_list_and_refuses_what_the_api_refuses(client):
+    RunFactory()
+    client.force_login(UserFactory())
+    refused = client.post("/lists/custom/new/", {"equation": "ior_easy_write +", "base_list": "full"})
+    api = client.post("/api/v1/custom-lists/", {"equation": "ior_easy_write +", "base_list": "full"},
+                      content_type="application/json")
+    assert refused.status_code == 400
+    assert api.status_code == 400
+    assert api.json()["equation"] in body(refused)
+    check = client.get("/lists/custom/check/", {"equation": "ior_easy_write +"}).json()
+    assert check == {"ok": False, **api.json()}
+    assert client.get("/lists/custom/check/", {"equation": "sqrt(bw * md)"}).json() == {"ok": True}
+    saved = client.post("/lists/custom/new/", {"equation": "sqrt(bw * md)", "base_list": "full", "name": "Mine"})
+    assert saved.status_code == 302
+    assert "Mine" in body(client.get(saved["Location"]))
