@@ -140,9 +140,15 @@ else:
 # A PostgreSQL read replica (streaming replication) for anonymous read-only requests: config/replica.py.
 DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
 IOBOARD_REPLICA_PIN_SECONDS = envint("IOBOARD_REPLICA_PIN_SECONDS", 10)
+# A replica that is down or lags is skipped for the primary (config/replica.py): checked every CHECK seconds per
+# process, connecting within CONNECT_TIMEOUT seconds, usable while at most MAX_LAG seconds behind.
+IOBOARD_REPLICA_CHECK_SECONDS = envint("IOBOARD_REPLICA_CHECK_SECONDS", 5)
+IOBOARD_REPLICA_CONNECT_TIMEOUT = envint("IOBOARD_REPLICA_CONNECT_TIMEOUT", 2)
+IOBOARD_REPLICA_MAX_LAG_SECONDS = envint("IOBOARD_REPLICA_MAX_LAG_SECONDS", 5)
 if DATABASE_REPLICA_URL:
     DATABASES["replica"] = dj_database_url.parse(DATABASE_REPLICA_URL, conn_max_age=envint("DB_CONN_MAX_AGE", 60))
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"].setdefault("OPTIONS", {})["connect_timeout"] = IOBOARD_REPLICA_CONNECT_TIMEOUT
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
     DATABASE_ROUTERS = ["config.replica.ReplicaRouter"]
 # Behind PgBouncer in transaction pooling mode, .iterator() must not hold a server-side cursor (docs/deployment.md).
