@@ -26,6 +26,7 @@ from django.db import DatabaseError, connections
 REPLICA = "replica"
 PRIMARY = "default"
 PIN_COOKIE = "ioboard_primary"
+ROUTER = "config.replica.ReplicaRouter"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 _reads_from_replica: ContextVar[bool] = ContextVar("ioboard_reads_from_replica", default=False)
@@ -122,7 +123,7 @@ class ReplicaMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if REPLICA not in settings.DATABASES:
+        if REPLICA not in settings.DATABASES or ROUTER not in settings.DATABASE_ROUTERS:
             return self.get_response(request)
         token = _reads_from_replica.set(request_may_use_replica(request) and replica_health.usable())
         try:
