@@ -10,8 +10,9 @@ pages (filtered, sorted, deep pages), run pages and compare pages of the seeded 
 `bench.load_uploads` does, whose archive building, polling and database checks this reuses). Readers keep
 reading until every upload is done. The page cache is off (the cold path) unless --page-cache.
 
-Checks: no reader error (any status but 200, or no answer), readers' p95 within 10x the idle `/healthz`
-median, every upload done, each expected run stored exactly once. Exit status 1 when any check fails.
+Checks: no reader error (any status but 200, or no answer), every upload done, each expected run stored exactly
+once; exit status 1 when one fails. The latency target (readers' p95 within 10x the idle `/healthz` median) is
+reported as met or not, without failing the command, so that `bench.report` still writes the figures that miss it.
 
 Why threads and urllib rather than locust: the bench harness already drives gunicorn, Celery and the uploads
 this way (`bench/harness.py`, `bench/load_uploads.py`), and the load is a fixed set of 32 closed-loop
@@ -92,7 +93,7 @@ def main() -> None:
     stop = threading.Event()
     with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch_dir:
         scratch = Path(scratch_dir)
-        media, archives, logs = scratch / "media", scratch / "archives", scratch / "logs"
+        media, archives, logs, static = (scratch / name for name in ("media", "archives", "logs", "static"))
         for folder in (media, archives, logs):
             folder.mkdir()
         try:
@@ -111,9 +112,10 @@ def main() -> None:
             print(f"building {args.uploads} distinct archives from {args.corpus} …")
             chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
             tokens = [harness.create_token_user(f"deadline{n}") for n in range(USERS)]
-            env = {"DATABASE_URL": url, "REDIS_URL": redis_url, "MEDIA_ROOT": str(media),
+            env = {"DATABASE_URL": url, "REDIS_URL": redis_url, "MEDIA_ROOT": str(media), "STATIC_ROOT": str(static),
                    "THROTTLE_UPLOADS": "100000/hour", "THROTTLE_USER": "1000000/min", "THROTTLE_ANON": "1000000/min",
                    "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0"}
+            harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
             port = harness.free_port()
             services.append(harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers,
                                              timeout=300))
@@ -175,9 +177,7 @@ def main() -> None:
                      f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x)"])
     all_times = [s[2] for s in samples if s[1] == 200]
     p95_all = harness.percentile(all_times, 0.95) if all_times else float("inf")
-    if p95_all > bound:
-        failures.append(f"readers' p95 {p95_all * 1e3:.1f} ms is {p95_all / healthz_median:.1f}x the idle /healthz "
-                        f"median (bound {BOUND_X_HEALTHZ}x)")
+    within_bound = p95_all <= bound
     finals = Counter(p["final"].get("status") for p in posted)
     twice = ">0" if any("more than once" in f for f in failures) else "0"
     rows += [
@@ -190,7 +190,9 @@ def main() -> None:
          f"{figures['expected_runs']} / {figures['runs']} / {twice}"],
         ["job attempts (attempts: jobs)", ", ".join(f"{a}: {n}" for a, n in sorted(figures["attempts"].items()))],
         ["load average before / after (other engineers share the machine)", f"{load_before} / {load_after}"],
-        ["checks", "all passed" if not failures else f"{len(failures)} FAILED"],
+        ["checks (reader errors, uploads done exactly once)",
+         "all passed" if not failures else f"{len(failures)} FAILED"],
+        [f"readers' p95 within {BOUND_X_HEALTHZ}x the idle /healthz median", "yes" if within_bound else "NO"],
     ]
     print()
     print(harness.table(["figure", "value"], rows))
@@ -198,7 +200,8 @@ def main() -> None:
         print("FAILED:", failure)
     harness.write_json(args.json, {"runs": args.runs, "readers": args.readers, "uploads": len(chosen),
                                    "healthz_median_seconds": healthz_median, "readers_p95_seconds": p95_all,
-                                   "reader_errors": len(errors), "failures": failures})
+                                   "reader_errors": len(errors), "load_before": load_before, "load_after": load_after,
+                                   "within_bound": within_bound, "failures": failures})
     sys.exit(1 if failures else 0)
 
 
