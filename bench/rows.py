@@ -212,3 +212,23 @@ def concurrent_uploads(result: dict) -> list[Figure]:
                f"{result['runs_expected']} / {result['runs_stored']}; "
                + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED")),
     ]
+
+
+@row("deadline_load", title="Readers during a deadline burst of uploads (gunicorn, two Celery workers, page cache off)",
+     module="bench.load_deadline", small=("--runs", "100000", "--readers", "32", "--uploads", "50"),
+     full=("--runs", "100000", "--readers", "32", "--uploads", "50"), needs=("postgres", "corpus"))
+def deadline_load(result: dict) -> list[Figure]:
+    """The scenario is defined at its size (32 readers at 100k runs, 50 uploads from 5 accounts), at both scales:
+    fewer readers or runs would not say whether a deadline is survived."""
+    healthz = result["healthz_median_seconds"]
+    return [
+        Figure(f"{result['readers']} readers at {result['runs']:,} runs: p95 (x idle `/healthz` median; target 10x)",
+               f"{result['readers_p95_seconds'] * 1e3:.1f} ms ({result['readers_p95_seconds'] / healthz:.1f}x: "
+               + ("met" if result["within_bound"] else "NOT met") + ")"),
+        Figure("idle `/healthz` median", f"{healthz * 1e3:.1f} ms"),
+        Figure(f"reader errors; {result['uploads']} uploads from 5 accounts, checks",
+               f"{result['reader_errors']}; "
+               + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED")),
+        Figure("load average (1, 5, 15 min) before / after: other engineers' work on the shared 2-CPU machine",
+               f"{result.get('load_before', 'n/a')} / {result.get('load_after', 'n/a')}"),
+    ]

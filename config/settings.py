@@ -86,6 +86,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "apps.leaderboard.health.HealthCheckHostMiddleware",
+    "config.security.SecureCookiesOverHttpsMiddleware",
+    "config.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -140,9 +143,15 @@ else:
 # A PostgreSQL read replica (streaming replication) for anonymous read-only requests: config/replica.py.
 DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
 IOBOARD_REPLICA_PIN_SECONDS = envint("IOBOARD_REPLICA_PIN_SECONDS", 10)
+# A replica that is down or lags is skipped for the primary (config/replica.py): checked every CHECK seconds per
+# process, connecting within CONNECT_TIMEOUT seconds, usable while at most MAX_LAG seconds behind.
+IOBOARD_REPLICA_CHECK_SECONDS = envint("IOBOARD_REPLICA_CHECK_SECONDS", 5)
+IOBOARD_REPLICA_CONNECT_TIMEOUT = envint("IOBOARD_REPLICA_CONNECT_TIMEOUT", 2)
+IOBOARD_REPLICA_MAX_LAG_SECONDS = envint("IOBOARD_REPLICA_MAX_LAG_SECONDS", 5)
 if DATABASE_REPLICA_URL:
     DATABASES["replica"] = dj_database_url.parse(DATABASE_REPLICA_URL, conn_max_age=envint("DB_CONN_MAX_AGE", 60))
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"].setdefault("OPTIONS", {})["connect_timeout"] = IOBOARD_REPLICA_CONNECT_TIMEOUT
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
     DATABASE_ROUTERS = ["config.replica.ReplicaRouter"]
 # Behind PgBouncer in transaction pooling mode, .iterator() must not hold a server-side cursor (docs/deployment.md).
@@ -233,19 +242,47 @@ STORAGES = {
     },
 }
 
-# Security: on by default whenever DEBUG is off. SECURE_SSL_REDIRECT=0 serves plain HTTP on
-# loopback or behind a TLS-terminating proxy (set SECURE_PROXY_SSL_HEADER=1 there).
+# Security: on by default whenever DEBUG is off (docs/deployment.md). SECURE_SSL_REDIRECT=0 serves plain HTTP
+# on loopback or behind a TLS-terminating proxy; set SECURE_PROXY_SSL_HEADER=1 there (the proxy sets
+# X-Forwarded-Proto), so that a request that reached the proxy over https counts as secure.
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 if envbool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Cookies are Secure always with SECURE_COOKIES=1 (default: when redirecting to https), and in any case on every
+# response to a request that came over https (config.security.SecureCookiesOverHttpsMiddleware).
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG and SECURE_SSL_REDIRECT)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
-SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", not DEBUG)
+# Preloading is a promise to browser vendors that is slow to take back: only when asked for.
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+# check --deploy warns (W021) whenever preload is off; off is the decision above, not an oversight.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
+# The container's health check asks http://127.0.0.1:8000/healthz: plain HTTP, and a host that is not the
+# site's. /healthz is kept out of the https redirect, and answered for these hosts (and only /healthz is:
+# apps.leaderboard.health.HealthCheckHostMiddleware).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+IOBOARD_HEALTHCHECK_HOSTS = envlist("IOBOARD_HEALTHCHECK_HOSTS", "127.0.0.1,localhost")
+# Content-Security-Policy (django-csp): every script, style, font and image comes from this site (Plotly is
+# served from the installed wheel); no inline script, no eval. The API's Swagger and Redoc pages add what
+# their bundles need (config.security.ContentSecurityPolicyMiddleware).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,5 +1,5 @@
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from apps.api import views
@@ -30,6 +30,7 @@ router.register("custom-lists", views.CustomListViewSet, basename="custom-list")
 urlpatterns = [
     path("", include(router.urls)),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    # The split view serves Swagger UI's start-up script as a file (the Content-Security-Policy refuses inline ones).
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html"), name="redoc"),
 ]

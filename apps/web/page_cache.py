@@ -29,7 +29,14 @@ UNSHARED_HEADERS = {"set-cookie", "x-ioboard-cache"}
 
 
 def _page_key(request, version: int) -> str:
-    identity = "\n".join([str(version), request.get_full_path(), request.headers.get("Accept", "")])
+    """One entry per data version, scheme, host, path with query, and Accept header.
+
+    Pages hold absolute URLs built from the request (API pagination links, feed links), so a page rendered
+    for http:// or for another of the `ALLOWED_HOSTS` must never be served to a reader of https:// or of
+    this host: that would send them to plain HTTP or to another site.
+    """
+    identity = "\n".join([str(version), request.scheme, request.get_host(), request.get_full_path(),
+                           request.headers.get("Accept", "")])
     return cache_key("page", hashlib.sha256(identity.encode()).hexdigest())
 
 

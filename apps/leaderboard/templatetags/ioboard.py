@@ -3,10 +3,19 @@
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
-from django.utils.html import escape
+from django.utils.html import escape, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
+
+
+@register.simple_tag
+def plotly_style_placeholders() -> SafeString:
+    """Empty elements under the ids of the styles plotly.js would inject at load (see `plotly_injected_style_ids`)."""
+    from apps.leaderboard.finders import plotly_injected_style_ids
+
+    ids = ((style_id,) for style_id in plotly_injected_style_ids())
+    return format_html_join("", '<template id="{}"></template>', ids)
 
 
 @register.filter

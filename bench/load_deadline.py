@@ -1,0 +1,209 @@
+"""Load at the deadline: readers browse lists, runs and compare while accounts upload through the API.
+
+    .venv/bin/python -m bench.load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--json FILE]
+
+Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
+synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
+First measures idle `/healthz` (the yardstick), then runs --readers reader threads, each looping over list
+pages (filtered, sorted, deep pages), run pages and compare pages of the seeded runs, while 5 accounts post
+--uploads real corpus archives at once through the API with their tokens and poll them until done (as
+`bench.load_uploads` does, whose archive building, polling and database checks this reuses). Readers keep
+reading until every upload is done. The page cache is off (the cold path) unless --page-cache.
+
+Checks: no reader error (any status but 200, or no answer), every upload done, each expected run stored exactly
+once; exit status 1 when one fails. The latency target (readers' p95 within 10x the idle `/healthz` median) is
+reported as met or not, without failing the command, so that `bench.report` still writes the figures that miss it.
+
+Why threads and urllib rather than locust: the bench harness already drives gunicorn, Celery and the uploads
+this way (`bench/harness.py`, `bench/load_uploads.py`), and the load is a fixed set of 32 closed-loop
+readers, which needs no event loop; locust would add gevent to the shared environment for that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from bench import harness  # noqa: E402
+from bench.load_uploads import USERS, build_archives, poll_until_finished, post_upload, verify  # noqa: E402
+
+#: Readers' p95 must stay within this multiple of the idle /healthz median.
+BOUND_X_HEALTHZ = 10
+
+
+def reader_pages(run_ids: list[int], rng: random.Random) -> list[str]:
+    """What one reader asks for next: a list page, a run page or a compare page (lists twice as often)."""
+    kind = rng.choice(["list", "list", "run", "compare"])
+    if kind == "list":
+        return [rng.choice(["/lists/io500/", "/lists/ten-node/", "/lists/historic/",
+                            "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "/lists/ten-node/?sort=-md",
+                            f"/lists/historic/?page={rng.randint(2, 40)}"])]
+    if kind == "run":
+        return [f"/runs/{rng.choice(run_ids)}/"]
+    first, second = rng.sample(run_ids, 2)
+    return [f"/compare/?runs={first}&runs={second}"]
+
+
+def read_until(base: str, run_ids: list[int], stop: threading.Event, seed: int, samples: list) -> None:
+    rng = random.Random(seed)
+    while not stop.is_set():
+        for path in reader_pages(run_ids, rng):
+            status, _, seconds = harness.http("GET", base + path, timeout=60)
+            samples.append((path.split("?")[0].split("/")[1], status, seconds, path))
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages: the machine is shared, so they say what else was running."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def idle_healthz(base: str, requests: int = 100) -> list[float]:
+    for _ in range(10):
+        harness.http("GET", f"{base}/healthz")
+    return [harness.http("GET", f"{base}/healthz")[2] for _ in range(requests)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--readers", type=int, default=32)
+    parser.add_argument("--uploads", type=int, default=50)
+    parser.add_argument("--corpus", type=Path, default=harness.CORPUS)
+    parser.add_argument("--db", default="ioboard_load_deadline")
+    parser.add_argument("--gunicorn-workers", type=int, default=4)
+    parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
+    parser.add_argument("--keep-db", action="store_true")
+    harness.add_json_option(parser)
+    args = parser.parse_args()
+
+    services: list[harness.Service] = []
+    samples: list[tuple] = []
+    stop = threading.Event()
+    with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch_dir:
+        scratch = Path(scratch_dir)
+        media, archives, logs, static = (scratch / name for name in ("media", "archives", "logs", "static"))
+        for folder in (media, archives, logs):
+            folder.mkdir()
+        try:
+            redis_port = harness.free_port()
+            services.append(harness.private_redis(redis_port, log_dir=logs))
+            redis_url = f"redis://127.0.0.1:{redis_port}/0"
+            url = harness.fresh_database(args.db)
+            seed_started = time.perf_counter()
+            harness.manage(["seed_synthetic", "--runs", str(args.runs)], env={"DATABASE_URL": url}, timeout=3600)
+            print(f"seeded {args.runs} runs in {time.perf_counter() - seed_started:.0f} s")
+            harness.django_setup(url)
+            from apps.results.models import Run
+
+            run_ids = list(Run.objects.order_by("?").values_list("pk", flat=True)[:2000])
+            seeded = Run.objects.count()
+            print(f"building {args.uploads} distinct archives from {args.corpus} …")
+            chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
+            tokens = [harness.create_token_user(f"deadline{n}") for n in range(USERS)]
+            env = {"DATABASE_URL": url, "REDIS_URL": redis_url, "MEDIA_ROOT": str(media), "STATIC_ROOT": str(static),
+                   "THROTTLE_UPLOADS": "100000/hour", "THROTTLE_USER": "1000000/min", "THROTTLE_ANON": "1000000/min",
+                   "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0"}
+            harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
+            port = harness.free_port()
+            services.append(harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers,
+                                             timeout=300))
+            workers = [harness.celery_worker(f"deadline{n}", env=env, log_dir=logs) for n in (1, 2)]
+            services += workers
+            base = f"http://127.0.0.1:{port}"
+            harness.wait_until(lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=90,
+                               what="gunicorn /healthz")
+            for worker in workers:
+                harness.wait_until(lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=120,
+                                   what=f"{worker.name} ready")
+            healthz = idle_healthz(base)
+            load_before = load_average()
+            print(f"{args.readers} readers and {len(chosen)} uploads from {USERS} accounts at {base} …")
+            readers = [threading.Thread(target=read_until, args=(base, run_ids, stop, n, samples), daemon=True)
+                       for n in range(args.readers)]
+            for reader in readers:
+                reader.start()
+            time.sleep(5)  # readers at full speed before the uploads start
+            barrier = threading.Barrier(len(chosen))
+            started = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
+                posted = list(pool.map(lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier),
+                                       enumerate(chosen)))
+            poll_until_finished(base, posted, deadline=started + args.timeout)
+            finished = time.perf_counter() - started
+            stop.set()
+            for reader in readers:
+                reader.join(timeout=90)
+            load_after = load_average()
+            failures, figures = verify(chosen, posted, media, seeded_runs=seeded)
+        except Exception:
+            for service in services:
+                print(f"--- {service.name} (last lines)\n{service.tail()}")
+            raise
+        finally:
+            stop.set()
+            for service in reversed(services):
+                service.stop()
+            if not args.keep_db:
+                from django.db import connections
+
+                connections.close_all()
+                harness.drop_database(args.db)
+
+    healthz_median = harness.median(healthz)
+    bound = BOUND_X_HEALTHZ * healthz_median
+    errors = [s for s in samples if s[1] != 200]
+    if errors:
+        failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
+    healthz_p95 = harness.percentile(healthz, 0.95)
+    rows = [["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"]]
+    for kind in sorted({s[0] for s in samples}):
+        times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
+        if not times:
+            continue
+        p95 = harness.percentile(times, 0.95)
+        rows.append([f"readers: /{kind}/ ({len(times)} requests) median / p95 ms (p95 x /healthz)",
+                     f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x)"])
+    all_times = [s[2] for s in samples if s[1] == 200]
+    p95_all = harness.percentile(all_times, 0.95) if all_times else float("inf")
+    within_bound = p95_all <= bound
+    finals = Counter(p["final"].get("status") for p in posted)
+    twice = ">0" if any("more than once" in f for f in failures) else "0"
+    rows += [
+        ["readers: all pages, requests / errors / p95 ms (x /healthz)",
+         f"{len(samples)} / {len(errors)} / {p95_all * 1e3:.1f} ({p95_all / healthz_median:.1f}x)"],
+        ["uploads: accounts / archives / final states", f"{USERS} / {len(chosen)} / "
+         + ", ".join(f"{state}: {n}" for state, n in sorted(finals.items()))],
+        ["uploads: first POST to last done s", f"{finished:.1f}"],
+        ["runs from uploads expected / stored / stored twice",
+         f"{figures['expected_runs']} / {figures['runs']} / {twice}"],
+        ["job attempts (attempts: jobs)", ", ".join(f"{a}: {n}" for a, n in sorted(figures["attempts"].items()))],
+        ["load average before / after (other engineers share the machine)", f"{load_before} / {load_after}"],
+        ["checks (reader errors, uploads done exactly once)",
+         "all passed" if not failures else f"{len(failures)} FAILED"],
+        [f"readers' p95 within {BOUND_X_HEALTHZ}x the idle /healthz median", "yes" if within_bound else "NO"],
+    ]
+    print()
+    print(harness.table(["figure", "value"], rows))
+    for failure in failures:
+        print("FAILED:", failure)
+    harness.write_json(args.json, {"runs": args.runs, "readers": args.readers, "uploads": len(chosen),
+                                   "healthz_median_seconds": healthz_median, "readers_p95_seconds": p95_all,
+                                   "reader_errors": len(errors), "load_before": load_before, "load_after": load_after,
+                                   "within_bound": within_bound, "failures": failures})
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
