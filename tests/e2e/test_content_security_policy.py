@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import expect
 
 from apps.ingest.pipelines.ior import ingest_ior_paths
@@ -47,11 +48,13 @@ def every_kind_of_page(tmp_path):
     assert not ingest_mdtest_paths([tmp_path / "dne"], series_name="dne").failed
     ingest_ior_paths([DATA / "ior" / "study-slice"], study_name="hints")
     series, study = ScalingSeries.objects.get(), Study.objects.get(name="hints")
+    call_command("ingest", "--kind", "stack", str(DATA / "stack" / "beacon-io2"), "--name", "beacon-io2")
     return [
         "/", "/lists/io500/", "/lists/ten-node/", "/lists/historic/?sort=-bw", "/editions/", "/editions/ISC19/",
         "/editions/ISC19/awards/", f"/runs/{second.pk}/", f"/systems/{system.pk}/",
         f"/systems/{system.pk}/history/", f"/compare/?runs={second.pk}&runs={first.pk}", "/scaling/",
-        f"/scaling/{series.pk}/", "/studies/", f"/studies/{study.pk}/", "/api/v1/docs/", "/api/v1/runs/",
+        f"/scaling/{series.pk}/", "/studies/", f"/studies/{study.pk}/", "/stacks/", "/stacks/beacon-io2/",
+        "/stacks/compare/?a=beacon-io2&b=beacon-io2", "/systems/", "/compare/", "/api/v1/docs/", "/api/v1/runs/",
         "/admin/login/",
     ]
 
