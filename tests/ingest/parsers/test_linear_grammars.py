@@ -14,6 +14,7 @@ import pytest
 
 import apps.ingest.core.metadata
 import apps.ingest.parsers
+import apps.ingest.tools
 from apps.ingest.parsers.ior import parse_ior_bytes
 from apps.ingest.parsers.lustre.shell import shell_words
 from apps.ingest.parsers.mdtest import parse_mdtest_bytes, read_mdtest_lenient
@@ -21,14 +22,16 @@ from apps.ingest.parsers.records import MAX_KEPT_PROBLEMS, MAX_LINE_CHARS, Parse
 
 GRAMMAR_MODULES = [apps.ingest.core.metadata] + [
     importlib.import_module(info.name)
-    for info in pkgutil.walk_packages(apps.ingest.parsers.__path__, apps.ingest.parsers.__name__ + ".")
+    for package in (apps.ingest.parsers, apps.ingest.tools)
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
 ]
 PATTERNS = [(f"{module.__name__}.{name}", value) for module in GRAMMAR_MODULES
             for name, value in vars(module).items() if isinstance(value, re.Pattern)]
 # What the grammars' lines start with, so a pattern gets past its fixed prefix into the hostile part.
 PREFIXES = ["", "-- started at ", "Command line used: ", "Test 0 started: ", "Began               : ",
             "   File creation     :", "Path: ", "  api = ", "hints ", "Operation  Max Min Mean Std Dev",
-            "stonewall rank 1: ", "[RESULT] ", "io500_info_system = "]
+            "stonewall rank 1: ", "[RESULT] ", "io500_info_system = ", "TARGET PASS1 ", "Combined ",
+            "TARGET_AVERAGE ", "COMBINED "]
 LENGTH = 10_000
 HOSTILE_BODIES = {
     "spaces": " " * LENGTH,
