@@ -179,7 +179,8 @@ def test_a_log_whose_study_points_cannot_be_stored_leaves_neither_its_series_poi
 
     summary = ingest_mdtest_paths([campaign], series_name="slice")
 
-    assert summary.failed == [f"{broken}: could not be stored: disk full"]
+    # the reason names the file, never the database's own text (kept in the server log)
+    assert summary.failed == [f"{broken}: could not be stored (the database refused a value in it)"]
     assert not ScalingPoint.objects.filter(source_file=broken).exists()
     assert not StudyPoint.objects.filter(source=broken).exists()
     assert ScalingPoint.objects.count() == StudyPoint.objects.count() == 114
