@@ -77,8 +77,7 @@ class Stack(models.Model):
         ceiling, the fastest first, at most ``limit`` per operation."""
         if self.system_id is None:
             return []
-        from apps.results.models import StudyPoint
-
+        StudyPoint = self._meta.apps.get_model("results", "StudyPoint")
         rows = []
         for operation in ("write", "read"):
             limit_mb = self.ceiling(operation)

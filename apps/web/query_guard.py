@@ -13,14 +13,15 @@ from django.shortcuts import render
 MAX_QUERY_STRING = 4096
 
 
-def query_problem(request) -> str:
-    """What is wrong with the request's query string for every page, or ""."""
+def query_problem(request) -> tuple[str, str]:
+    """(the parameter at fault, or "query" for the whole string; what is wrong) for every page, or ("", "")."""
     if len(request.META.get("QUERY_STRING", "")) > MAX_QUERY_STRING:
-        return f"The query string is longer than {MAX_QUERY_STRING} characters."
+        return "query", f"The query string is longer than {MAX_QUERY_STRING} characters."
     for name, values in request.GET.lists():
         if "\x00" in name or any("\x00" in value for value in values):
-            return f"The query parameter {name.replace(chr(0), '')[:40]!r} contains a NUL character."
-    return ""
+            shown = name.replace(chr(0), "")[:40]
+            return shown, f"The query parameter {shown!r} contains a NUL character."
+    return "", ""
 
 
 class QueryStringGuard:
@@ -28,9 +29,9 @@ class QueryStringGuard:
         self.get_response = get_response
 
     def __call__(self, request):
-        problem = query_problem(request)
+        field, problem = query_problem(request)
         if not problem:
             return self.get_response(request)
         if request.path.startswith("/api/"):
-            return JsonResponse({"detail": problem}, status=400)
+            return JsonResponse({field: [problem]}, status=400)  # keyed by the field, as the API's own 400s are
         return render(request, "400.html", {"message": problem}, status=400)
