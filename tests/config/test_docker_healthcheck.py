@@ -49,10 +49,13 @@ def production_gunicorn(tmp_path_factory):
     assert documented["ALLOWED_HOSTS"] == PUBLIC_HOST
     assert "SECURE_SSL_REDIRECT" not in documented  # the redirect stays on, as documented
     log_dir = tmp_path_factory.mktemp("healthcheck")
+    environment = {**reachable_here(documented, log_dir), "STATIC_ROOT": str(log_dir / "static")}
+    # As the image does at build time: DEBUG=0 serves from the manifest, and the error pages need it too.
+    harness.manage(["collectstatic", "--noinput", "-v", "0"], env=environment, timeout=600)
     port = harness.free_port()
     argv = [str(harness.VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
             "--workers", "1"]
-    server = harness.Service("gunicorn-healthcheck", argv, env=reachable_here(documented, log_dir), log_dir=log_dir,
+    server = harness.Service("gunicorn-healthcheck", argv, env=environment, log_dir=log_dir,
                              raw_env=True)
     try:
         harness.wait_until(lambda: harness.http("GET", f"http://127.0.0.1:{port}/healthz", timeout=2)[0] != 0,
