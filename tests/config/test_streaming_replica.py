@@ -141,6 +141,8 @@ def replay_paused_after_a_rename(pair, site):
     pair.resume_replay()
     old = f"before-{uuid.uuid4().hex[:6]}"
     pair.rename(system_id, old)
+    harness.wait_until(lambda: pair.sql(pair.replica_url, "SELECT name FROM results_storagesystem WHERE id = %s",
+                                        (system_id,)) == [(old,)], timeout=30, what="the replica to show the rename")
     pair.pause_replay()
     new = f"after-{uuid.uuid4().hex[:6]}"
     pair.rename(system_id, new)
