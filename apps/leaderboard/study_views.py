@@ -75,10 +75,13 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
                                                            "scaling_series"), pk=pk)
     points = study.ordered_points(study.points.order_by("source", "test_index", "operation", "pk"))
     operations = sorted({point.operation for point in points}, key=lambda op: (op != "write", op))
-    operation = request.GET.get("operation") if request.GET.get("operation") in operations else None
-    operation = operation or (operations[0] if operations else "write")
     varying = varying_axes(points)
-    columns = _choice(request.GET.get("columns"), varying) or _default_columns(points)
+    problem = (_unknown("operation", request.GET.get("operation"), operations)
+               or _unknown("columns", request.GET.get("columns"), varying))
+    if problem:
+        return render(request, "400.html", {"message": problem}, status=400)
+    operation = request.GET.get("operation") or (operations[0] if operations else "write")
+    columns = request.GET.get("columns") or _default_columns(points)
     rows = [name for name in independent_axes(points) if name != columns]
     table = pivot(points, operation, rows=rows, columns=[columns] if columns else [])
     operation_points = [point for point in points if point.operation == operation]
@@ -108,8 +111,12 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "leaderboard/study_detail.html", context)
 
 
-def _choice(raw: str | None, allowed: list[str]) -> str | None:
-    return raw if raw in allowed else None
+def _unknown(parameter: str, asked: str | None, allowed: list[str]) -> str:
+    """The message for a query value the study does not have (never silently replaced by the default), or ""."""
+    if asked is None or asked in allowed:
+        return ""
+    choices = ", ".join(allowed) or "none"
+    return f"This study has no {parameter} {asked[:60]!r}; it has: {choices}."
 
 
 def _default_columns(points: list[Any]) -> str | None:

@@ -2,6 +2,7 @@
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,16 @@ def test_read_is_chosen_with_a_query_parameter(client, study):
     html = client.get(f"/studies/{study.pk}/?operation=read").content.decode()
     assert "Verdicts (read)" in html
     assert "4540.63 ± 73.92" in html
+
+
+@pytest.mark.parametrize(("query", "named"), [("operation=stat", "operation 'stat'"), ("operation=", "operation ''"),
+                                               ("columns=colour", "columns 'colour'")])
+def test_an_operation_or_axis_the_study_does_not_have_is_a_400_saying_so(client, study, query, named):
+    response = client.get(f"/studies/{study.pk}/?{query}")
+    assert response.status_code == 400
+    text = unescape(response.content.decode())
+    assert f"This study has no {named}" in text
+    assert "; it has: " in text  # the choices it does have
 
 
 def test_an_unknown_study_is_a_404(client):
