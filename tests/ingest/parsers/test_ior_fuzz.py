@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from apps.ingest.parsers.ior import IorLog, parse_ior_bytes
 from apps.ingest.parsers.records import ParseError
+from tests.ingest.mutations import mutated
 
 SAMPLES = [path.read_bytes() for path in sorted((Path(__file__).resolve().parents[2] / "data" / "ior").glob("ior-*"))]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -24,19 +25,7 @@ def outcome(call):
 
 @st.composite
 def mutated_logs(draw) -> bytes:
-    data = bytearray(draw(st.sampled_from(SAMPLES)))
-    for _ in range(draw(st.integers(0, 6))):
-        position = draw(st.integers(0, max(len(data) - 1, 0)))
-        action = draw(st.sampled_from(["flip", "delete", "insert", "truncate"]))
-        if action == "flip" and data:
-            data[position] = draw(st.integers(0, 255))
-        elif action == "delete":
-            del data[position:position + draw(st.integers(1, 40))]
-        elif action == "insert":
-            data[position:position] = draw(st.binary(max_size=40))
-        else:
-            del data[position:]
-    return bytes(data)
+    return mutated(draw, draw(st.sampled_from(SAMPLES)))
 
 
 @FUZZ

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools import TOOLS, read_log
+from tests.ingest.mutations import mutated
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "tools"
 FOLDERS = {"obdfilter-survey": "obdfilter_survey"}
@@ -18,19 +19,7 @@ FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCh
 @st.composite
 def mutated_logs(draw) -> tuple[str, bytes]:
     tool, original = draw(st.sampled_from(SAMPLES))
-    data = bytearray(original)
-    for _ in range(draw(st.integers(0, 6))):
-        position = draw(st.integers(0, max(len(data) - 1, 0)))
-        action = draw(st.sampled_from(["flip", "delete", "insert", "truncate"]))
-        if action == "flip" and data:
-            data[position] = draw(st.integers(0, 255))
-        elif action == "delete":
-            del data[position:position + draw(st.integers(1, 40))]
-        elif action == "insert":
-            data[position:position] = draw(st.binary(max_size=40))
-        else:
-            del data[position:]
-    return tool, bytes(data)
+    return tool, mutated(draw, original)
 
 
 def outcome(call):
