@@ -97,3 +97,21 @@ def test_a_campaign_upload_is_stored_by_a_real_worker_on_redis(celery_worker_on_
         time.sleep(0.2)
     assert status["status"] == "done", status
     assert Stack.objects.get(name="on-redis").measurements.count() == 58
+
+
+def test_an_account_cannot_hold_another_owners_runs_to_a_ceiling_of_its_own(
+        bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    """A stack's ceiling flags its system's runs: an ordinary account naming the operator's system (here by the
+    file system's name, as stack.yaml does) is refused, and the operator's run is held to nothing."""
+    from apps.results.models import Anomaly
+    from tests.factories import RunFactory, StorageSystemFactory
+
+    operators_run = RunFactory(system=StorageSystemFactory(name="beacon"), upload=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(bob_client, tar_gz_of(CAMPAIGN), name="low.tgz", kind="stack", stack="low-ceiling")
+
+    status = bob_client.get(response.json()["status_url"]).json()
+    assert status["status"] == "failed"
+    assert "is ingested by the operator" in status["error"]
+    assert not Stack.objects.exists()
+    assert not Anomaly.objects.filter(run=operators_run, rule="above_measured_ceiling").exists()

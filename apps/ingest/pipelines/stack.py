@@ -30,6 +30,7 @@ from apps.results.models import (
     StorageSystem,
     Upload,
 )
+from apps.results.ownership import may_add_to, system_claim
 from apps.results.stacks.semantics import Evaluation, evaluate, unit_of
 from apps.results.tasks import schedule_ceiling_check
 
@@ -85,8 +86,13 @@ def ingest_stack_upload(upload: Upload) -> list:
     except (ParseError, ArchiveError) as error:
         raise IngestError(f"{upload.original_name}: {error}") from error
     name = declared.get("stack") or declared.get("name") or campaign.name
-    store_campaign(campaign, name=name, system=_storage_system(campaign, declared), summary=summary,
-                   owner=upload.uploader, upload=upload)
+    system = _storage_system(campaign, declared)
+    claim = system_claim(system, upload) if system is not None else ""
+    if claim:
+        # A stack's ceiling flags the system's runs: an account may not set one for runs it does not own.
+        raise IngestError(f"{upload.original_name}: the stack {claim}; a stack of a system with other owners' runs "
+                          "is ingested by the operator")
+    store_campaign(campaign, name=name, system=system, summary=summary, owner=upload.uploader, upload=upload)
     return []
 
 
@@ -100,7 +106,7 @@ def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | Non
     with transaction.atomic():
         existing = Stack.objects.select_for_update().filter(name=slug).first()
         if existing is not None:
-            if upload is not None and existing.owner_id != getattr(owner, "pk", None):
+            if not may_add_to(upload, existing.upload):
                 raise IngestError(f"the stack {slug!r} belongs to another account")
             existing.delete()
         stack = _write(campaign, evaluation, slug=slug, system=system, owner=owner, upload=upload)
