@@ -10,7 +10,7 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from apps.results.custom_lists import NAMES, compile_equation, save_custom_list
+from apps.results.custom_lists import NAMES, CustomListLimit, compile_equation, save_custom_list
 from apps.results.equations import EquationError
 from apps.results.list_kinds import LIST_KINDS
 
@@ -38,12 +38,18 @@ class CustomListForm(forms.Form):
 @login_required
 def custom_list_new(request):
     form = CustomListForm(request.POST or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        custom = save_custom_list(data["name"], data["equation"], data["base_list"])
-        return redirect("custom-list", token=custom.token)
+        try:
+            custom = save_custom_list(data["name"], data["equation"], data["base_list"], owner=request.user)
+        except CustomListLimit as limit:  # the same per-account cap as the API's
+            form.add_error(None, str(limit))
+            status = 403
+        else:
+            return redirect("custom-list", token=custom.token)
     return render(request, "leaderboard/custom_list_new.html", {"form": form, "names": sorted(NAMES)},
-                  status=400 if form.errors else 200)
+                  status=400 if status == 200 and form.errors else status)
 
 
 @require_GET

@@ -34,6 +34,7 @@ from itertools import islice
 
 from celery import shared_task
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import router, transaction
 from django.db.models import Count, F, Q
 
@@ -81,7 +82,7 @@ def save_custom_list(name: str, equation: str, base_list: str = "full", owner=No
     list_kind(base_list)
     with transaction.atomic():
         if owner is not None:
-            type(owner).objects.select_for_update().filter(pk=owner.pk).first()
+            get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
             cap = settings.IOBOARD_CUSTOM_LISTS_PER_USER
             if CustomList.objects.filter(owner=owner).count() >= cap:
                 raise CustomListLimit(f"an account keeps at most {cap} custom lists")

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.results.list_kinds import AWARD_LISTS, LIST_KINDS
+from apps.results.models import CustomList
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -74,6 +75,19 @@ def test_a_column_group_sorted_on_is_shown(client):
     html = body(client.get("/lists/io500/?sort=-bw_per_server"))
     assert 'id="show-per-server" checked' in html
     assert 'id="show-per-node">' in html
+
+
+def test_lists_saved_on_the_page_are_the_accounts_and_count_against_its_cap(client, settings):
+    settings.IOBOARD_CUSTOM_LISTS_PER_USER = 2
+    reader = UserFactory()
+    client.force_login(reader)
+    for name in ("one", "two"):
+        saved = client.post("/lists/custom/new/", {"equation": "bw", "base_list": "full", "name": name})
+        assert saved.status_code == 302
+    third = client.post("/lists/custom/new/", {"equation": "bw", "base_list": "full", "name": "three"})
+    assert third.status_code == 403
+    assert "at most 2 custom lists" in body(third)
+    assert sorted(CustomList.objects.filter(owner=reader).values_list("name", flat=True)) == ["one", "two"]
 
 
 def test_the_custom_list_builder_is_for_signed_in_readers(client):
