@@ -455,9 +455,11 @@ class _LogReader:
             self._keep_unfinished_launch()
 
     def _keep_unfinished_launch(self) -> None:
+        launch = self.launch
+        assert launch is not None  # called only while a launch is open
         if self.table is not None:
             self._close_table(self.table.line)
-        self.launches.append(self.launch)
+        self.launches.append(launch)
         self.launch = None
         self.block = None
         self.iteration = None
@@ -477,6 +479,7 @@ class _LogReader:
         self.iteration = None
 
     def _header_value(self, key: str, value: str) -> None:
+        assert self.launch is not None  # header lines are read only inside a launch
         if key == "Path" and not self.launch.path:
             self.launch.path = value
         elif key == "FS" and not self.launch.filesystem:
@@ -487,6 +490,7 @@ class _LogReader:
         items = self._count(match["items"], "item count", number, MAX_ITEMS)
         if tasks is None or items is None:
             return
+        assert self.launch is not None  # block lines are read only inside a launch
         self.block = TaskBlock(index=len(self.launch.blocks), tasks=tasks, items=items, item_kind=match["kind"],
                                line=number)
         self.launch.blocks.append(self.block)
@@ -495,14 +499,14 @@ class _LogReader:
     def _current_block(self, number: int) -> TaskBlock:
         """The block lines belong to; a launch whose ``<n> tasks`` line is missing gets one from its
         launch line, since mdtest without -f/-l/-s runs exactly the launched task count."""
-        if self.block is None:
-            self._open_implicit_block(number)
-        return self.block
+        return self.block if self.block is not None else self._open_implicit_block(number)
 
-    def _open_implicit_block(self, number: int) -> None:
+    def _open_implicit_block(self, number: int) -> TaskBlock:
+        assert self.launch is not None  # block lines are read only inside a launch
         self.block = TaskBlock(index=len(self.launch.blocks), tasks=self.launch.tasks, items=None,
                                item_kind="", line=number)
         self.launch.blocks.append(self.block)
+        return self.block
 
     def _open_table(self, match: re.Match, line: str, number: int) -> None:
         block = self._current_block(number)
@@ -510,8 +514,7 @@ class _LogReader:
         if block.table(kind) is not None:
             self._problem(number, f"a second SUMMARY {kind} table in the task block of line {block.line} "
                                   "(a '<n> tasks, <m> files' line is missing or garbled)")
-            self._open_implicit_block(number)  # lenient: the table starts a block of its own
-            block = self.block
+            block = self._open_implicit_block(number)  # lenient: the table starts a block of its own
         iterations = self._count(match["iterations"], "iteration count", number)
         if iterations is None:
             return
@@ -522,6 +525,7 @@ class _LogReader:
     def _table_line(self, line: str, number: int) -> bool:
         """Consume a line while a SUMMARY table is open; False hands it back once the table has ended."""
         table = self.table
+        assert table is not None  # called only while a table is open
         if not line.strip():
             if table.rows:
                 self._close_table(number)
@@ -532,7 +536,7 @@ class _LogReader:
         if _TABLE_RULE.match(line):
             return True
         if match := _ROW.match(line):
-            self._add_row(match, number)
+            self._add_row(table, match, number)
             return True
         if _ROW_LIKE.match(line):
             self._problem(number, f"malformed SUMMARY row: {line.strip()[:120]!r}")
@@ -540,35 +544,37 @@ class _LogReader:
         self._close_table(number)
         return False
 
-    def _add_row(self, match: re.Match, number: int) -> None:
+    def _add_row(self, table: SummaryTable, match: re.Match, number: int) -> None:
         """Lenient: a repeated, short or unreadable row is left out (the first one printed counts)."""
         label = " ".join(match["label"].split())
         operation = operation_name(label)
-        if self.table.row(operation) is not None:
-            self._problem(number, f"{label!r} appears twice in the SUMMARY table of line {self.table.line}")
+        if table.row(operation) is not None:
+            self._problem(number, f"{label!r} appears twice in the SUMMARY table of line {table.line}")
             return
         tokens = match["values"].split()
-        expected = 7 if self.table.per_rank_columns else 4
+        expected = 7 if table.per_rank_columns else 4
         if len(tokens) != expected:
             self._problem(number, f"SUMMARY row {label!r} has {len(tokens)} values, expected {expected}")
             return
-        numbers = [self._number(token, number) for token in tokens]
-        if None in numbers:
+        numbers = [value for token in tokens if (value := self._number(token, number)) is not None]
+        if len(numbers) != expected:
             return
-        per_rank = tuple(numbers[:3]) if expected == 7 else None
+        per_rank = (numbers[0], numbers[1], numbers[2]) if expected == 7 else None
         maximum, minimum, mean, stddev = numbers[-4:]
-        self.table.rows.append(SummaryRow(operation=operation, label=label, max=maximum, min=minimum, mean=mean,
+        table.rows.append(SummaryRow(operation=operation, label=label, max=maximum, min=minimum, mean=mean,
                                           stddev=stddev, line=number, per_rank=per_rank))
 
     def _close_table(self, number: int) -> None:
         """Lenient: a table without rows is dropped; rate and time tables may disagree."""
-        table = self.table
+        table, block = self.table, self.block
+        assert table is not None  # called only while a table is open,
+        assert block is not None  # and a table is always inside a block
         self.table = None
         if not table.rows:
             self._problem(table.line, "SUMMARY table without rows (truncated or garbled)")
-            self.block.tables.remove(table)
+            block.tables.remove(table)
             return
-        rate_table = self.block.table(RATE)
+        rate_table = block.table(RATE)
         if table.kind == TIME and rate_table is not None:
             rate_operations = [row.operation for row in rate_table.rows]
             time_operations = [row.operation for row in table.rows]
@@ -590,6 +596,7 @@ class _LogReader:
     def _close_launch(self, when: str, number: int) -> None:
         """Lenient: a launch without SUMMARY tables still counts (its header lines are evidence)."""
         launch = self.launch
+        assert launch is not None  # '-- finished at' is read only inside a launch
         if not launch.blocks:
             self._problem(number, f"the launch of line {launch.line} finished without any SUMMARY table")
         for block in launch.blocks:
