@@ -90,9 +90,12 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
             if result is None:
                 raise
             summary_error = exc
-    if result is None and summary is None:
+    if result is not None:
+        version = result.header_value("version")
+    elif summary is not None:
+        version = summary.version or ""
+    else:
         raise ParseError(files.rel, None, "no result.txt or result_summary.txt in this folder")
-    version = result.header_value("version") if result else (summary.version or "")
     record = IO500RunRecord(source_path=files.rel, era=ERA_CAPP, benchmark_version=version)
     record.generation = generation_of(result, summary, version)
     record.facts.version = parse_version(version)
@@ -104,7 +107,7 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
         record.facts.summary_cross_check = {"error": str(summary_error)}
     if result is not None:
         _from_result_txt(record, files, result, summary)
-    else:
+    elif summary is not None:
         _from_summary_only(record, files, summary)
         record.warnings.append("no result.txt: numbers from result_summary.txt, score hash not verifiable")
     _validity(record, result, summary)
@@ -121,7 +124,7 @@ def _summary_phases(summary: CappSummary | None) -> dict[str, SummaryPhase]:
 def _from_result_txt(
     record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt, summary: CappSummary | None
 ) -> None:
-    rel = files.rel_of(files.get("result.txt"))
+    rel = files.rel_of_present("result.txt")
     printed = _summary_phases(summary)
     record.facts.result_txt_run_section = result.has_run_section
     record.facts.result_txt_end_marker = result.has_end
@@ -186,7 +189,7 @@ def _from_result_txt(
     ]
     _verify_score_hash(record, result)
     if summary is not None:
-        _cross_check(record, result, summary, files.rel_of(files.get("result_summary.txt")))
+        _cross_check(record, result, summary, files.rel_of_present("result_summary.txt"))
 
 
 def _phase_details(raw_name: str, keys: dict, line: SummaryPhase | None) -> dict:
@@ -225,7 +228,7 @@ def _score(section: dict) -> Score:
 
 
 def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: CappSummary) -> None:
-    rel = files.rel_of(files.get("result_summary.txt"))
+    rel = files.rel_of_present("result_summary.txt")
     record.run_timestamp = parse_timestamp(files.folder.name)
     for line in summary.phases:
         name = normalise_phase_name(line.name)
@@ -245,6 +248,7 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
             )
         )
     score = summary.score
+    assert score is not None  # parse_capp_summary refuses a summary without one
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
     record.facts.reported_score_printed = printed_score_fact(
         score.bw, score.md, score.total, rel, score.line
@@ -270,7 +274,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
     # The hash includes valid=NO for invalid runs; io500-verify accepts either ("[OK] But this is an
     # invalid run!"), so both are tried after the one the marker suggests.
     candidates = [(rule, valid) for rule in SCORE_HASH_RULES for valid in (not marked_invalid, marked_invalid)]
-    computed = {}
+    computed: dict[tuple[str, bool], str] = {}
     for rule, valid in candidates:
         hashed = [
             (raw, score)
@@ -302,7 +306,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
     if result.scorex.get("hash") and all(k in result.scorex for k in ("MD", "BW", "SCORE")):
         optional = [names[n] for n in names if score_group(n) in ("bw_ext", "md_ext")]
         x_tokens = result.scorex["SCORE"].value.split()
-        computed = score_hash(
+        computed_extended = score_hash(
             version=None,
             phase_scores=_phase_scores(result, optional),
             md=result.scorex["MD"].value,
@@ -312,8 +316,8 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
         )
         record.facts.extended_score_hash = {
             "printed": result.scorex["hash"].value.strip(),
-            "computed": computed,
-            "verified": same_hash(result.scorex["hash"].value, computed),
+            "computed": computed_extended,
+            "verified": same_hash(result.scorex["hash"].value, computed_extended),
         }
 
 
@@ -328,7 +332,7 @@ def _phase_scores(result: ResultTxt, raw_names: list[str]) -> list[tuple[str, st
 
 def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary, rel: str) -> None:
     """result_summary.txt should repeat result.txt's numbers as the same strings; record what differs."""
-    differences = []
+    differences: list[dict[str, object]] = []
     printed = _summary_phases(summary)
     for phase in record.phases:
         line = printed.get(phase.name)
@@ -344,6 +348,7 @@ def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary
         if not any(p.name == name for p in record.phases):
             differences.append({"phase": name, "result_txt": None, "summary": line.value, "line": line.line})
     summary_score = summary.score
+    assert summary_score is not None  # parse_capp_summary refuses a summary without one
     for key, attribute in (("BW", "bw"), ("MD", "md"), ("SCORE", "total")):
         ours = result.score[key].value.split()[0] if result.score[key].value.split() else ""
         theirs = getattr(summary_score, attribute)
@@ -392,7 +397,7 @@ def _check_complete(record: IO500RunRecord, files: ResultSetFiles) -> None:
     if missing and record.valid and (record.reported_score.total or 0) > 0:
         source = "result.txt" if files.get("result.txt") else "result_summary.txt"
         raise ParseError(
-            files.rel_of(files.get(source)),
+            files.rel_of_present(source),
             None,
             f"missing phases {', '.join(missing)} "
             "although the score is not marked invalid (truncated or edited file)",

@@ -48,6 +48,13 @@ class ResultSetFiles:
                 return lowered[name.lower()]
         return None
 
+    def rel_of_present(self, name: str) -> str:
+        """The relative path of a file the caller already found with ``get``."""
+        path = self.get(name)
+        if path is None:
+            raise LookupError(f"{self.rel} holds no {name}")
+        return self.rel_of(path)
+
 
 def printed_score_fact(bw: str, md: str, total: str, source_file: str, source_line: int | None) -> dict:
     """``RunEvidence.reported_score_printed``: the reported score exactly as printed, with its place."""
@@ -83,7 +90,7 @@ def parse_timestamp(text: str | None) -> datetime | None:
     match = RESULT_DIR_TIMESTAMP.search(compact)
     if match:
         try:
-            return datetime(*(int(part) for part in match.groups()))
+            return datetime.strptime(match.group(0), "%Y.%m.%d-%H.%M.%S")
         except ValueError:
             return None
     for pattern in TIMESTAMP_FORMATS:

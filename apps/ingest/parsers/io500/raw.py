@@ -42,7 +42,7 @@ class MdtestOutput:
     items_tasks: int | None = None
     items: int | None = None
     item_kind: str = ""
-    stonewall_hit: dict[str, float] = field(default_factory=dict)  # min/max/avg items per rank
+    stonewall_hit: dict[str, float | None] = field(default_factory=dict)  # min/max/avg items per rank
     stonewall_rank_lines: int = 0
     stonewall_rank_done_max: int | None = None
     stonewall_rank_done_sum: int = 0

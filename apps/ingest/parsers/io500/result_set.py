@@ -36,6 +36,7 @@ What the record holds beyond the numbers:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -182,7 +183,7 @@ def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
             if n.lower().endswith(".sh") and 0 < file_size(names[n]) <= MAX_RAW_FILE_BYTES
         ]
         sources += [names[n] for n in sorted(names) if n.lower() == "system-information.txt"]
-    collected: dict[str, str] = {}
+    collected: dict[str, object] = {}  # system-information.json adds a structured value
     variables_from_script: dict[str, str] = {}
     used = []
     for path in sources:
@@ -251,7 +252,7 @@ def content_hash(paths: list[Path]) -> str:
         file_digest = hashlib.sha256()
         try:
             with path.open("rb") as handle:
-                for chunk in iter(lambda handle=handle: handle.read(1 << 20), b""):
+                for chunk in iter(functools.partial(handle.read, 1 << 20), b""):
                     file_digest.update(chunk)
         except OSError:
             continue
@@ -301,6 +302,7 @@ def _summary_values(path: Path, rel: str) -> tuple[dict[str, tuple[str, int]], d
         summary = None
     if summary is not None:
         score = summary.score
+        assert score is not None  # parse_capp_summary refuses a summary without one
         phases = {normalise_phase_name(p.name): (p.value, p.line) for p in summary.phases}
         return phases, {"bw": score.bw, "md": score.md, "total": score.total}, score.line
     try:

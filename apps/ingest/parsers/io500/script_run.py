@@ -117,7 +117,7 @@ def _choose_run(
     """(run block, file it came from, matching io-500-summary) and the other attempts as facts."""
     chosen_stdout: tuple[str, ScriptSummary] | None = None
     block = primary.run if primary else None
-    if block is not None:
+    if block is not None and primary_path is not None:
         chosen_stdout = next(
             (
                 item
@@ -137,6 +137,7 @@ def _choose_run(
                 where, None, "truncated summary: no [SCORE] line in result_summary.txt or io-500-summary"
             )
         block = chosen_stdout[1].run
+        assert block is not None  # the summary was chosen for having a run
         source = files.files[chosen_stdout[0]]
     if primary is not None and len(primary.blocks) > 1:
         record.facts.score_blocks_in_summary = len(primary.blocks)
@@ -194,7 +195,7 @@ def _find_details(record: IO500RunRecord, block: ScriptBlock, stdout: ScriptSumm
 
 
 def _require_phases(
-    record: IO500RunRecord, rel: str, line: int, required: tuple[str, ...], marked_invalid: bool
+    record: IO500RunRecord, rel: str, line: int | None, required: tuple[str, ...], marked_invalid: bool
 ) -> None:
     present = {p.name for p in record.phases}
     missing = [name for name in required if name not in present]
@@ -213,7 +214,7 @@ def _formula(record: IO500RunRecord) -> None:
     """Product (early scripts) or sqrt, judged by which one reproduces the printed TOTAL."""
     bw, md, total = record.reported_score.bw, record.reported_score.md, record.reported_score.total
     record.generation, record.score_formula = GENERATION_BASH_SQRT, "sqrt"
-    if None in (bw, md, total) or not total or not all(map(math.isfinite, (bw, md, total))):
+    if bw is None or md is None or not total or not all(map(math.isfinite, (bw, md, total))):
         return
     product_error = abs(total - bw * md) / abs(total)
     sqrt_error = abs(total - math.sqrt(abs(bw * md))) / abs(total)

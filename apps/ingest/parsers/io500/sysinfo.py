@@ -107,7 +107,7 @@ def _find_json_key(node, key: str, depth: int = 0):
     if isinstance(node, dict):
         if key in node:
             return node[key]
-        children = node.values()
+        children: Iterable[object] = node.values()
     elif isinstance(node, list):
         children = node
     else:
