@@ -20,6 +20,7 @@ Plain Python: no Django, so the rules can be tested on their own.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 from dataclasses import dataclass, field
@@ -314,31 +315,31 @@ class ScalingPointRecord:
 
 def scaling_point_records(log: MdtestLog, placement: LogPlacement) -> list[ScalingPointRecord]:
     """Every SUMMARY row of ``log`` as point records; the log must have a known MDT count."""
-    if placement.unknown_mdt_launches:
-        problem = placement.unknown_mdt_launches[0].mdt_problem
-        raise ValueError(f"{placement.source_file}: MDT count unknown ({problem})")
     entry = placement.entry
     single_block = sum(len(launch.blocks) for launch in log.launches) == 1
-    records = []
+    records: list[ScalingPointRecord] = []
     for launch, launch_placement in zip(log.launches, placement.launches, strict=True):
+        if launch_placement.mdt_count is None:
+            raise ValueError(f"{placement.source_file}: MDT count unknown ({launch_placement.mdt_problem})")
         for block in launch.blocks:
             tasks = entry.tasks if entry and entry.tasks and single_block else block.tasks
-            common = {
-                "mdt_count": launch_placement.mdt_count,
-                "client_nodes": entry.client_nodes if entry and entry.client_nodes else _block_nodes(launch, block),
-                "tasks": tasks,
-                "files_per_dir": (entry.files_per_dir if entry and entry.files_per_dir
-                                  else infer_files_per_dir(block, placement.source_file)),
-                "striping": placement.striping,
-                "unique_dir": launch.unique_dir,
-                "iterations": block.iterations,
-                "label": entry.label if entry else "",
-                "source_file": placement.source_file,
-                "launch_index": launch.index,
-                "block_index": block.index,
-                "log_hash": log.content_hash,
-            }
-            records.extend(ScalingPointRecord(operation=operation, **common, **_measurements(block, operation))
+            block_point = functools.partial(
+                ScalingPointRecord,
+                mdt_count=launch_placement.mdt_count,
+                client_nodes=entry.client_nodes if entry and entry.client_nodes else _block_nodes(launch, block),
+                tasks=tasks,
+                files_per_dir=(entry.files_per_dir if entry and entry.files_per_dir
+                               else infer_files_per_dir(block, placement.source_file)),
+                striping=placement.striping,
+                unique_dir=launch.unique_dir,
+                iterations=block.iterations,
+                label=entry.label if entry else "",
+                source_file=placement.source_file,
+                launch_index=launch.index,
+                block_index=block.index,
+                log_hash=log.content_hash,
+            )
+            records.extend(block_point(operation=operation, **_measurements(block, operation))
                            for operation in _point_operations(block))
     return records
 

@@ -409,10 +409,10 @@ class _TextReader:
         if test is not None and test.test_id is None and not (test.options or test.results or test.hints):
             test.test_id, test.line = test_id, number
         else:
-            self.test = IorTest(index=len(self.run.tests), line=number, test_id=test_id)
-            self.run.tests.append(self.test)
+            test = self.test = IorTest(index=len(self.run.tests), line=number, test_id=test_id)
+            self.run.tests.append(test)
         self.block, self.result_columns, self.in_summary = "", [], False
-        return self.test
+        return test
 
     def _line(self, line: str, number: int) -> None:
         header = _HEADER.match(line)
@@ -757,7 +757,7 @@ class _JsonReader:
                 if not isinstance(result, dict):
                     message = f"JSON test {index}: a result of iteration {number} is not an object"
                     raise ParseError(self.path, None, message)
-                cells = {self.RESULT_COLUMNS.get(key, key): str(value) for key, value in result.items()}
+                cells = {self.RESULT_COLUMNS.get(str(key), str(key)): str(value) for key, value in result.items()}
                 cells.setdefault("iter", str(number))
                 operation = cells.get("access", "")
                 if operation in OPERATIONS:

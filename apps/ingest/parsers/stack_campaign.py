@@ -144,8 +144,8 @@ def read_stack_yaml(data: bytes | None) -> Campaign:
             if layer in SPEC_KINDS and (spec not in specs or specs[spec].kind != SPEC_KINDS[layer]):
                 raise ParseError(STACK_FILE, entry.get(_LINE),
                                  f"{component_name}: spec {spec!r} is not a {SPEC_KINDS[layer]} in specs")
-            below = tuple(_below_names(entry))
-            components[component_name] = Component(component_name, layer, server, spec, below)
+            below_names = tuple(_below_names(entry))
+            components[component_name] = Component(component_name, layer, server, spec, below_names)
             attributes[component_name] = {key: value for key, value in entry.items()
                                           if key not in ("name", "server", "spec", _LINE, *BELOW_KEYS)}
             entries[component_name] = entry

@@ -38,8 +38,8 @@ def read_fio(data: bytes, path: str) -> ToolReading:
     try:
         document, _ = json.JSONDecoder(parse_constant=_refuse_constant).raw_decode(text, offset)
     except (ValueError, RecursionError) as error:
-        line = getattr(error, "lineno", None)
-        raise ParseError(path, line or start_line, f"fio JSON is not well formed: {str(error)[:200]}") from None
+        error_line = getattr(error, "lineno", None)
+        raise ParseError(path, error_line or start_line, f"fio JSON is not well formed: {str(error)[:200]}") from None
     if not isinstance(document, dict) or not isinstance(document.get("jobs"), list):
         raise ParseError(path, start_line, "fio JSON has no 'jobs' list")
     reading = ToolReading(tool="fio", path=path, version=str(document.get("fio version", ""))[:40])

@@ -50,7 +50,7 @@ def read_xdd(data: bytes, path: str) -> ToolReading:
         if _HEADER_7.match(line):
             columns, row_pattern = line.split()[1:], _ROW_7
             continue
-        if row_pattern is None or not (match := row_pattern.match(line)):
+        if row_pattern is None or columns is None or not (match := row_pattern.match(line)):
             continue
         cells = match["cells"].split()
         if len(cells) != len(columns):
