@@ -79,6 +79,7 @@ def tokenize(text: str) -> list[Token]:
                 raise EquationError("attribute access is not allowed", start)
             raise EquationError(f"unexpected character {character!r}", start)
         kind = match.lastgroup
+        assert kind is not None  # every alternative of TOKEN is a named group
         tokens.append(Token(kind, match.group(kind), match.start(kind)))
         position = match.end()
     tokens.append(Token("end", "", len(text)))
@@ -231,10 +232,11 @@ class Equation:
     def evaluate(self, values: Mapping[str, float | None]) -> float | None:
         """The equation's value, or None when a name it uses has no value or the arithmetic fails
         (division by zero, log of a negative number, overflow): such a run is listed unranked."""
-        if any(values.get(name) is None for name in self.names):
+        known = {name: value for name in self.names if (value := values.get(name)) is not None}
+        if len(known) < len(self.names):
             return None
         try:
-            result = self.root(values)
+            result = self.root(known)
         except (ArithmeticError, ValueError, OverflowError):
             return None
         return result if isinstance(result, float | int) and math.isfinite(result) else None

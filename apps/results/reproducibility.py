@@ -107,14 +107,15 @@ def clean_reproducibility(data, where: str = "reproducibility") -> dict:
     questionnaire = data.get("questionnaire") or {}
     if not isinstance(questionnaire, dict):
         raise QuestionnaireError(f"{where}.questionnaire: expected a mapping of sections")
-    sections = {}
+    sections: dict[str, dict[str, str] | str] = {}
     for name, answer in questionnaire.items():
         if name not in SECTIONS:
             raise QuestionnaireError(f"{where}.questionnaire: unknown section {name!r}; expected {', '.join(SECTIONS)}")
         if isinstance(answer, dict):
-            sections[name] = {str(q): _text(a, f"{where}.questionnaire.{name}.{q}") for q, a in answer.items()}
-            if "obtainable" in sections[name]:
-                _choice(sections[name]["obtainable"], SOFTWARE_OBTAINABLE, f"{where}.questionnaire.{name}.obtainable")
+            answers = {str(q): _text(a, f"{where}.questionnaire.{name}.{q}") for q, a in answer.items()}
+            if "obtainable" in answers:
+                _choice(answers["obtainable"], SOFTWARE_OBTAINABLE, f"{where}.questionnaire.{name}.obtainable")
+            sections[name] = answers
         else:
             sections[name] = _text(answer, f"{where}.questionnaire.{name}")
     production = data.get("production") or {}

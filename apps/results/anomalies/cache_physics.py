@@ -120,6 +120,7 @@ def locality(facts: RunFacts, phase: PhaseFacts, fast_name: str) -> dict[str, An
     own = own_data(facts, phase, fast_name)
     if own is None:
         return None
+    detail: dict[str, Any]
     if tool_of(fast_name) == "ior":
         detail = {"task_reordering": asdict(phase.task_reordering) if phase.task_reordering else None}
     else:

@@ -46,7 +46,7 @@ def node_count_evidence(facts: RunFacts) -> list[NodeEvidence]:
             tool = entry.get("tool") or "the tool"
             tasks_said = f"{tasks} task(s) on " if tasks else ""
             pieces.append(NodeEvidence("tool", int(nodes), f"{tool} in {where} reports {tasks_said}{nodes} node(s)",
-                                       one_per_process=bool(tasks) and int(tasks) == int(nodes) and int(nodes) > 1,
+                                       one_per_process=bool(tasks and int(tasks) == int(nodes) and int(nodes) > 1),
                                        witness=tool))
         if entry.get("nodemap_nodes"):
             mapped = int(entry["nodemap_nodes"])

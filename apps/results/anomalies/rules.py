@@ -56,11 +56,13 @@ def _ratio_findings(
             continue
         ratio = fast.value / reference.value
         threshold = float(thresholds[key])
-        decisive, pieces = "ratio", []
+        decisive = "ratio"
+        pieces: list[dict[str, Any]] = []
         if physics:
-            decisive, pieces, required = cache_physics.judge(facts, fast_name, ratio, threshold, thresholds)
-            if decisive is None:
+            judged, pieces, required = cache_physics.judge(facts, fast_name, ratio, threshold, thresholds)
+            if judged is None:
                 continue
+            decisive = judged
         elif ratio < threshold:
             continue
         message = (
@@ -227,16 +229,16 @@ class WritePhaseUnderMinimumRule(AnomalyRule):
         return findings
 
 
-def _printed_relative_precision(phase: PhaseFacts, era: str) -> float:
+def _printed_relative_precision(printed_value: str, value: float, era: str) -> float:
     """Half a unit in the last printed place, relative to the value.
 
     The bash scripts print phases with 3 decimals (from values rounded to 6 significant digits),
     the C application with 6; without a printed string the era's format is assumed.
     """
-    decimals = _decimals(phase.printed_value)
+    decimals = _decimals(printed_value)
     if decimals is None:
         decimals = 3 if era == ERA_SCRIPT else 6
-    return 0.5 * 10.0**-decimals / abs(phase.value)
+    return 0.5 * 10.0**-decimals / abs(value)
 
 
 def _decimals(printed: str) -> int | None:
@@ -257,10 +259,11 @@ def _printed_score_precision(printed: str, value: float, era: str) -> float:
 
 
 def _mean_precision(facts: RunFacts, names: tuple[str, ...]) -> float:
+    phases = [facts.phases[name] for name in names if name in facts.phases]
     precisions = [
-        _printed_relative_precision(facts.phases[name], facts.era)
-        for name in names
-        if name in facts.phases and facts.phases[name].value and facts.phases[name].value > 0
+        _printed_relative_precision(phase.printed_value, phase.value, facts.era)
+        for phase in phases
+        if phase.value and phase.value > 0
     ]
     return sum(precisions) / len(precisions) if precisions else 0.0
 

@@ -110,7 +110,7 @@ class Detection:
     noise: float | None = None  # sigma of the log values (0.04 is about 4 % run-to-run)
 
 
-def noise_of(log_values: Sequence[float], pieces: Iterable[tuple[int, int]] | None = None) -> float | None:
+def noise_of(log_values: Sequence[float] | np.ndarray, pieces: Iterable[tuple[int, int]] | None = None) -> float | None:
     """Robust run-to-run sigma of log values, from successive differences inside each piece; None if none.
 
     The root mean square of the smallest three quarters of the differences, scaled to a standard deviation:
@@ -144,20 +144,20 @@ def detect(values: Sequence[float], *, baselines: Iterable[int] = (), hints: Ite
     whose inputs differ from the run before; steps one run away move onto them when the fit allows.
     """
     parameters = parameters or DetectionParameters()
-    values = np.asarray(values, dtype=float)
-    if values.size and (not np.all(np.isfinite(values)) or np.any(values <= 0)):
+    series = np.asarray(values, dtype=float)
+    if series.size and (not np.all(np.isfinite(series)) or np.any(series <= 0)):
         raise ValueError("change detection needs positive, finite values")
     detection = Detection()
-    if values.size < 3:
+    if series.size < 3:
         return detection
-    log_values = np.log(values)
-    bounds = sorted({0, values.size, *(b for b in baselines if 0 < b < values.size)})
+    log_values = np.log(series)
+    bounds = sorted({0, series.size, *(b for b in baselines if 0 < b < series.size)})
     pieces = list(itertools.pairwise(bounds))
     hints = set(hints)
     sigma = _shrunk_noise(log_values, _quiet_pieces(pieces, hints), parameters)
     while True:
         detection = Detection(noise=sigma, outliers=_outliers(log_values, pieces, sigma, parameters))
-        kept = np.array(sorted(set(range(values.size)) - {o.index for o in detection.outliers}))
+        kept = np.array(sorted(set(range(series.size)) - {o.index for o in detection.outliers}))
         detection.steps = _steps(log_values, kept, pieces, sigma, hints, parameters)
         # Once more with the noise measured inside the levels found: the steps and outliers of a short
         # series inflate the first estimate, and an inflated noise hides the next step.

@@ -85,12 +85,13 @@ def geometric_mean(values: Sequence[float | None], *, skip_nonpositive: bool = F
     makes the product, and so the mean, 0. Non-finite values propagate (inf stays inf, nan stays
     nan) instead of raising, because parsers accept them defensively.
     """
+    present = [v for v in values if v is not None]
     if skip_nonpositive:
-        members = [v for v in values if v is not None and not v <= 0]
-    elif any(v is None or v <= 0 for v in values):
+        members = [v for v in present if not v <= 0]
+    elif len(present) < len(values) or any(v <= 0 for v in present):
         return 0.0
     else:
-        members = list(values)
+        members = present
     if not members:
         return 0.0
     return math.exp(math.fsum(math.log(v) for v in members) / len(members))

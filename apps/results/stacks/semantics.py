@@ -225,9 +225,10 @@ def _ceiling(inventory: Inventory, measured: dict[tuple[str, str], float], expec
 
 def _sum_over(values: list[float | None]) -> float | None:
     """The sum of the storage servers' figures; unknown when there is none or one is unknown."""
-    if not values or any(value is None for value in values):
+    known = [value for value in values if value is not None]
+    if not values or len(known) < len(values):
         return None
-    return sum(values)
+    return sum(known)
 
 
 def _storage_of(inventory: Inventory, server: str, operation: str, measured, expected: _Expected,
@@ -254,9 +255,10 @@ def _network_of(inventory: Inventory, server: str, operation: str, measured) -> 
             return sum(values)
     links = [c for c in own if c.layer == "network"]
     figures = [inventory.specs[c.spec].figures.get(operation) if c.spec in inventory.specs else None for c in links]
-    if not links or any(figure is None for figure in figures):
+    known = [figure for figure in figures if figure is not None]
+    if not links or len(known) < len(figures):
         return None
-    return sum(figures)
+    return sum(known)
 
 
 def _ratio(measured: float, reference: float | None) -> float | None:

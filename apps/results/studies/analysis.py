@@ -499,9 +499,10 @@ def _pivot_cell(members: list[Any]) -> PivotCell | None:
 
 
 def _apply_holm(comparisons: list[Comparison]) -> None:
-    tested = [c for c in comparisons if c.p_raw is not None]
-    for comparison, adjusted in zip(tested, holm_adjust([c.p_raw for c in tested]), strict=True):
-        comparison.p_value = adjusted
+    tested = [(comparison, p_raw) for comparison in comparisons if (p_raw := comparison.p_raw) is not None]
+    adjusted = holm_adjust([p_raw for _, p_raw in tested])
+    for (comparison, _), p_value in zip(tested, adjusted, strict=True):
+        comparison.p_value = p_value
 
 
 def _spread(values: list[float]) -> float:
