@@ -31,11 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from change_histories import HELD_OUT, METRICS, TRAINING, History, history
 
 from apps.results.changes.detection import DetectionParameters, detect
+from bench.change_histories import HELD_OUT, METRICS, TRAINING, History, history
 
 OTAVA_PYTHON = Path(__file__).resolve().parent / ".venv-otava" / "bin" / "python"
 OTAVA_RUNNER = Path(__file__).resolve().parent / "otava_runner.py"
