@@ -30,12 +30,16 @@ run: $(RUN_STAMP)
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## ruff, then the import contracts of pyproject.toml (layers, independent front ends, plain-Python parsers)
+## Cheapest first, all configured in pyproject.toml: ruff; the import contracts (layers, independent front ends,
+## plain-Python parsers); mypy over the plain-Python folders; deptry (requirements against imports); djlint (templates)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/deptry .
+	$(BIN)/djlint templates --lint
 
-## The whole suite: ruff, then pytest (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)
+## The whole suite: the linters, then pytest (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)
 test: lint
 	$(BIN)/python manage.py makemigrations --check --dry-run --settings=tests.settings
 	$(BIN)/python manage.py rules_coverage --settings=tests.settings
