@@ -190,7 +190,8 @@ def _apply(changes: dict[str, _Changes]) -> None:
         ListEntry.objects.filter(pk__in=[entry.pk for entry in removed]).delete()
     changed = [entry for change in changes.values() for entry in change.changed]
     if changed:
-        ListEntry.objects.bulk_update(changed, [name for name in SOURCE if name not in ("run_id", "system_id")])
+        # The system too: a run moved to another system (an edit) keeps its entry where it is ranked the same.
+        ListEntry.objects.bulk_update(changed, [name for name in SOURCE if name != "run_id"])
     added = []
     for slug, change in changes.items():
         ranked_scores = [values["score"] for values in change.added if values["ranked"]]

@@ -46,8 +46,7 @@ def writes() -> Iterator[None]:
     systems: set[int] = set()
     token = _written_systems.set(systems)
     try:
-        # No savepoint of its own inside a caller's transaction: a verb that fails fails the caller's too.
-        with transaction.atomic(savepoint=False):
+        with transaction.atomic():
             yield
             _bring_in_line(systems)
     finally:
