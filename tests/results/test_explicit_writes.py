@@ -201,3 +201,21 @@ def test_a_review_in_the_admin_is_noted_and_checked_as_review_run_does(committin
     assert "has not declared production use" in str(refused.errors)
     assert not Run.objects.get(pk=run.pk).production_accepted
     assert ReviewNote.objects.filter(run=run).count() == 1
+
+
+def test_only_the_verbs_open_run_writes():
+    """The guard's one way in (`run_writes_open`) is used by apps.results.runs alone: a module that opened it for
+    its own writes would pass the guard and skip the upkeep. A scan of the source, as this is about who may call
+    it, not about what a call writes."""
+    import ast
+    from pathlib import Path
+
+    apps_root = Path(__file__).resolve().parents[2] / "apps"
+    openers = set()
+    for path in apps_root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            name = getattr(node, "attr", None) or getattr(node, "id", None)
+            if isinstance(node, ast.Name | ast.Attribute) and name == "run_writes_open":
+                openers.add(path.relative_to(apps_root).as_posix())
+
+    assert openers == {"results/runs.py"}
