@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
-from django.db import transaction
-
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
@@ -140,8 +138,7 @@ def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = 
                 if isinstance(item, ParseError):
                     summary.failed.append(str(item))
                 else:
-                    with transaction.atomic():
-                        run, outcome = store_parsed_run(item, reprocess=reprocess)
+                    run, outcome = store_parsed_run(item, reprocess=reprocess)  # one transaction (runs.writes)
                     getattr(summary, outcome).append(run.pk)
                 if progress:
                     progress(done, len(result_dirs))
@@ -215,7 +212,7 @@ FOREIGN = "foreign"
 
 
 def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
-    """Create the run (or find it, or rewrite it when reprocessing). Must run inside a transaction.
+    """Create the run (or find it, or rewrite it when reprocessing), in one transaction (or the caller's).
 
     Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
     The run is saved more than once (created, then its verdicts) in one write: its list entries are brought
