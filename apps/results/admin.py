@@ -286,12 +286,13 @@ class RunAdmin(ResultsAdmin):
             stored = models.Run.objects.only(*REVIEW_FIELDS).get(pk=obj.pk)
             for name in decisions:
                 setattr(obj, name, getattr(stored, name))
-        runs.edit(obj)
-        if decisions:
-            review_run(obj, by=request.user, status=decisions.get("review_status"),
-                       level=decisions.get("reproducibility_level"),
-                       production_accepted=decisions.get("production_accepted"), note="changed in the admin")
-        elif not change:
+        with runs.writes():  # the edit and the review, brought in line once
+            runs.edit(obj)
+            if decisions:
+                review_run(obj, by=request.user, status=decisions.get("review_status"),
+                           level=decisions.get("reproducibility_level"),
+                           production_accepted=decisions.get("production_accepted"), note="changed in the admin")
+        if not change:
             schedule_change_detection([obj.pk])  # a new run of a system's history
 
     def delete_model(self, request, obj):
