@@ -219,3 +219,20 @@ def test_only_the_verbs_open_run_writes():
                 openers.add(path.relative_to(apps_root).as_posix())
 
     assert openers == {"results/runs.py"}
+
+
+def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_list_once(monkeypatch, bumps,
+                                                                                        committing):
+    from apps.ingest.pipelines.io500 import ingest_path
+    from tests.conftest import REPO_ROOT
+
+    maintained = []
+    monkeypatch.setattr(list_entries.maintain_list, "delay", maintained.append)
+
+    with committing():
+        summary = ingest_path(REPO_ROOT / "fixtures" / "demo")
+
+    assert len(summary.created) == 6
+    assert len(bumps) == 6  # one commit, and one bump, per run
+    assert sorted(maintained) == sorted(set(maintained))  # each changed list once, at the end
+    assert "historic" in maintained
