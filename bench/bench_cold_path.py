@@ -202,7 +202,8 @@ def one_upload(base: str) -> dict:
     from apps.ingest.pipelines import ingest_upload
     from apps.ingest.uploads import receive_upload
     from apps.results import list_entries
-    from apps.results.models import ListEntry, Run
+    from apps.results.models import ListEntry
+    from apps.results.runs import delete as delete_runs
 
     scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-upload-"))
     try:
@@ -228,7 +229,7 @@ def one_upload(base: str) -> dict:
             started = time.perf_counter()
             list_entries.refresh_statistics(kind)
             maintenance[kind] = time.perf_counter() - started
-        Run.objects.filter(pk=run.pk).get().delete()
+        delete_runs([run])
         upload.delete()
         return {"ingest_seconds": ingest_seconds, "first_read_ms": first_read_ms, "rank_shown": shown,
                 "rank_expected": expected, "statistics_refresh_seconds": maintenance}

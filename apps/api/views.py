@@ -30,6 +30,7 @@ from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, Ru
 from apps.results.ownership import delete_upload
 from apps.results.querysets import CountedKeys, load_listed
 from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
+from apps.results.runs import delete as delete_runs
 from apps.web.page_cache import cache_page_until_data_changes
 
 #: Query parameters that page or order a list without narrowing it.
@@ -76,6 +77,9 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
 
     def get_serializer_class(self):
         return serializers.RunSummarySerializer if self.action == "list" else serializers.RunDetailSerializer
+
+    def perform_destroy(self, run):
+        delete_runs([run])  # off every list first, the system's next best run listed in its place
 
     def paginate_queryset(self, queryset):
         """Every run, unfiltered, is counted from the maintained list counts rather than by COUNT(*)."""

@@ -3,11 +3,18 @@ from django.contrib import admin
 from django.db import transaction
 from django.utils.html import format_html, format_html_join
 
-from apps.results import models, ownership
+from apps.results import models, ownership, runs
 from apps.results.changes.services import triage
 from apps.results.editions import freeze_entries
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.reproducibility import LEVELS, SECTIONS, TARGET_LISTS, QuestionnaireError, clean_reproducibility
-from apps.results.review import clause_outcomes, reproducibility_report
+from apps.results.review import (
+    ReviewError,
+    check_decisions,
+    clause_outcomes,
+    reproducibility_report,
+    review_run,
+)
 from apps.results.tasks import schedule_change_detection
 
 REVIEW_FIELDS = ["review_status", "reproducibility_level", "production_accepted"]
@@ -69,6 +76,13 @@ class RunReviewFormBase(forms.ModelForm):
             })
         except QuestionnaireError as error:
             raise forms.ValidationError(str(error)) from error
+        decisions = {name: cleaned.get(name) for name in REVIEW_FIELDS if name in self.changed_data}
+        try:  # the committee's decisions are checked as review_run checks them, against the answers as saved
+            check_decisions(self.reproducibility, status=decisions.get("review_status"),
+                            level=decisions.get("reproducibility_level"),
+                            production_accepted=decisions.get("production_accepted"))
+        except ReviewError as error:
+            raise forms.ValidationError(str(error)) from error
         return cleaned
 
     def save(self, commit=True):
@@ -81,6 +95,28 @@ RunReviewForm = type("RunReviewForm", (RunReviewFormBase,), {
     f"section_{name}": forms.CharField(label=title, required=False, widget=forms.Textarea(attrs={"rows": 2}))
     for name, title in SECTIONS.items()
 })
+
+
+class ResultsAdmin(admin.ModelAdmin):
+    """Every save or delete in the admin can change what pages show: it bumps the data version, on commit (no
+    signal does it). Runs, systems and institutions are written through apps.results.runs, which also brings
+    their list entries in line."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        bump_data_version_on_commit()
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        bump_data_version_on_commit()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        bump_data_version_on_commit()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        bump_data_version_on_commit()
 
 
 class ReviewNoteInline(admin.TabularInline):
@@ -104,14 +140,17 @@ class InstitutionAliasInline(admin.TabularInline):
 
 
 @admin.register(models.Institution)
-class InstitutionAdmin(admin.ModelAdmin):
+class InstitutionAdmin(ResultsAdmin):
     list_display = ["name", "country"]
     search_fields = ["name", "aliases__name"]
     inlines = [InstitutionAliasInline]
 
+    def save_model(self, request, obj, form, change):
+        runs.edit_institution(obj)  # a renamed institution is renamed on its systems' list entries
+
 
 @admin.register(models.InstitutionAlias)
-class InstitutionAliasAdmin(admin.ModelAdmin):
+class InstitutionAliasAdmin(ResultsAdmin):
     list_display = ["name", "institution"]
     exclude = ["key"]
 
@@ -123,15 +162,18 @@ class SystemAliasInline(admin.TabularInline):
 
 
 @admin.register(models.StorageSystem)
-class StorageSystemAdmin(admin.ModelAdmin):
+class StorageSystemAdmin(ResultsAdmin):
     list_display = ["name", "institution", "filesystem", "storage_vendor", "server_count"]
     list_filter = ["filesystem"]
     search_fields = ["name", "institution__name", "aliases__name"]
     inlines = [SystemAliasInline]
 
+    def save_model(self, request, obj, form, change):
+        runs.edit_system(obj)  # a renamed system is renamed on its runs' list entries
+
 
 @admin.register(models.SystemAlias)
-class SystemAliasAdmin(admin.ModelAdmin):
+class SystemAliasAdmin(ResultsAdmin):
     list_display = ["institution_name", "name", "filesystem", "system"]
     exclude = ["key"]
 
@@ -174,13 +216,13 @@ class LustrePatchInline(admin.TabularInline):
 
 
 @admin.register(models.LustreBuild)
-class LustreBuildAdmin(admin.ModelAdmin):
+class LustreBuildAdmin(ResultsAdmin):
     list_display = ["__str__", "server_version", "client_version", "base_commit"]
     inlines = [LustrePatchInline]
 
 
 @admin.register(models.LustrePatch)
-class LustrePatchAdmin(admin.ModelAdmin):
+class LustrePatchAdmin(ResultsAdmin):
     list_display = ["commit", "ticket", "component", "status", "build"]
 
 
@@ -197,7 +239,7 @@ class AnomalyInline(admin.TabularInline):
 
 
 @admin.register(models.Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(ResultsAdmin):
     form = RunReviewForm
     list_display = ["pk", "system", "kind", "era", "client_nodes", "score_total", "verification", "flagged",
                     "review_status", "reproducibility_level", "production_accepted", "owner", "claims_system"]
@@ -237,14 +279,27 @@ class RunAdmin(admin.ModelAdmin):
             "", "<li><b>{}</b> {}: {}</li>", ((o.clause.id, o.outcome, o.detail) for o in outcomes)))
 
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        changed = [name for name in REVIEW_FIELDS if name in form.changed_data]
-        if "review_status" in changed:
-            schedule_change_detection([obj.pk])  # a system's history holds its runs visible as ranked
-        if change and changed:
-            models.ReviewNote.objects.create(
-                run=obj, author=request.user, status=obj.review_status if "review_status" in changed else "",
-                text="changed in the admin: " + ", ".join(f"{name} = {getattr(obj, name)}" for name in changed))
+        """The run's fields through runs.edit; the committee's decisions through review_run, as from the API:
+        checked (the form's clean), noted, and followed by change detection."""
+        decisions = {name: getattr(obj, name) for name in REVIEW_FIELDS if change and name in form.changed_data}
+        if decisions:  # left as stored here: review_run applies and notes them
+            stored = models.Run.objects.only(*REVIEW_FIELDS).get(pk=obj.pk)
+            for name in decisions:
+                setattr(obj, name, getattr(stored, name))
+        with runs.writes():  # the edit and the review, brought in line once
+            runs.edit(obj)
+            if decisions:
+                review_run(obj, by=request.user, status=decisions.get("review_status"),
+                           level=decisions.get("reproducibility_level"),
+                           production_accepted=decisions.get("production_accepted"), note="changed in the admin")
+        if not change:
+            schedule_change_detection([obj.pk])  # a new run of a system's history
+
+    def delete_model(self, request, obj):
+        runs.delete([obj])
+
+    def delete_queryset(self, request, queryset):
+        runs.delete(queryset)
 
     def save_formset(self, request, form, formset, change):
         """Notes and checks record who wrote them."""
@@ -260,7 +315,7 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.RulesEdition)
-class RulesEditionAdmin(admin.ModelAdmin):
+class RulesEditionAdmin(ResultsAdmin):
     list_display = ["name", "since", "until"]
     readonly_fields = ["rule_clauses"]
 
@@ -271,38 +326,38 @@ class RulesEditionAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.CustomList)
-class CustomListAdmin(admin.ModelAdmin):
+class CustomListAdmin(ResultsAdmin):
     list_display = ["name", "token", "equation", "base_list", "created_at"]
     search_fields = ["name", "token", "equation"]
 
 
 @admin.register(models.RunFile)
-class RunFileAdmin(admin.ModelAdmin):
+class RunFileAdmin(ResultsAdmin):
     list_display = ["name", "run"]
     raw_id_fields = ["run"]
 
 
 @admin.register(models.PhaseResult)
-class PhaseResultAdmin(admin.ModelAdmin):
+class PhaseResultAdmin(ResultsAdmin):
     list_display = ["run", "name", "value", "unit", "seconds"]
     raw_id_fields = ["run"]
 
 
 @admin.register(models.Tunable)
-class TunableAdmin(admin.ModelAdmin):
+class TunableAdmin(ResultsAdmin):
     list_display = ["run", "parameter", "value", "scope"]
     list_filter = ["scope"]
     raw_id_fields = ["run"]
 
 
 @admin.register(models.Striping)
-class StripingAdmin(admin.ModelAdmin):
+class StripingAdmin(ResultsAdmin):
     list_display = ["run", "path_role", "stripe_count", "stripe_size", "overstriping", "dir_stripe_count"]
     raw_id_fields = ["run"]
 
 
 @admin.register(models.Anomaly)
-class AnomalyAdmin(admin.ModelAdmin):
+class AnomalyAdmin(ResultsAdmin):
     list_display = ["run", "rule", "severity", "phase"]
     list_filter = ["rule", "severity"]
     raw_id_fields = ["run"]
@@ -317,7 +372,7 @@ class EditionEntryInline(admin.TabularInline):
 
 
 @admin.register(models.Edition)
-class EditionAdmin(admin.ModelAdmin):
+class EditionAdmin(ResultsAdmin):
     """Adding an edition freezes the live list of its kind; afterwards only its title and description change."""
 
     list_display = ["name", "list_kind", "title", "frozen_at"]
@@ -334,7 +389,7 @@ class EditionAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.EditionEntry)
-class EditionEntryAdmin(admin.ModelAdmin):
+class EditionEntryAdmin(ResultsAdmin):
     list_display = ["edition", "rank", "system_name", "score"]
     raw_id_fields = ["run", "system"]
 
@@ -346,20 +401,20 @@ class ScalingPointInline(admin.TabularInline):
 
 
 @admin.register(models.ScalingSeries)
-class ScalingSeriesAdmin(admin.ModelAdmin):
+class ScalingSeriesAdmin(ResultsAdmin):
     list_display = ["name", "system", "created_at"]
     inlines = [ScalingPointInline]
 
 
 @admin.register(models.ScalingPoint)
-class ScalingPointAdmin(admin.ModelAdmin):
+class ScalingPointAdmin(ResultsAdmin):
     list_display = ["series", "operation", "mdt_count", "tasks", "mean"]
     list_filter = ["operation", "striping"]
     raw_id_fields = ["series"]
 
 
 @admin.register(models.Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(ResultsAdmin):
     """Studies are written by ingest; here an operator sets what a reader may not: the name, the notes and the
     equivalence margin the verdicts use."""
 
@@ -371,7 +426,7 @@ class StudyAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Change)
-class ChangeAdmin(admin.ModelAdmin):
+class ChangeAdmin(ResultsAdmin):
     """Triage: staff set the status and a note; everything else is what detection found."""
 
     list_display = ["system", "metric", "kind", "direction", "magnitude_pct", "run_after", "status", "detected"]
@@ -390,7 +445,7 @@ class ChangeAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Annotation)
-class AnnotationAdmin(admin.ModelAdmin):
+class AnnotationAdmin(ResultsAdmin):
     """An expected change: saving one recomputes the system's changes with the run as a new baseline."""
 
     list_display = ["system", "run", "metric", "text", "author", "created_at"]

@@ -6,6 +6,7 @@ the database knows (other runs with the same content) and the thresholds from se
 
 from django.conf import settings
 
+from apps.results import runs
 from apps.results.anomalies import RuleContext, RunFacts, evaluate_all
 from apps.results.models import Anomaly, Run, Stack
 
@@ -31,22 +32,24 @@ def duplicate_context(run: Run) -> RuleContext:
 
 
 def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[Anomaly]:
-    """Replace the run's anomalies with what the rules find now, and refresh its list verdicts.
+    """Replace the run's anomalies with what the rules find now, and refresh its list verdicts (one write of
+    runs: the lists are brought in line once, at its end).
 
     A new run that duplicates stored ones also changes their verdict, so they are re-checked too.
     """
     if run.kind != Run.Kind.IO500 or not run.facts:
         return []
-    context = duplicate_context(run)
-    findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
-    run.anomalies.all().delete()
-    rows = Anomaly.objects.bulk_create(
-        Anomaly(run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message,
-                evidence=f.evidence)
-        for f in findings
-    )
-    run.refresh_verdicts()
-    if include_duplicates:
-        for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
-            check_run_anomalies(other, include_duplicates=False)
+    with runs.writes():
+        context = duplicate_context(run)
+        findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
+        run.anomalies.all().delete()
+        rows = Anomaly.objects.bulk_create(
+            Anomaly(run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message,
+                    evidence=f.evidence)
+            for f in findings
+        )
+        runs.set_verdicts(run)
+        if include_duplicates:
+            for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
+                check_run_anomalies(other, include_duplicates=False)
     return rows

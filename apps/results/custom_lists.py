@@ -89,6 +89,7 @@ def save_custom_list(name: str, equation: str, base_list: str = "full", owner=No
         custom = CustomList.objects.create(token=secrets.token_urlsafe(12), name=name.strip()[:200] or equation[:200],
                                            equation=equation, base_list=base_list, owner=owner)
         schedule_fill(custom)
+        bump_data_version_on_commit()  # the pages that list the saved lists
     return custom
 
 

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import F, Prefetch
 from django.utils import timezone
 
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.list_kinds import LIST_KINDS
 from apps.results.models import Anomaly, Edition, EditionEntry, ListEntry, RulesEdition
 from apps.results.querysets import SEVERITY_ORDER, criteria_condition, normalised_scores, sort_field
@@ -74,6 +75,7 @@ def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
                 exclusion_reason=run.exclusion_reason,
             ) for run in chunk)
             frozen += len(chunk)
+        bump_data_version_on_commit()
     return frozen
 
 

@@ -7,11 +7,13 @@ version*, which every committed write to the results app changes. A reader never
 than the last committed write it could have seen; there is no invalidation by pattern and no TTL
 guessing.
 
-The version lives in the shared cache (Redis). Writes through the ORM bump it from signals, on
-commit; the write paths that bypass signals (``QuerySet.update``, ``bulk_create``) call
-``bump_data_version_on_commit`` themselves. Without a shared cache (the embedded default, where
-each process has its own local memory) the page cache stays off, since a `manage.py ingest` in
-another process could not tell the web server that its pages are stale.
+The version lives in the shared cache (Redis). Every writer bumps it explicitly, on commit, once per
+write: the writes of runs, systems and institutions in apps.results.runs, every other writing service
+(editions, changes, reviews, series, studies, stacks, custom lists, uploads' deletion, the admin) with
+``bump_data_version_on_commit`` at its end; no signal receiver does it behind a writer's back.
+Without a shared cache (the embedded default, where each process has its own local memory) the page
+cache stays off, since a `manage.py ingest` in another process could not tell the web server that
+its pages are stale.
 
 Keys carry ``IOBOARD_CACHE_PREFIX`` (one per deployment, derived from the database name unless
 set), so two deployments sharing one Redis keep separate versions and pages. The page cache that
@@ -104,7 +106,3 @@ def bump_data_version_on_commit() -> None:
     cached under the new version from data of the old."""
     transaction.on_commit(bump_data_version)
 
-
-def bump_on_results_write(sender, **kwargs) -> None:
-    """post_save / post_delete receiver for the models of the results app (connected in its AppConfig)."""
-    bump_data_version_on_commit()

@@ -7,9 +7,9 @@ statistics minutes; every committed write invalidates the page cache, so readers
 How:
 - **Membership.** A write to a run re-derives the entries of its storage system only, for every
   list kind of the registry (apps.results.list_kinds): its best member run, or all its member
-  runs. `sync_systems()` runs in the writer's transaction (signals in apps.results.apps through
-  apps.results.run_upkeep, which a writer saving runs several times in one transaction, the ingest,
-  asks to sync once at its end), so the next read sees the run listed and ranked. One sync reads
+  runs. `sync_systems()` runs in the writer's transaction, called once at the end of each write of
+  runs (apps.results.runs, also when a writer saves a run several times in one transaction, as the
+  ingest does), so the next read sees the run listed and ranked. One sync reads
   every kind's desired and existing entries in one query each and writes them in bulk.
 - **Rank.** Renumbering every entry below a new one would rewrite up to the whole list per
   upload. Instead an entry stores the rank it had when it was written (`base_rank`) and the id of
@@ -20,7 +20,7 @@ How:
   after bulk loads. The ingest of a tree commits run by run and asks for that task once, at its end
   (`maintained_after_batch()`).
 - **Counts and statistics** live in ListState: counts in the same transaction, the per-phase
-  medians refreshed after the commit by `apps.results.tasks.maintain_list` (debounced through the
+  medians refreshed after the commit by `maintain_list`, enqueued here (debounced through the
   `statistics_stale` flag; pages show `statistics_as_of`).
 - **Bulk loads** (`rebuild()`) fill the entries with one INSERT ... SELECT per kind, settle, and
   ANALYZE what they filled, so no plan is made on statistics that predate the load.
@@ -32,10 +32,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 
+from celery import shared_task
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
-from django.dispatch import Signal
 from django.utils import timezone
 
 from apps.results import bulk
@@ -189,7 +190,8 @@ def _apply(changes: dict[str, _Changes]) -> None:
         ListEntry.objects.filter(pk__in=[entry.pk for entry in removed]).delete()
     changed = [entry for change in changes.values() for entry in change.changed]
     if changed:
-        ListEntry.objects.bulk_update(changed, [name for name in SOURCE if name not in ("run_id", "system_id")])
+        # The system too: a run moved to another system (an edit) keeps its entry where it is ranked the same.
+        ListEntry.objects.bulk_update(changed, [name for name in SOURCE if name != "run_id"])
     added = []
     for slug, change in changes.items():
         ranked_scores = [values["score"] for values in change.added if values["ranked"]]
@@ -221,11 +223,6 @@ def _apply(changes: dict[str, _Changes]) -> None:
         _maintain_after_commit(slug)
 
 
-#: Sent after the commit of a write that changed a list (kwarg `kind`); apps.results.apps connects the task
-#: that settles ranks and refreshes statistics (apps.results.tasks.maintain_list).
-list_changed = Signal()
-
-
 #: The lists changed inside the active `maintained_after_batch()`, or None outside one.
 _changed_in_batch: ContextVar[set[str] | None] = ContextVar("lists_changed_in_batch", default=None)
 
@@ -236,7 +233,7 @@ def _maintain_after_commit(slug: str) -> None:
         changed.add(slug)
         return
     # Robust: a broker that is away loses the message, not the write; the list's state flags keep what is due.
-    transaction.on_commit(lambda: list_changed.send(sender=ListEntry, kind=slug), robust=True)
+    transaction.on_commit(lambda: maintain_list.delay(slug), robust=True)
 
 
 @contextmanager
@@ -339,6 +336,24 @@ def refresh_statistics(slug: str) -> None:
     medians = phase_medians(slug) if LIST_KINDS[slug].keeps_medians else {}
     ListState.objects.filter(kind=slug).update(phase_medians=medians, filesystems=list(filesystems.distinct()),
                                                statistics_as_of=timezone.now())
+
+
+@shared_task(name="apps.results.tasks.maintain_list", acks_late=True,
+             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT, time_limit=settings.CELERY_TASK_TIME_LIMIT)
+def maintain_list(kind: str) -> None:
+    """Settle the list's ranks when shifts have piled up, and refresh its statistics when stale.
+
+    Enqueued after every commit that changed the list (`_maintain_after_commit`); idempotent and debounced
+    by the state flags, so a burst of uploads costs one refresh, not one per upload. It lives beside the
+    upkeep that enqueues it; its name is the one it had in apps.results.tasks, so queued messages still find it.
+    """
+    state = ListState.objects.filter(kind=kind).first()
+    if state is None:
+        return
+    if state.pending_shifts >= SETTLE_AFTER:
+        settle(kind)
+    if state.statistics_stale:
+        refresh_statistics(kind)
 
 
 def phase_medians(slug: str) -> dict[str, float]:

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, time
 from django.db.models import Expression, F, Q
 
 #: The conditions of an *eligible* run: an IO500 run, not excluded (the benchmark's verdict and the error-level
-#: anomaly rules, `Run.refresh_verdicts`), with a score. The partial indexes of the run table use them too.
+#: anomaly rules, `Run.derive_verdicts`), with a score. The partial indexes of the run table use them too.
 ELIGIBLE_CONDITIONS = {"kind": "io500", "exclusion_reason": "", "score_total__isnull": False}
 #: The committee's acceptance (apps.results.review): published archives ingested by the operator are accepted.
 ACCEPTED_CONDITIONS = {"review_status": "accepted"}

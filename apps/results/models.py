@@ -21,7 +21,7 @@ from apps.results.anomalies import PhaseFacts, RunFacts, ScoreFacts
 from apps.results.anomalies.registry import resolve_thresholds
 from apps.results.anomalies.rules import reproduced, score_reproduction
 from apps.results.list_kinds import ELIGIBLE_CONDITIONS, eligible_condition, is_eligible, is_ranked, list_kind_choices
-from apps.results.querysets import ChangeQuerySet, ListEntryQuerySet, RunQuerySet
+from apps.results.querysets import ChangeQuerySet, ListEntryQuerySet, RunQuerySet, check_run_write
 from apps.results.reproducibility import LEVELS, UNDEFINED
 from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
@@ -124,7 +124,7 @@ class StorageSystem(models.Model):
         if missing:
             for field, value in missing.items():
                 setattr(self, field, value)
-            # A save, not an update(): its post_save copies the new values into the list entries.
+            # The run write that follows (apps.results.runs) copies them into the system's list entries.
             self.save(update_fields=list(missing))
 
 
@@ -347,8 +347,17 @@ class Run(models.Model):
     def __str__(self) -> str:
         return f"Run {self.pk} of {self.system.name}"
 
+    def save(self, *args, **kwargs):
+        """Only inside a verb of apps.results.runs (as `delete` and the run queryset's writes)."""
+        check_run_write("Run.save()")
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("run-detail", args=[self.pk])
+
+    def delete(self, *args, **kwargs):
+        check_run_write("Run.delete()")
+        return super().delete(*args, **kwargs)
 
     @property
     def is_eligible(self) -> bool:
@@ -386,8 +395,12 @@ class Run(models.Model):
     def make_identity(content_hash: str, source_path: str) -> str:
         return hashlib.sha256(f"{content_hash}\0{source_path}".encode()).hexdigest()
 
-    def refresh_verdicts(self) -> None:
-        """Recompute the denormalised ranking verdicts from the stored anomalies.
+    #: The columns `derive_verdicts` sets.
+    VERDICT_FIELDS = ["exclusion_reason", "flagged"]
+
+    def derive_verdicts(self) -> None:
+        """Recompute the denormalised ranking verdicts from the stored anomalies (saved by
+        apps.results.runs.set_verdicts).
 
         An error-level anomaly (a run the benchmark marked invalid included) keeps the run off the
         ranked lists, with the rule's message as the reason; a warning only shows a badge.
@@ -398,8 +411,6 @@ class Run(models.Model):
             reasons.append("no score")
         self.exclusion_reason = "\n".join(reasons)
         self.flagged = any(a.severity == Anomaly.Severity.WARN for a in anomalies)
-        # A save, not an update(): its post_save keeps the list entries (apps.results.apps) and bumps the version.
-        self.save(update_fields=["exclusion_reason", "flagged"])
 
 
 class RunFile(models.Model):

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from apps.results import runs
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import Run, ScalingPoint, StorageSystem, StudyPoint, Upload
 
 OPERATOR = "the operator (command-line ingest)"
@@ -91,7 +93,7 @@ def delete_upload(upload: Upload) -> None:
     hold points of others (those pass to the owner of the remaining points); then its jobs and its file."""
     stored = upload.file
     with transaction.atomic():
-        upload.runs.all().delete()
+        runs.delete(upload.runs.all())
         ScalingPoint.objects.filter(upload=upload).delete()
         StudyPoint.objects.filter(upload=upload).delete()
         for series in upload.scaling_series.all():
@@ -99,6 +101,7 @@ def delete_upload(upload: Upload) -> None:
         for study in upload.studies.filter(scaling_series__isnull=True):
             _delete_or_pass_on(study)
         upload.delete()
+        bump_data_version_on_commit()  # its series' and studies' pages (its runs' went with runs.delete)
         transaction.on_commit(lambda: stored.storage.delete(stored.name))
 
 

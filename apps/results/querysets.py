@@ -17,6 +17,8 @@ Usage, the same for HTML pages, exports and the API::
 """
 
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import islice
 
 from django.apps import apps
@@ -131,7 +133,56 @@ def normalised_scores(*, total: str, nodes: str, servers: str) -> dict:
     }
 
 
+#: True while a verb of apps.results.runs writes runs: only then may a run be saved, updated or deleted.
+_run_writes_open: ContextVar[bool] = ContextVar("run_writes_open", default=False)
+
+
+class RunWriteOutsideVerbs(RuntimeError):
+    """A run was written without a verb of apps.results.runs, so nothing would bring the lists in line."""
+
+
+@contextmanager
+def run_writes_open() -> Iterator[None]:
+    """Let the block write runs (apps.results.runs opens it around each verb, and nothing else should)."""
+    token = _run_writes_open.set(True)
+    try:
+        yield
+    finally:
+        _run_writes_open.reset(token)
+
+
+def check_run_write(what: str) -> None:
+    """Refuse a write of runs outside a verb of apps.results.runs.
+
+    Why at run time and not only a scan of the source: `x.save()`, `queryset.update()` and `bulk_create` say
+    nothing of their model to a reader of the source, while here every ORM write of a run passes, whatever
+    its spelling; the test suite, which exercises every writer, fails on the first one that bypasses the
+    verbs (tests/results/test_explicit_writes.py checks each form).
+    """
+    if not _run_writes_open.get():
+        raise RunWriteOutsideVerbs(f"{what} outside apps.results.runs: write runs through its verbs, which bring "
+                                   "the list entries, custom lists and data version in line")
+
+
 class RunQuerySet(models.QuerySet):
+    """Runs. Every write (update, delete, bulk create or update) goes through apps.results.runs."""
+
+    def update(self, **kwargs):
+        check_run_write("Run update()")
+        return super().update(**kwargs)
+
+    def delete(self):
+        check_run_write("Run delete()")
+        return super().delete()
+
+    def bulk_create(self, *args, **kwargs):
+        check_run_write("Run bulk_create()")
+        return super().bulk_create(*args, **kwargs)
+
+    def bulk_update(self, *args, **kwargs):
+        check_run_write("Run bulk_update()")
+        return super().bulk_update(*args, **kwargs)
+
     def io500(self):
         return self.filter(kind="io500")
 

@@ -1,8 +1,9 @@
 """The committee's review of a submission: status, reproducibility level, production acceptance, checklist, notes.
 
-Every change goes through these functions, so each one leaves a note (who, when, what) and the run's save
-re-derives its list entries in the same transaction (apps.results.apps → list_entries.sync_systems): a run
-the committee accepts appears on the ranked lists at the next read, one it rejects or withdraws leaves them.
+Every change goes through these functions (the admin's too), so each one is checked (`check_decisions`) and
+leaves a note (who, when, what), and the run is saved through apps.results.runs, which re-derives its list
+entries in the same transaction: a run the committee accepts appears on the ranked lists at the next read,
+one it rejects or withdraws leaves them.
 """
 
 from dataclasses import replace
@@ -12,7 +13,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from apps.results import runs
 from apps.results.anomalies import RunFacts
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production, is_find_source
 from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_edition
@@ -75,18 +78,25 @@ def reproducibility_report(run: Run, *, staff: bool) -> dict:
     return report
 
 
-def review_run(run: Run, *, by, status: str | None = None, level: str | None = None,
-               production_accepted: bool | None = None, note: str = "") -> ReviewNote:
-    """Apply the committee's decisions to a run and record them in a note."""
+def check_decisions(reproducibility: dict | None, *, status: str | None = None, level: str | None = None,
+                    production_accepted: bool | None = None) -> None:
+    """Refuse decisions the committee cannot make (ReviewError): an unknown status or level, or accepting a
+    production declaration the submitter's answers (`reproducibility`) do not make."""
     if status is not None and status not in ReviewStatus.values:
         raise ReviewError(f"unknown status {status!r}; choose one of {', '.join(ReviewStatus.values)}")
     if level is not None and level not in LEVELS:
         raise ReviewError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
-    if production_accepted and not declares_production(run.reproducibility or {}):
+    if production_accepted and not declares_production(reproducibility or {}):
         raise ReviewError("the submitter has not declared production use (production applications and "
                           "no single point of failure); nothing to accept")
+
+
+def review_run(run: Run, *, by, status: str | None = None, level: str | None = None,
+               production_accepted: bool | None = None, note: str = "") -> ReviewNote:
+    """Apply the committee's decisions to a run and record them in a note."""
+    check_decisions(run.reproducibility, status=status, level=level, production_accepted=production_accepted)
     changes = []
-    with transaction.atomic():
+    with runs.writes():
         run = Run.objects.select_for_update().get(pk=run.pk)
         if status is not None and status != run.review_status:
             changes.append(f"status {run.review_status} → {status}")
@@ -98,7 +108,7 @@ def review_run(run: Run, *, by, status: str | None = None, level: str | None = N
             changes.append("production declaration " + ("accepted" if production_accepted else "not accepted"))
             run.production_accepted = production_accepted
         if changes:
-            run.save(update_fields=["review_status", "reproducibility_level", "production_accepted", "updated_at"])
+            runs.edit(run, fields=["review_status", "reproducibility_level", "production_accepted", "updated_at"])
             # Only runs visible as ranked are a system's history (apps.results.changes): detect it again.
             schedule_change_detection([run.pk])
         text = "\n".join(part for part in (note.strip(), "; ".join(changes)) if part)
@@ -110,10 +120,12 @@ def check_item(run: Run, *, rules_edition: RulesEdition, item: str, passed: bool
     if item not in (rules_edition.checklist or []):
         raise ReviewError(f"{item!r} is not on the checklist of {rules_edition.name}: "
                           f"{'; '.join(rules_edition.checklist or []) or 'it has none'}")
-    check, _ = ReviewCheck.objects.update_or_create(
-        run=run, rules_edition=rules_edition, item=item,
-        defaults={"passed": passed, "note": note, "checked_by": by, "checked_at": timezone.now()},
-    )
+    with transaction.atomic():
+        check, _ = ReviewCheck.objects.update_or_create(
+            run=run, rules_edition=rules_edition, item=item,
+            defaults={"passed": passed, "note": note, "checked_by": by, "checked_at": timezone.now()},
+        )
+        bump_data_version_on_commit()
     return check
 
 

@@ -1,33 +1,15 @@
-"""Celery tasks of the results app: upkeep that must not lengthen the write that asked for it (list
-entries after a change of a list, detected changes after an ingest)."""
+"""Celery tasks of the results app: upkeep that must not lengthen the write that asked for it (detected changes
+after an ingest, the anomaly rules after a new ceiling). The list upkeep task lives beside its service
+(apps.results.list_entries.maintain_list), as do the custom lists' (apps.results.custom_lists)."""
 
 from collections.abc import Iterable
 
 from celery import shared_task
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 
-from apps.results import list_entries
 from apps.results.anomaly_checks import check_run_anomalies
 from apps.results.changes.services import detect_systems_changes
-from apps.results.models import ListState, Run
-
-
-@shared_task(acks_late=True, soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-             time_limit=settings.CELERY_TASK_TIME_LIMIT)
-def maintain_list(kind: str) -> None:
-    """Settle the list's ranks when shifts have piled up, and refresh its statistics when stale.
-
-    Enqueued after every commit that changed the list; idempotent and debounced by the state flags,
-    so a burst of uploads costs one refresh, not one per upload.
-    """
-    state = ListState.objects.filter(kind=kind).first()
-    if state is None:
-        return
-    if state.pending_shifts >= list_entries.SETTLE_AFTER:
-        list_entries.settle(kind)
-    if state.statistics_stale:
-        list_entries.refresh_statistics(kind)
+from apps.results.models import Run
 
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=5, retry_backoff=5)

@@ -4,6 +4,7 @@ system's best score or a custom list over the historic list."""
 
 import pytest
 
+from apps.results import runs
 from apps.results.models import ReviewStatus, Run
 from tests.factories import RunFactory, StorageSystemFactory
 
@@ -67,7 +68,8 @@ def test_a_systems_best_score_is_its_best_ranked_run(status, system, published, 
 
 def test_accepting_the_run_ranks_it_everywhere(system, published, anonymous_client):
     run = fabricated(system, ReviewStatus.SUBMITTED)
-    Run.objects.filter(pk=run.pk).update(review_status=ReviewStatus.ACCEPTED)
+    run.review_status = ReviewStatus.ACCEPTED
+    runs.edit(run, fields=["review_status"])
 
     assert anonymous_client.get(f"/api/v1/runs/{run.pk}/").json()["verification"]["ranked"] is True
     assert anonymous_client.get(f"/api/v1/systems/{system.pk}/").json()["best_score"] == pytest.approx(FABRICATED_BW)

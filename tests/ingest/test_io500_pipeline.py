@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.ingest.core.common import IngestError
 from apps.ingest.pipelines.io500 import ingest_path, ingest_upload
+from apps.results import runs
 from apps.results.models import PhaseResult, Run, StorageSystem, Upload
 from tests.conftest import REPO_ROOT
 from tests.ingest.parsers.io500_samples import SAMPLES
@@ -124,7 +125,8 @@ def test_a_garbled_summary_fails_naming_the_file_and_stores_nothing(tmp_path):
 def test_reprocess_rewrites_the_run_in_place():
     ingest_path(CAPP_SUBMISSION)
     run = Run.objects.get()
-    Run.objects.filter(pk=run.pk).update(score_total=1.0)
+    run.score_total = 1.0
+    runs.edit(run, fields=["score_total"])
     summary = ingest_path(CAPP_SUBMISSION, reprocess=True)
     assert summary.updated == [run.pk]
     run.refresh_from_db()

@@ -6,6 +6,7 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.results import runs
 from apps.results.custom_lists import CustomListRows, fill_custom_list, forget_all, refresh_systems, save_custom_list
 from apps.results.models import CustomListEntry, PhaseResult, ReviewStatus
 from tests.factories import RunFactory
@@ -82,16 +83,16 @@ def test_the_list_follows_writes_to_its_runs(celery_eager, django_capture_on_com
 
     with django_capture_on_commit_callbacks(execute=True):  # a reprocessed run: its phases change, it is saved
         set_phase(low, "ior_easy_write", 99.0)
-        low.save()
+        runs.edit(low)
     assert ranks(custom) == [[(low.pk, 1), (newcomer.pk, 2), (high.pk, 3)]]
 
     with django_capture_on_commit_callbacks(execute=True):  # off the full list, so off the custom list
         newcomer.review_status = ReviewStatus.REJECTED
-        newcomer.save()
+        runs.edit(newcomer)
     assert ranks(custom) == [[(low.pk, 1), (high.pk, 2)]]
 
     with django_capture_on_commit_callbacks(execute=True):
-        high.delete()
+        runs.delete([high])
     assert ranks(custom) == [[(low.pk, 1)]]
 
 

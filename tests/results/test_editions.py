@@ -3,8 +3,9 @@
 import pytest
 from django.core.management import CommandError, call_command
 
+from apps.results import runs
 from apps.results.editions import EditionError, edition_entries, freeze_edition, freeze_entries
-from apps.results.models import Edition, ListEntry, Run
+from apps.results.models import Edition, ListEntry
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db
@@ -35,8 +36,9 @@ def test_an_edition_never_changes_when_the_live_list_moves():
     freeze_edition("SC19", "io500")
     run(system, 500)  # a better run of the same system
     run(score=45)  # a newcomer
-    Run.objects.filter(pk=other.pk).update(score_total=1.0, exclusion_reason="re-scored")
-    other.delete()
+    other.score_total, other.exclusion_reason = 1.0, "re-scored"
+    runs.edit(other)
+    runs.delete([other])
 
     edition = Edition.objects.get(name="SC19")
     assert [(e.rank, e.run_id, e.score) for e in edition.entries.all()] == [(1, frozen_run.pk, 50.0), (2, None, 40.0)]

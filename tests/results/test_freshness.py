@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from apps.results import runs
 from apps.results.freshness import bump_data_version, current_data_version
 from apps.results.models import Run, StorageSystem
 from apps.web.page_cache import CACHE_STATUS_HEADER
@@ -53,13 +54,13 @@ def test_a_new_run_shows_on_the_next_read_after_its_commit(page_cache, client, c
     assert "Brand New System" in page.content.decode()
 
 
-def test_a_verdict_refreshed_by_a_bulk_update_changes_the_version(page_cache, committing):
+def test_setting_a_run_s_verdicts_changes_the_version(page_cache, committing):
     run = RunFactory(phases=False)
     AnomalyFactory(run=run, severity="error")
     before = current_data_version()
 
     with committing():
-        run.refresh_verdicts()
+        runs.set_verdicts(run)
 
     assert current_data_version() != before
     assert Run.objects.get(pk=run.pk).exclusion_reason
@@ -70,7 +71,7 @@ def test_deleting_a_run_changes_the_version(page_cache, committing):
     before = current_data_version()
 
     with committing():
-        run.delete()
+        runs.delete([run])
 
     assert current_data_version() != before
 
@@ -168,7 +169,7 @@ def test_two_deployments_sharing_one_cache_never_serve_each_other_pages(page_cac
     settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-b"
     system = StorageSystem.objects.get()
     system.name = "Deployment B System"
-    system.save()  # bumps B's data version, not A's
+    runs.edit_system(system)  # bumps B's data version, not A's
     from_b = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")
     settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
     again_a = client.get("/api/v1/lists/io500/", HTTP_ACCEPT="application/json")

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 import pytest
 from django.db import transaction
 
-from apps.results import list_entries, run_upkeep
+from apps.results import list_entries
+from apps.results import runs as run_writes
 from apps.results.list_kinds import ELIGIBLE, LIST_KINDS
 from apps.results.models import ListEntry, ListRankShift, ListState, Run
 from tests.factories import RunFactory, StorageSystemFactory
@@ -62,13 +63,13 @@ def change_a_run(rng: random.Random, runs: list[Run], action: float) -> None:
     if action < 0.7:
         run = rng.choice(runs)
         run.score_total = rng.choice([None, 15.0, 20.0, 20.0, 35.0])
-        run.save()
+        run_writes.edit(run)
     elif action < 0.85:
         run = rng.choice(runs)
         run.exclusion_reason = "" if run.exclusion_reason else "phase_too_short: ran 95 s"
-        run.save()
+        run_writes.edit(run)
     else:
-        runs.pop(rng.randrange(len(runs))).delete()
+        run_writes.delete([runs.pop(rng.randrange(len(runs)))])
 
 
 def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes():
@@ -88,7 +89,7 @@ def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes
             run = rng.choice(runs)
             run.review_status = rng.choice(["submitted", "accepted", "accepted", "rejected", "withdrawn"])
             run.production_accepted = rng.random() < 0.5
-            run.save()
+            run_writes.edit(run)
         else:
             change_a_run(rng, runs, action)
         assert_lists_match_the_reference()
@@ -100,13 +101,13 @@ def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes
 
 
 def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_once():
-    """Inside run_upkeep.once() (the ingest, an upload) several entries of one list are added and removed in one
+    """Inside one runs.writes() (the ingest, an upload) several entries of one list are added and removed in one
     sync, ties among them included: every rank is still the reference competition rank after each batch."""
     rng = random.Random(29)
     systems = [StorageSystemFactory() for _ in range(4)]
     runs = []
     for _ in range(15):
-        with transaction.atomic(), run_upkeep.once():
+        with run_writes.writes():
             for _ in range(rng.randint(1, 6)):
                 action = rng.random()
                 if action < 0.55 or len(runs) < 3:
@@ -118,28 +119,22 @@ def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_onc
         assert_lists_match_the_reference()
 
 
-def test_a_batch_of_commits_maintains_each_changed_list_once_at_its_end(django_capture_on_commit_callbacks):
+def test_a_batch_of_commits_maintains_each_changed_list_once_at_its_end(django_capture_on_commit_callbacks,
+                                                                        monkeypatch):
     maintained = []
-
-    def record(sender, kind, **kwargs):
-        maintained.append(kind)
-
-    list_entries.list_changed.connect(record, dispatch_uid="test-batch-maintenance")
-    try:
-        with django_capture_on_commit_callbacks(execute=True), list_entries.maintained_after_batch():
-            for score in (10, 20, 30):
-                with transaction.atomic():
-                    RunFactory(score_bw=score, score_md=score, client_nodes=4, phases=False)
-    finally:
-        list_entries.list_changed.disconnect(dispatch_uid="test-batch-maintenance")
+    monkeypatch.setattr(list_entries.maintain_list, "delay", maintained.append)
+    with django_capture_on_commit_callbacks(execute=True), list_entries.maintained_after_batch():
+        for score in (10, 20, 30):
+            with transaction.atomic():
+                RunFactory(score_bw=score, score_md=score, client_nodes=4, phases=False)
     assert sorted(maintained) == ["full", "historic", "io500"]
 
 
-def test_refresh_verdicts_takes_an_excluded_run_off_the_ranked_lists_at_once():
+def test_setting_verdicts_takes_an_excluded_run_off_the_ranked_lists_at_once():
     loser, winner = RunFactory(score_bw=10, score_md=10, phases=False), RunFactory(phases=False)
     assert stored("io500") == {winner.pk: 1, loser.pk: 2}
     winner.anomalies.create(rule="phase_too_short", severity="error", message="ran 95 s")
-    winner.refresh_verdicts()
+    run_writes.set_verdicts(winner)
     assert stored("io500") == {loser.pk: 1}
     assert stored("historic") == {winner.pk: None, loser.pk: 1}
 
@@ -147,9 +142,9 @@ def test_refresh_verdicts_takes_an_excluded_run_off_the_ranked_lists_at_once():
 def test_a_renamed_system_is_renamed_on_its_entries():
     run = RunFactory(phases=False)
     run.system.name = "Renamed"
-    run.system.save()
+    run_writes.edit_system(run.system)
     run.system.institution.name = "New Institute"
-    run.system.institution.save()
+    run_writes.edit_institution(run.system.institution)
     assert set(ListEntry.objects.filter(run=run).values_list("system_name", "institution_name")) == {
         ("Renamed", "New Institute")}
     assert list(ListEntry.objects.listed("io500").filter_listed(search="renamed").ranked_keys()) == [(run.pk, 1)]
@@ -194,7 +189,7 @@ def test_a_page_past_the_first_has_the_rows_and_ranks_of_its_place_in_the_list(s
                        client_nodes=rng.choice([4, 10, 32]), phases=False) for _ in range(23)]
     for run in rng.sample(runs, 6):  # rescored after they were ranked: their shifts stay pending, unsettled
         run.score_total = rng.choice([5.0, 25.0, 50.0])
-        run.save()
+        run_writes.edit(run)
     assert ListRankShift.objects.exists()
     for kind in ("historic", "io500"):
         entries = ListEntry.objects.page_entries(kind, {}, sort)

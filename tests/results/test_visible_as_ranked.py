@@ -7,6 +7,7 @@ from itertools import product
 import pytest
 
 from apps.ingest.pipelines.io500 import ingest_path
+from apps.results import runs
 from apps.results.changes import services
 from apps.results.models import Change, ReviewStatus, Run, StorageSystem
 from apps.results.review import review_run
@@ -79,7 +80,8 @@ def test_accepting_it_makes_it_part_of_the_history_and_its_change_is_found(
 def test_a_triaged_change_leaves_the_feeds_when_its_run_is_rejected(
         flat_history, staff, client, celery_eager, django_capture_on_commit_callbacks):
     run = fabricated_in_the_middle(flat_history)
-    Run.objects.filter(pk=run.pk).update(review_status=ReviewStatus.ACCEPTED)
+    run.review_status = ReviewStatus.ACCEPTED
+    runs.edit(run, fields=["review_status"])
     services.detect_system_changes(flat_history.pk)
     change = involving(run).get(metric="score", kind="outlier")
     Change.objects.filter(pk=change.pk).update(status=Change.Status.ACKNOWLEDGED)  # triaged: kept when not found

@@ -15,6 +15,7 @@ from django.db import DatabaseError, transaction
 from apps.ingest.core.archive import ArchiveError, is_archive, open_input
 from apps.ingest.core.common import IngestError, archive_caps
 from apps.ingest.parsers.records import ParseError
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import Upload
 from apps.results.ownership import may_add_to, may_rewrite, owner_name
 
@@ -233,11 +234,13 @@ class LogBatchSession:
             self.flush()
 
     def finish(self) -> None:
-        """Store what is pending; a container this ingest created but could fill with nothing is removed."""
+        """Store what is pending; a container this ingest created but could fill with nothing is removed. Then
+        the pages showing the container are stale (the data version is bumped once, for the whole session)."""
         self.flush()
         if self.created_container and not self.container.points.exists():
             self.container.delete()
             self.forget_container()
+        bump_data_version_on_commit()
 
     def forget_container(self) -> None:
         raise NotImplementedError

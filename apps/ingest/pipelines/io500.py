@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
-from django.db import transaction
-
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
@@ -25,7 +23,7 @@ from apps.ingest.parsers.io500 import parse_result_set, survey_tree
 from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_problems
 from apps.ingest.pipelines.base import Pipeline
 from apps.ingest.provenance import Provenance, collect_provenance
-from apps.results import list_entries, run_upkeep
+from apps.results import list_entries, runs
 from apps.results.anomalies.node_counts import resolved_client_nodes
 from apps.results.anomaly_checks import check_run_anomalies
 from apps.results.models import (
@@ -140,8 +138,7 @@ def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = 
                 if isinstance(item, ParseError):
                     summary.failed.append(str(item))
                 else:
-                    with transaction.atomic():
-                        run, outcome = store_parsed_run(item, reprocess=reprocess)
+                    run, outcome = store_parsed_run(item, reprocess=reprocess)  # one transaction (runs.writes)
                     getattr(summary, outcome).append(run.pk)
                 if progress:
                     progress(done, len(result_dirs))
@@ -194,20 +191,20 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
         raise IngestError(joined_problems([str(failure) for failure in failures]))
     if not parsed:
         raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
-    runs = []
-    with transaction.atomic(), run_upkeep.once():
+    stored = []
+    with runs.writes():
         published = []
         for item in parsed:
             run, outcome = store_parsed_run(item, upload=upload, reprocess=reprocess)
             if outcome == FOREIGN:
                 published.append(f"{item.record.source_path or '.'} is run {run.pk} of {owner_name(run.upload)}")
             else:
-                runs.append(run)
+                stored.append(run)
         if published and not reprocess:
             raise IngestError(f"{upload.original_name}: already published, this upload changes nothing: "
                               + "; ".join(published))
-        schedule_change_detection(run.pk for run in runs)
-    return runs
+        schedule_change_detection(run.pk for run in stored)
+    return stored
 
 
 #: The outcome of a run stored by another owner than the writer: left as it is (apps.results.ownership).
@@ -215,13 +212,13 @@ FOREIGN = "foreign"
 
 
 def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
-    """Create the run (or find it, or rewrite it when reprocessing). Must run inside a transaction.
+    """Create the run (or find it, or rewrite it when reprocessing), in one transaction (or the caller's).
 
     Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
-    The run is saved more than once (created, then its verdicts); its list entries are brought in line
-    once, at the end (apps.results.run_upkeep).
+    The run is saved more than once (created, then its verdicts) in one write: its list entries are brought
+    in line once, at the end (apps.results.runs).
     """
-    with run_upkeep.once():
+    with runs.writes():
         return _store_parsed_run(parsed, upload=upload, reprocess=reprocess)
 
 
@@ -240,25 +237,15 @@ def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bo
         fields["system"].fill_blanks(storage_vendor=parsed.metadata.get("storage_vendor", ""),
                                      server_count=_as_int(parsed.metadata.get("server_count")))
     if existing:
-        existing.phases.all().delete()
-        existing.files.all().delete()
-        existing.tunables.all().delete()
-        existing.stripings.all().delete()
-        existing.rank_stats.all().delete()
-        existing.anomalies.all().delete()
         if claim and fields["system"].pk != existing.system_id:
-            existing.review_status, existing.system_claim = ReviewStatus.SUBMITTED, claim
-        for name, value in fields.items():
-            setattr(existing, name, value)
-        existing.save()
-        run, outcome = existing, "updated"
+            fields.update(review_status=ReviewStatus.SUBMITTED, system_claim=claim)
+        run, outcome = runs.rewrite(existing, fields), "updated"
     else:
         # A new upload is a submission the committee has yet to review, unless its uploader may publish
         # without review and it claims no other owner's system; published archives ingested from the
         # command line were reviewed.
         status = ReviewStatus.SUBMITTED if upload and (upload.needs_review or claim) else ReviewStatus.ACCEPTED
-        run = Run.objects.create(identity=identity, upload=upload, review_status=status, system_claim=claim,
-                                 **fields)
+        run = runs.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
         outcome = "created"
     store_children(run, parsed)
     check_run_anomalies(run)
@@ -407,13 +394,13 @@ def reprocess_uploads(uploads: Iterable[Upload]) -> IngestSummary:
     summary = IngestSummary()
     for upload in uploads:
         try:
-            runs = ingest_upload(upload, reprocess=True)
+            reprocessed = ingest_upload(upload, reprocess=True)
         except Exception as exc:
             if not isinstance(exc, IngestError):
                 logger.exception("reprocessing upload %s failed", upload.pk)
             summary.failed.append(f"upload {upload.pk} ({upload.original_name}): {exc}")
         else:
-            summary.updated.extend(run.pk for run in runs)
+            summary.updated.extend(run.pk for run in reprocessed)
     return summary
 
 

@@ -21,6 +21,7 @@ from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps,
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.parsers.stack_campaign import Campaign, find_campaign_root, read_campaign
 from apps.ingest.pipelines.base import Pipeline
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import (
     Stack,
     StackComponent,
@@ -112,6 +113,7 @@ def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | Non
         stack = _write(campaign, evaluation, slug=slug, system=system, owner=owner, upload=upload)
         if system is not None:
             schedule_ceiling_check(system.pk)
+        bump_data_version_on_commit()
     summary.name, summary.stored = slug, True
     summary.layer_rows, summary.file_system_rows = len(evaluation.layers), len(evaluation.file_system)
     summary.outliers = len(evaluation.outliers)

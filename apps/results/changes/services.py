@@ -29,6 +29,7 @@ from django.utils import timezone
 from apps.results.changes.attribution import attribute, configuration_entries
 from apps.results.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.diff import diff_runs, flatten
+from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
 
 #: Run-level metrics and the Run fields they read.
@@ -253,6 +254,7 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
                 MetricNoise(system=systems[pk], metric=metric, config_class=cls[:255], sigma=sigma, runs=count)
                 for pk in batch for (metric, cls), (sigma, count) in found[pk][1].items()
             )
+            bump_data_version_on_commit()  # the systems' history pages
     return counts
 
 
@@ -322,5 +324,7 @@ def triage(change: Change, *, status: str | None, note: str | None, user) -> Cha
         change.note = note
     change.triaged_by = user if user is not None and user.is_authenticated else None
     change.triaged_at = timezone.now()
-    change.save(update_fields=["status", "note", "triaged_by", "triaged_at"])
+    with transaction.atomic():
+        change.save(update_fields=["status", "note", "triaged_by", "triaged_at"])
+        bump_data_version_on_commit()
     return change

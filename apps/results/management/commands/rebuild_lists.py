@@ -1,13 +1,12 @@
 """manage.py rebuild_lists: refill the maintained list entries from the run table.
 
-Writes through the ORM keep the entries by themselves; this is for a database whose runs predate
-them (run once after migrating to 0007_maintained_list_entries) or were written around the ORM.
+The writes of apps.results.runs keep the entries; this is for a database whose runs predate them (run
+once after migrating to 0007_maintained_list_entries) or were written around them.
 """
 
 from django.core.management.base import BaseCommand
 
-from apps.results import custom_lists, list_entries
-from apps.results.freshness import bump_data_version
+from apps.results import runs
 from apps.results.list_kinds import LIST_KINDS
 
 
@@ -19,11 +18,6 @@ class Command(BaseCommand):
                             help="list to rebuild (repeatable; default: every list of the registry)")
 
     def handle(self, *args, kinds, **options):
-        filled = list_entries.rebuild(kinds)
-        # The runs may have changed around the ORM too: each custom list is refilled by a task after its next read.
-        custom_lists.forget_all()
-        for kind in filled:
-            list_entries.refresh_statistics(kind)
-        bump_data_version()
+        filled = runs.rebuild_lists(kinds)
         for kind, count in filled.items():
             self.stdout.write(f"{kind}: {count} entries")

@@ -1,10 +1,9 @@
 """recheck: run the anomaly rules again over stored runs, after a rule or threshold change."""
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
 from apps.results.anomaly_checks import check_run_anomalies
-from apps.results.list_entries import analyze_after_bulk_write
+from apps.results.list_entries import analyze_after_bulk_write, maintained_after_batch
 from apps.results.models import Anomaly, Run
 
 
@@ -19,10 +18,11 @@ class Command(BaseCommand):
         if options["run_ids"]:
             runs = runs.filter(pk__in=options["run_ids"])
         checked = 0
-        for run in runs.iterator(chunk_size=500):
-            with transaction.atomic():
+        # One commit per run (each one write of apps.results.runs), the lists maintained once at the end.
+        with maintained_after_batch():
+            for run in runs.iterator(chunk_size=500):
                 check_run_anomalies(run, include_duplicates=False)
-            checked += 1
+                checked += 1
         analyze_after_bulk_write(checked)
         counts = {severity: Anomaly.objects.filter(run__in=runs, severity=severity).count()
                   for severity in Anomaly.Severity.values}

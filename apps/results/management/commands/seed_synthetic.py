@@ -36,7 +36,6 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from apps.results import bulk, list_entries
-from apps.results.freshness import bump_data_version
 from apps.results.list_kinds import SPLIT_DATE
 from apps.results.models import (
     Anomaly,
@@ -56,6 +55,7 @@ from apps.results.models import (
     identity_key,
 )
 from apps.results.reproducibility import HIGHEST_LEVEL, PRODUCTION, UNDEFINED
+from apps.results.runs import rebuild_lists
 
 MARK = "synthetic"
 INSTITUTION_SUFFIX = " (synthetic)"
@@ -252,10 +252,7 @@ class Command(BaseCommand):
         loaded = time.monotonic()
         list_entries.analyze_after_bulk_write()  # first: the rebuild reads the runs it just loaded
         list_entries.analyze(LustrePatch, ScalingSeries, ScalingPoint)
-        filled = list_entries.rebuild()
-        for kind in filled:
-            list_entries.refresh_statistics(kind)
-        bump_data_version()
+        filled = rebuild_lists()  # the runs went in around the ORM: everything derived from them is refilled
         self.stdout.write(f"created {runs} synthetic runs over {len(systems['rows'])} systems "
                           f"in {time.monotonic() - started:.1f} s (lists, statistics and ANALYZE: "
                           f"{time.monotonic() - loaded:.1f} s; list entries {filled})")
@@ -273,8 +270,7 @@ class Command(BaseCommand):
             LustreBuild.objects.filter(fingerprint__startswith=MARK).delete()
             StorageSystem.objects.filter(description=MARK, runs__isnull=True).delete()
             Institution.objects.filter(name__endswith=INSTITUTION_SUFFIX, systems__isnull=True).delete()
-            list_entries.rebuild()
-        bump_data_version()
+        rebuild_lists()
         return removed
 
     def make_systems(self, rng: random.Random, runs: int, seed: int) -> list[dict]:
