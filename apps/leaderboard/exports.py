@@ -17,8 +17,8 @@ from django.db.models import Max, Min, Prefetch, prefetch_related_objects
 from django.http import StreamingHttpResponse
 
 from apps.results.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
-from apps.results.models import Anomaly, PhaseResult
-from apps.results.querysets import SEVERITY_ORDER
+from apps.results.models import PhaseResult
+from apps.results.querysets import anomalies_in_order
 
 CHUNK = 1000
 
@@ -56,7 +56,7 @@ def run_records(runs: Iterable) -> Iterator[dict]:
     """Each listed run's export record with the list's columns added (runs from ListEntryQuerySet.runs(),
     with their rank and list columns); phases and anomalies are loaded a chunk at a time."""
     phases = PhaseResult.objects.only("run_id", "name", "value", "unit", "seconds")
-    anomalies = Anomaly.objects.order_by(SEVERITY_ORDER, "rule", "pk")
+    anomalies = anomalies_in_order()
     runs = iter(runs)
     while chunk := list(islice(runs, CHUNK)):
         prefetch_related_objects(chunk, Prefetch("phases", queryset=phases),

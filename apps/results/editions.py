@@ -16,9 +16,10 @@ from django.db import transaction
 from django.db.models import F, Prefetch
 from django.utils import timezone
 
+from apps.results.list_columns import column_field, criteria_condition, sort_column
 from apps.results.list_kinds import LIST_KINDS
-from apps.results.models import Anomaly, Edition, EditionEntry, ListEntry, RulesEdition
-from apps.results.querysets import SEVERITY_ORDER, criteria_condition, normalised_scores, sort_field
+from apps.results.models import Edition, EditionEntry, ListEntry, RulesEdition
+from apps.results.querysets import LARGE_RUN_FIELDS, badges, normalised_scores
 from apps.results.review import rules_edition_on
 
 
@@ -77,57 +78,21 @@ def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
     return frozen
 
 
-#: Public sort keys of an edition's list → entry fields (the same keys as the live lists).
-ENTRY_SORTS = {
-    "rank": "rank",
-    "institution": "institution_name",
-    "system": "system_name",
-    "vendor": "storage_vendor",
-    "filesystem": "filesystem",
-    "nodes": "client_nodes",
-    "procs": "client_procs",
-    "score": "score",
-    "bw": "score_bw",
-    "md": "score_md",
-    "score_per_node": "score_per_node",
-    "bw_per_node": "bw_per_node",
-    "md_per_node": "md_per_node",
-    "score_per_server": "score_per_server",
-    "bw_per_server": "bw_per_server",
-    "md_per_server": "md_per_server",
-    "year": "run__year",
-    "flagged": "run__flagged",
-    "id": "run_id",
-}
-
-ENTRY_FIELDS = {
-    "filesystem": "filesystem",
-    "institution": "institution_name",
-    "vendor": "storage_vendor",
-    "system": "system_id",
-    "system_name": "system_name",
-    "year": "run__year",
-    "nodes": "client_nodes",
-    "flagged": "run__flagged",
-    "run": "run_id",
-}
-
-
 def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
-    """An edition's entries with the live lists' columns, filters and sort keys; badges are the run's current ones."""
-    badges = Anomaly.objects.defer("evidence").order_by(SEVERITY_ORDER, "rule", "pk")
+    """An edition's entries with the live lists' columns, filters and sort keys (`list_columns`, over the frozen
+    fields); badges are the run's current ones."""
     entries = (
         EditionEntry.objects.filter(edition=edition)
         .select_related("run", "system")
-        .defer("run__config", "run__info", "run__facts", "run__extended_scores", "run__invalid_reasons")
-        .prefetch_related(Prefetch("run__anomalies", queryset=badges, to_attr="badges"))
+        .defer(*[f"run__{name}" for name in LARGE_RUN_FIELDS])
+        .prefetch_related(Prefetch("run__anomalies", queryset=badges(), to_attr="badges"))
         .annotate(**normalised_scores(total="score", nodes="client_nodes", servers="system__server_count"))
     )
-    entries = entries.filter(criteria_condition(criteria or {}, ENTRY_FIELDS))
-    field, descending = sort_field(sort)
+    entries = entries.filter(criteria_condition(criteria or {}, frozen=True))
+    column, descending = sort_column(sort)
     rank_order = [F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"]
-    if field is None or field not in ENTRY_SORTS:
+    if column is None:
         return entries.order_by(*rank_order)
-    expression = F(ENTRY_SORTS[field])
+    expression = F(column_field(column, frozen=True))
     return entries.order_by(expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True),
                             *rank_order)
