@@ -17,6 +17,7 @@ from django.db.models import Max, Min, Prefetch, prefetch_related_objects
 from django.http import StreamingHttpResponse
 
 from apps.results.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
+from apps.results.list_columns import LIST_COLUMNS, column_value
 from apps.results.models import PhaseResult
 from apps.results.querysets import anomalies_in_order
 
@@ -36,9 +37,11 @@ ENTRY_COLUMNS = [
     "edition", "list", "frozen_at", "rank", "run_id", "run_url", "institution", "system_id", "system",
     "storage_vendor", "filesystem", "client_nodes", "client_procs", "score_total", "score_bw", "score_md",
     "score_per_node",
-    "bw_per_node", "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "exclusion_reason",
-    "current_anomalies",
+    "bw_per_node", "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
+    "exclusion_reason", "current_anomalies",
 ]
+#: The columns an edition does not freeze but reads from its runs as they are now (the year, the anomaly flag).
+CURRENT_RUN_COLUMNS = [column for column in LIST_COLUMNS if column.edition_field.startswith("run__")]
 
 
 def _anomalies(badges) -> list[dict]:
@@ -98,6 +101,7 @@ def entry_records(entries) -> Iterator[dict]:
             "score_per_node": entry.score_per_node, "bw_per_node": entry.bw_per_node,
             "md_per_node": entry.md_per_node, "score_per_server": entry.score_per_server,
             "bw_per_server": entry.bw_per_server, "md_per_server": entry.md_per_server,
+            **{column.export_name: column_value(column, entry, frozen=True) for column in CURRENT_RUN_COLUMNS},
             "exclusion_reason": entry.exclusion_reason,
             "current_anomalies": _anomalies(run.badges) if run else [],
         }
