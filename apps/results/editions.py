@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F, Prefetch
 from django.utils import timezone
 
-from apps.results.list_columns import column_field, criteria_condition, sort_column
+from apps.results.list_columns import LIST_COLUMNS, column_field, criteria_condition, sort_column
 from apps.results.list_kinds import LIST_KINDS
 from apps.results.models import Edition, EditionEntry, ListEntry, RulesEdition
 from apps.results.querysets import LARGE_RUN_FIELDS, badges, normalised_scores
@@ -60,22 +60,25 @@ def freeze_lists(name: str, list_kinds: list[str] | None = None, title: str = ""
 def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
     """Copy the live list of the edition's kind into its entries, a chunk at a time (the historic list holds
     every run); an edition is frozen only once."""
+    copied = frozen_copies()
     frozen = 0
     with transaction.atomic():
         if edition.entries.exists():
             raise EditionError(f"edition {edition} is frozen already; editions never change")
-        runs = ListEntry.objects.listed(edition.list_kind).runs(chunk_size=chunk_size)
-        while chunk := list(islice(runs, chunk_size)):
-            EditionEntry.objects.bulk_create(EditionEntry(
-                edition=edition, run=run, system=run.system, rank=run.rank,
-                institution_name=run.system.institution.name, system_name=run.system.name,
-                filesystem=run.system.filesystem, storage_vendor=run.system.storage_vendor,
-                client_nodes=run.client_nodes, client_procs=run.client_procs,
-                score=run.score_total, score_bw=run.score_bw, score_md=run.score_md,
-                exclusion_reason=run.exclusion_reason,
-            ) for run in chunk)
+        rows = ListEntry.objects.listed(edition.list_kind).values_list(*copied.values()).iterator(chunk_size)
+        while chunk := list(islice(rows, chunk_size)):
+            EditionEntry.objects.bulk_create(EditionEntry(edition=edition, **dict(zip(copied, row, strict=True)))
+                                             for row in chunk)
             frozen += len(chunk)
     return frozen
+
+
+def frozen_copies() -> dict[str, str]:
+    """{EditionEntry field: the ListEntry field it copies}: every list column an edition stores (`list_columns`;
+    the year and the anomaly flag are read from the run, the ratios computed), and the reason a run is kept off."""
+    stored = {field.attname for field in EditionEntry._meta.concrete_fields}
+    return {**{column.edition_field: column.entry_field for column in LIST_COLUMNS if column.edition_field in stored},
+            "exclusion_reason": "exclusion_reason"}
 
 
 def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
