@@ -28,6 +28,8 @@ class ListColumn:
     entry_field: the ListEntry field (or normalised-score annotation) holding the value.
     edition_field: the EditionEntry field, or path through its run ("run__year"), holding the frozen value.
     export_name: the key of the column in list exports (CSV header, JSON record); the run export's names.
+    run_field: the Run field or path a live entry copies (apps.results.list_entries); "" for what a list computes
+        on read (the rank, the ratios).
     entry_order: the ListEntry field a sort reads when it is not `entry_field`, "-" when a rising key is a
         falling field (the live rank is a stored base plus shifts: sorted by rank, a list is sorted by score).
     unit: said in the column's header ("BW (GiB/s)").
@@ -46,6 +48,7 @@ class ListColumn:
     entry_field: str
     edition_field: str
     export_name: str
+    run_field: str = ""
     title: str = ""
     entry_order: str = ""
     unit: str = ""
@@ -83,23 +86,27 @@ def _ratio(key: str, label: str, unit: str, per: str, title: str) -> ListColumn:
 LIST_COLUMNS: tuple[ListColumn, ...] = (
     ListColumn("rank", "Rank", "rank", "rank", "rank", entry_order="-score", numeric=True,
                title="place on the whole list; filters and sorting never change it"),
-    ListColumn("institution", "Institution", "institution_name", "institution_name", "institution", wide_only=True),
-    ListColumn("system", "System", "system_name", "system_name", "system"),
-    ListColumn("year", "Run", "year", "run__year", "year",
+    ListColumn("institution", "Institution", "institution_name", "institution_name", "institution",
+               "system__institution__name", wide_only=True),
+    ListColumn("system", "System", "system_name", "system_name", "system", "system__name"),
+    ListColumn("year", "Run", "year", "run__year", "year", "year",
                title="the run's date and the list (BoF) it was made for; opens the run"),
-    ListColumn("vendor", "Vendor", "storage_vendor", "storage_vendor", "storage_vendor", title="storage vendor",
+    ListColumn("vendor", "Vendor", "storage_vendor", "storage_vendor", "storage_vendor", "system__storage_vendor",
+               title="storage vendor", wide_only=True),
+    ListColumn("filesystem", "File system", "filesystem", "filesystem", "filesystem", "system__filesystem",
                wide_only=True),
-    ListColumn("filesystem", "File system", "filesystem", "filesystem", "filesystem", wide_only=True),
-    ListColumn("nodes", "Nodes", "client_nodes", "client_nodes", "client_nodes", title="client nodes", numeric=True,
-               descending_first=True, wide_only=True),
-    ListColumn("procs", "Procs", "client_procs", "client_procs", "client_procs", title="total client processes",
+    ListColumn("nodes", "Nodes", "client_nodes", "client_nodes", "client_nodes", "client_nodes", title="client nodes",
                numeric=True, descending_first=True, wide_only=True),
-    ListColumn("score", "Score", "score", "score", "score_total", numeric=True, digits=2, descending_first=True,
+    ListColumn("procs", "Procs", "client_procs", "client_procs", "client_procs", "client_procs",
+               title="total client processes", numeric=True, descending_first=True, wide_only=True),
+    # A list kind may rank by another expression (ListKind.rank_by): its entries' score is that.
+    ListColumn("score", "Score", "score", "score", "score_total", "score_total", numeric=True, digits=2,
+               descending_first=True,
                title="IO500 score (geometric mean of BW in GiB/s and MD in kIOPS), recomputed from the phases"),
-    ListColumn("bw", "BW", "score_bw", "score_bw", "score_bw", title="bandwidth score, GiB/s", unit="GiB/s",
-               numeric=True, digits=2, descending_first=True),
-    ListColumn("md", "MD", "score_md", "score_md", "score_md", title="metadata score, kIOPS", unit="kIOPS",
-               numeric=True, digits=2, descending_first=True),
+    ListColumn("bw", "BW", "score_bw", "score_bw", "score_bw", "score_bw", title="bandwidth score, GiB/s",
+               unit="GiB/s", numeric=True, digits=2, descending_first=True),
+    ListColumn("md", "MD", "score_md", "score_md", "score_md", "score_md", title="metadata score, kIOPS",
+               unit="kIOPS", numeric=True, digits=2, descending_first=True),
     _ratio("score_per_node", "Score per node", "", "node", "score per client node"),
     _ratio("bw_per_node", "BW per node", "GiB/s", "node", "GiB/s per client node"),
     _ratio("md_per_node", "MD per node", "kIOPS", "node", "kIOPS per client node"),
@@ -107,11 +114,11 @@ LIST_COLUMNS: tuple[ListColumn, ...] = (
            "score per storage server, where the server count is known"),
     _ratio("bw_per_server", "BW per server", "GiB/s", "server", "GiB/s per storage server"),
     _ratio("md_per_server", "MD per server", "kIOPS", "server", "kIOPS per storage server"),
-    ListColumn("flagged", "Anomalies", "flagged", "run__flagged", "flagged", title="warning-level anomalies first",
-               descending_first=True),
-    ListColumn("id", "Run id", "run_id", "run_id", "id", in_table=False, unique=True),
+    ListColumn("flagged", "Anomalies", "flagged", "run__flagged", "flagged", "flagged",
+               title="warning-level anomalies first", descending_first=True),
+    ListColumn("id", "Run id", "run_id", "run_id", "id", "pk", in_table=False, unique=True),
     # Filtered on (`?system=<id>`), never sorted by: a sort by "system" is by the system's name.
-    ListColumn("system_id", "Storage system", "system_id", "system_id", "system_id", in_table=False,
+    ListColumn("system_id", "Storage system", "system_id", "system_id", "system_id", "system_id", in_table=False,
                sortable=False),
 )
 COLUMNS_BY_KEY = {column.key: column for column in LIST_COLUMNS}
