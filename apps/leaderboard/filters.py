@@ -16,7 +16,7 @@ DEFAULT_PER_PAGE = 50
 PER_PAGE = [25, 100, 500]  # and the default
 #: How a bool criterion is written in the query string.
 YES, NO = "yes", "no"
-#: The criteria the form offers (list_columns.CRITERIA): links give the others, ids, to the export views too.
+#: The criteria the page's form offers (list_columns.CRITERIA); the ids of a system or run are the API's alone.
 FORM_CRITERIA = [criterion for criterion in CRITERIA if criterion.on_form]
 
 

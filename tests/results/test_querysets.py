@@ -5,9 +5,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.results.list_columns import SORT_KEYS
 from apps.results.list_entries import refresh_statistics
 from apps.results.models import ListEntry, ListState, Run
-from apps.results.list_columns import SORT_KEYS
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db
