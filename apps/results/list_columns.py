@@ -37,7 +37,7 @@ class ListColumn:
     digits: decimals a page shows of a measured number; None for text and counts.
     descending_first: the header's first click sorts big-to-small (scores, counts).
     group: the column chooser's group ("per-node", "per-server"); "" for columns always shown.
-    wide_only: hidden on narrow screens (static/css/ioboard.css).
+    wide_only: hidden on narrow screens (static/css/ioboard.css): at 420 px rank, system and score stay in view.
     in_table: a column of the HTML table (the run id is a link there, not a column).
     sortable: offered as a sort key (each has its sort indexes on ListEntry, migrations 0007, 0017, 0019).
     unique: unique on a list and never NULL: a sort by it needs no tie-breaker (ListEntryQuerySet.sort_listed).
@@ -78,11 +78,13 @@ class ListColumn:
 
 
 def _ratio(key: str, label: str, unit: str, per: str, title: str) -> ListColumn:
+    """A normalised score: computed on read from the live or frozen entry (querysets.normalised_scores), stored by
+    neither, and hidden until the reader shows its group."""
     return ListColumn(key, label, key, key, key, title=title, unit=unit, numeric=True, digits=3, descending_first=True,
                       group=f"per-{per}")
 
 
-#: Every column, in table order.
+#: Every column, in table order. Positional: key, label, ListEntry field, EditionEntry field, export name, Run field.
 LIST_COLUMNS: tuple[ListColumn, ...] = (
     ListColumn("rank", "Rank", "rank", "rank", "rank", entry_order="-score", numeric=True,
                title="place on the whole list; filters and sorting never change it"),
