@@ -32,6 +32,8 @@ class ListColumn:
         on read (the rank, the ratios).
     entry_order: the ListEntry field a sort reads when it is not `entry_field`, "-" when a rising key is a
         falling field (the live rank is a stored base plus shifts: sorted by rank, a list is sorted by score).
+    normalised: a score per client node or storage server, computed on read (querysets.normalised_scores) under
+        the column's key, for live and frozen entries and listed runs alike.
     unit: said in the column's header ("BW (GiB/s)").
     numeric: a number (right-aligned).
     digits: decimals a page shows of a measured number; None for text and counts.
@@ -51,6 +53,7 @@ class ListColumn:
     run_field: str = ""
     title: str = ""
     entry_order: str = ""
+    normalised: bool = False
     unit: str = ""
     numeric: bool = False
     digits: int | None = None
@@ -78,10 +81,9 @@ class ListColumn:
 
 
 def _ratio(key: str, label: str, unit: str, per: str, title: str) -> ListColumn:
-    """A normalised score: computed on read from the live or frozen entry (querysets.normalised_scores), stored by
-    neither, and hidden until the reader shows its group."""
-    return ListColumn(key, label, key, key, key, title=title, unit=unit, numeric=True, digits=3, descending_first=True,
-                      group=f"per-{per}")
+    """A normalised score, stored by neither entry; the table hides its group until the reader shows it."""
+    return ListColumn(key, label, key, key, key, title=title, normalised=True, unit=unit, numeric=True, digits=3,
+                      descending_first=True, group=f"per-{per}")
 
 
 #: Every column, in table order. Positional: key, label, ListEntry field, EditionEntry field, export name, Run field.

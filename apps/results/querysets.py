@@ -209,10 +209,8 @@ class ListEntryQuerySet(models.QuerySet):
             return self
         if column.sort_reversed:
             descending = not descending
-        field = column.sort_field
-        normalised = field.endswith(("_per_node", "_per_server")) and field not in self.query.annotations
-        queryset = self.with_normalised() if normalised else self
-        expression = F(field)
+        queryset = self.with_normalised() if column.normalised and column.key not in self.query.annotations else self
+        expression = F(column.sort_field)
         if column.unique:
             return queryset.order_by(expression.desc() if descending else expression.asc())
         primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
