@@ -5,9 +5,9 @@ from django import forms
 from drf_spectacular.utils import extend_schema_field
 
 from apps.ingest.models import IngestJob
+from apps.results.list_columns import CRITERIA, SORT_CHOICES, Criterion
 from apps.results.list_kinds import ELIGIBLE, RANKED, list_kind_choices
 from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem, Upload
-from apps.results.querysets import SORTS
 
 SQL_INTEGER_MAX = 2**31 - 1
 SCORE_MAX = 1e12
@@ -23,6 +23,13 @@ class IntegerFilter(filters.NumberFilter):
         kwargs.setdefault("min_value", 0)
         kwargs.setdefault("max_value", SQL_INTEGER_MAX)
         super().__init__(*args, **kwargs)
+
+
+def bounded_integer_filter(min_value: int, max_value: int, **kwargs) -> IntegerFilter:
+    """An IntegerFilter between other bounds, said in the schema too (a schema-valid value is never a 400)."""
+    schema = extend_schema_field({"type": "integer", "minimum": min_value, "maximum": max_value})
+    bounded = schema(type(f"IntegerFilter{min_value}To{max_value}", (IntegerFilter,), {"__module__": __name__}))
+    return bounded(min_value=min_value, max_value=max_value, **kwargs)
 
 
 @extend_schema_field({"type": "number", "minimum": 0, "maximum": SCORE_MAX})
@@ -78,26 +85,26 @@ class RunFilter(filters.FilterSet):
         return queryset.filter(ELIGIBLE) if value else queryset.exclude(ELIGIBLE)
 
 
-class RankedListFilter(filters.FilterSet):
+def criterion_filter(criterion: Criterion) -> filters.Filter:
+    """The API filter of a list criterion (`list_columns.CRITERIA`), from its value type; the lookup is applied by
+    `filter_listed`, as on the pages."""
+    if criterion.value is bool:
+        return filters.BooleanFilter(help_text=criterion.description)
+    if criterion.value is int:
+        return bounded_integer_filter(criterion.min_value or 0, criterion.max_value or SQL_INTEGER_MAX,
+                                      help_text=criterion.description)
+    return filters.CharFilter(help_text=criterion.description)
+
+
+class ListCriteriaFilter(filters.FilterSet):
     """Criteria narrow a ranked list without re-ranking it: a rank stays the place on the whole list.
 
-    The criteria and sort keys are the leaderboard pages' own (ListEntryQuerySet.filter_listed/sort_listed),
-    so the API and the HTML lists cannot disagree.
+    The criteria and sort keys are the leaderboard pages' own (apps.results.list_columns, applied by
+    ListEntryQuerySet.filter_listed/sort_listed), so the API and the HTML lists cannot disagree.
     """
 
-    filesystem = filters.CharFilter(help_text="file system, exact, any case")
-    institution = filters.CharFilter(field_name="institution_name", help_text="institution contains")
-    vendor = filters.CharFilter(field_name="storage_vendor", help_text="storage vendor contains")
-    system = IntegerFilter(field_name="system_id", help_text="storage system id")
-    search = filters.CharFilter(field_name="system_name", help_text="system, institution or vendor contains")
-    year = IntegerFilter()
-    nodes_min = IntegerFilter(field_name="client_nodes", help_text="at least this many client nodes")
-    nodes_max = IntegerFilter(field_name="client_nodes", help_text="at most this many client nodes")
-    flagged = filters.BooleanFilter(help_text="has a warning-level anomaly")
-    ordering = filters.ChoiceFilter(
-        choices=[(key, key) for name in SORTS for key in (name, f"-{name}")],
-        help_text="sort key; '-' for descending. Sorting never changes the ranks.",
-    )
+    ordering = filters.ChoiceFilter(choices=SORT_CHOICES,
+                                    help_text="sort key; '-' for descending. Sorting never changes the ranks.")
 
     class Meta:
         model = ListEntry
@@ -111,6 +118,12 @@ class RankedListFilter(filters.FilterSet):
     def filter_queryset(self, queryset):
         criteria, ordering = self.criteria()
         return queryset.filter_listed(**criteria).sort_listed(ordering)
+
+
+#: The list endpoints' FilterSet: a filter for every criterion of the lists, then the sort.
+RankedListFilter = type(ListCriteriaFilter)("RankedListFilter", (ListCriteriaFilter,), {
+    "__module__": __name__, "__doc__": ListCriteriaFilter.__doc__,
+    **{criterion.parameter: criterion_filter(criterion) for criterion in CRITERIA}})
 
 
 class SystemFilter(filters.FilterSet):

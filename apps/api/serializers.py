@@ -241,6 +241,7 @@ class ListEntrySerializer(serializers.ModelSerializer):
     """One row of a ranked list, from its maintained entry. Runs kept off the list (historic view) have no rank."""
 
     rank = serializers.IntegerField(allow_null=True)
+    ranked = serializers.BooleanField(help_text=RANKED_HELP + "; the historic list also shows runs it does not rank")
     run = serializers.IntegerField(source="run_id")
     system = serializers.IntegerField(source="system_id")
     institution = serializers.CharField(source="institution_name")
@@ -256,7 +257,7 @@ class ListEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ListEntry
-        fields = ["rank", "run", "system", "system_name", "institution", "filesystem", "storage_vendor",
+        fields = ["rank", "ranked", "run", "system", "system_name", "institution", "filesystem", "storage_vendor",
                   "client_nodes", "client_procs", "score", "score_per_node", "bw_per_node",
                   "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
                   "exclusion_reason", "anomalies", "citation"]

@@ -36,7 +36,6 @@ from apps.web.page_cache import cache_page_until_data_changes
 #: Query parameters that page or order a list without narrowing it.
 UNFILTERING_PARAMETERS = {"page", "page_size", "format"}
 BY_SCORE_NULLS_LAST = [F("score_total").desc(nulls_last=True), "pk"]
-LARGE_RUN_FIELDS = ["config", "info", "facts", "extended_scores"]
 
 
 class ApiDefaults:
@@ -69,7 +68,7 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
 
     def get_queryset(self):
         if self.action == "list":
-            return (Run.objects.select_related("system__institution").defer(*LARGE_RUN_FIELDS)
+            return (Run.objects.select_related("system__institution").without_large_fields()
                     .order_by(*BY_SCORE_NULLS_LAST))
         if self.action == "retrieve":
             return Run.objects.with_details()
@@ -159,7 +158,7 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
             run_count=Count("runs"), best_score=Subquery(best_score.values("score_total")[:1])
         ).order_by("institution__name", "name", "pk")
         if self.action == "retrieve":
-            runs = Run.objects.defer(*LARGE_RUN_FIELDS).order_by(*BY_SCORE_NULLS_LAST)
+            runs = Run.objects.without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
             systems = systems.prefetch_related(Prefetch("runs", queryset=runs))
         return systems
 
@@ -321,7 +320,7 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
 
     def get_queryset(self):
         latest_job = IngestJob.objects.filter(upload=OuterRef("upload")).order_by("-pk").values("pk")[:1]
-        runs = Run.objects.select_related("system__institution").defer(*LARGE_RUN_FIELDS).order_by("pk")
+        runs = Run.objects.select_related("system__institution").without_large_fields().order_by("pk")
         jobs = (IngestJob.objects.filter(pk=Subquery(latest_job)).select_related("upload__uploader")
                 .prefetch_related(Prefetch("runs", queryset=runs)).order_by("-upload__created_at", "-pk"))
         if not self.request.user.is_staff:

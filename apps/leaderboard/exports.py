@@ -17,8 +17,9 @@ from django.db.models import Max, Min, Prefetch, prefetch_related_objects
 from django.http import StreamingHttpResponse
 
 from apps.results.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
-from apps.results.models import Anomaly, PhaseResult
-from apps.results.querysets import SEVERITY_ORDER
+from apps.results.list_columns import LIST_COLUMNS, column_value
+from apps.results.models import PhaseResult
+from apps.results.querysets import anomalies_in_order
 
 CHUNK = 1000
 
@@ -36,9 +37,13 @@ ENTRY_COLUMNS = [
     "edition", "list", "frozen_at", "rank", "run_id", "run_url", "institution", "system_id", "system",
     "storage_vendor", "filesystem", "client_nodes", "client_procs", "score_total", "score_bw", "score_md",
     "score_per_node",
-    "bw_per_node", "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "exclusion_reason",
-    "current_anomalies",
+    "bw_per_node", "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
+    "exclusion_reason", "current_anomalies",
 ]
+#: The per-node and per-server scores: annotations of the listed runs and of edition entries, under their own names.
+NORMALISED_COLUMNS = [column for column in LIST_COLUMNS if column.normalised]
+#: The columns an edition does not freeze but reads from its runs as they are now (the year, the anomaly flag).
+CURRENT_RUN_COLUMNS = [column for column in LIST_COLUMNS if column.edition_field.startswith("run__")]
 
 
 def _anomalies(badges) -> list[dict]:
@@ -56,7 +61,7 @@ def run_records(runs: Iterable) -> Iterator[dict]:
     """Each listed run's export record with the list's columns added (runs from ListEntryQuerySet.runs(),
     with their rank and list columns); phases and anomalies are loaded a chunk at a time."""
     phases = PhaseResult.objects.only("run_id", "name", "value", "unit", "seconds")
-    anomalies = Anomaly.objects.order_by(SEVERITY_ORDER, "rule", "pk")
+    anomalies = anomalies_in_order()
     runs = iter(runs)
     while chunk := list(islice(runs, CHUNK)):
         prefetch_related_objects(chunk, Prefetch("phases", queryset=phases),
@@ -72,9 +77,8 @@ def _record(run) -> dict:
         **run_to_dict(run, anomalies=run.export_anomalies),
         "country": system.institution.country, "system_id": system.pk, "storage_vendor": system.storage_vendor,
         "server_count": system.server_count, "procs_per_node": run.procs_per_node,
-        "score_per_node": run.score_per_node, "bw_per_node": run.bw_per_node, "md_per_node": run.md_per_node,
-        "score_per_server": run.score_per_server, "bw_per_server": run.bw_per_server,
-        "md_per_server": run.md_per_server, "score_formula": run.score_formula,
+        **{column.export_name: getattr(run, column.key) for column in NORMALISED_COLUMNS},
+        "score_formula": run.score_formula,
         "config_hash_status": run.config_hash_status, "flagged": run.flagged,
         "exclusion_reason": run.exclusion_reason, "year": run.year, "run_timestamp": run.run_timestamp,
         "kind": run.kind, "generation": run.generation,
@@ -95,9 +99,8 @@ def entry_records(entries) -> Iterator[dict]:
             "storage_vendor": entry.storage_vendor, "filesystem": entry.filesystem,
             "client_nodes": entry.client_nodes, "client_procs": entry.client_procs,
             "score": score_record(entry.score_bw, entry.score_md, entry.score),
-            "score_per_node": entry.score_per_node, "bw_per_node": entry.bw_per_node,
-            "md_per_node": entry.md_per_node, "score_per_server": entry.score_per_server,
-            "bw_per_server": entry.bw_per_server, "md_per_server": entry.md_per_server,
+            **{column.export_name: getattr(entry, column.key) for column in NORMALISED_COLUMNS},
+            **{column.export_name: column_value(column, entry, frozen=True) for column in CURRENT_RUN_COLUMNS},
             "exclusion_reason": entry.exclusion_reason,
             "current_anomalies": _anomalies(run.badges) if run else [],
         }

@@ -1,4 +1,5 @@
-"""The list filter form: query-string parameters → the criteria of RunQuerySet.filter_listed().
+"""The list filter form: query-string parameters → the criteria of ListEntryQuerySet.filter_listed(), its fields
+made from the criteria of apps.results.list_columns.
 
 Every parameter of a list view lives in the URL (filters, sort, page size, page), so any view is
 a permalink and its export links carry the same state. Invalid values are reported and ignored;
@@ -9,33 +10,39 @@ from django import forms
 from django.forms.utils import flatatt
 from django.utils.html import format_html, format_html_join
 
-from apps.results.querysets import SORTS
+from apps.results.list_columns import CRITERIA, SORT_CHOICES, Criterion
 
 DEFAULT_PER_PAGE = 50
 PER_PAGE = [25, 100, 500]  # and the default
-FLAGGED = {"yes": True, "no": False}
+#: How a bool criterion is written in the query string.
+YES, NO = "yes", "no"
+#: The criteria the page's form offers (list_columns.CRITERIA); the ids of a system or run are the API's alone.
+FORM_CRITERIA = [criterion for criterion in CRITERIA if criterion.on_form]
 
 
-class ListFilterForm(forms.Form):
-    search = forms.CharField(required=False, max_length=100, label="Search",
-                             widget=forms.TextInput(attrs={"placeholder": "system, institution, vendor"}))
-    filesystem = forms.CharField(required=False, max_length=100, label="File system",
-                                 widget=forms.TextInput(attrs={"list": "filesystems"}))
-    institution = forms.CharField(required=False, max_length=100)
-    vendor = forms.CharField(required=False, max_length=100, label="Storage vendor")
-    year = forms.IntegerField(required=False, min_value=1990, max_value=2200)
-    nodes_min = forms.IntegerField(required=False, min_value=0, label="Nodes from",
-                                   widget=forms.NumberInput(attrs={"size": 5}))
-    nodes_max = forms.IntegerField(required=False, min_value=0, label="Nodes to",
-                                   widget=forms.NumberInput(attrs={"size": 5}))
-    flagged = forms.ChoiceField(required=False, label="Anomalies",
-                                choices=[("", "any"), ("yes", "flagged"), ("no", "not flagged")])
-    sort = forms.ChoiceField(required=False, widget=forms.HiddenInput,
-                             choices=[("", "")] + [(key, key) for name in SORTS for key in (name, f"-{name}")])
+def criterion_field(criterion: Criterion) -> forms.Field:
+    """The form field of a filter criterion, from its value type."""
+    if criterion.value is bool:
+        shown_yes, shown_no = criterion.choice_labels
+        return forms.ChoiceField(required=False, label=criterion.label,
+                                 choices=[("", "any"), (YES, shown_yes), (NO, shown_no)])
+    if criterion.value is int:
+        widget = forms.NumberInput(attrs=dict(criterion.input_attrs)) if criterion.input_attrs else None
+        return forms.IntegerField(required=False, min_value=criterion.min_value, max_value=criterion.max_value,
+                                  label=criterion.label, widget=widget)
+    widget = forms.TextInput(attrs=dict(criterion.input_attrs)) if criterion.input_attrs else None
+    return forms.CharField(required=False, max_length=100, label=criterion.label, widget=widget)
+
+
+#: A form of the criteria's fields, in their declared order; ListFilterForm adds the sort and the page size.
+_CriteriaForm = type(forms.Form)("_CriteriaForm", (forms.Form,), {
+    "__module__": __name__, **{criterion.parameter: criterion_field(criterion) for criterion in FORM_CRITERIA}})
+
+
+class ListFilterForm(_CriteriaForm):
+    sort = forms.ChoiceField(required=False, widget=forms.HiddenInput, choices=[("", ""), *SORT_CHOICES])
     per_page = forms.TypedChoiceField(required=False, coerce=int, empty_value=DEFAULT_PER_PAGE, label="Rows",
                                       choices=[("", DEFAULT_PER_PAGE)] + [(n, n) for n in PER_PAGE])
-
-    CRITERIA = ("search", "filesystem", "institution", "vendor", "year", "nodes_min", "nodes_max")
 
     def __init__(self, data, *args, **kwargs):
         super().__init__(data, *args, **kwargs)
@@ -45,9 +52,15 @@ class ListFilterForm(forms.Form):
         return self.cleaned_data.get(name) if name not in self.errors else None
 
     def criteria(self) -> dict:
-        criteria = {name: self._value(name) for name in self.CRITERIA}
-        criteria["flagged"] = FLAGGED.get(self._value("flagged") or "")
-        return {name: value for name, value in criteria.items() if value not in (None, "")}
+        """The valid, set criteria, as `ListEntryQuerySet.filter_listed` takes them."""
+        criteria = {}
+        for criterion in FORM_CRITERIA:
+            value = self._value(criterion.parameter)
+            if criterion.value is bool:
+                value = {YES: True, NO: False}.get(value or "")
+            if value not in (None, ""):
+                criteria[criterion.parameter] = value
+        return criteria
 
     @property
     def sort_key(self) -> str:

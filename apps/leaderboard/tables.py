@@ -11,8 +11,8 @@ from django.template.defaultfilters import linebreaksbr
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.results.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
 from apps.results.models import Run
-from apps.results.querysets import sort_field
 from apps.results.submission_rules import edition_of_date
 
 
@@ -28,19 +28,6 @@ class KeyPaginator(Paginator):
         return super()._get_page(self.load(keys), number, paginator)
 
 
-@dataclass(frozen=True)
-class Column:
-    key: str  # the public sort key (apps.results.querysets.SORTS)
-    label: str
-    title: str = ""
-    numeric: bool = False
-    descending_first: bool = False  # the first click sorts big-to-small (scores, counts)
-    #: The column chooser's group (COLUMN_GROUPS); "" for columns always shown.
-    group: str = ""
-    #: Hidden on narrow screens (static/css/ioboard.css): at 420 px rank, system and score stay in view.
-    wide_only: bool = False
-
-
 #: Groups of columns a reader shows or hides with the list's column chooser: (group, label, shown by default).
 #: The per-node and per-server ratios are hidden by default so that the list's main columns fit a 1,400 px
 #: window; the table scrolls inside its own container, never the page.
@@ -49,36 +36,7 @@ COLUMN_GROUPS = [
     ("per-server", "Per storage server", False),
 ]
 
-COLUMNS = [
-    Column("rank", "Rank", "place on the whole list; filters and sorting never change it", numeric=True),
-    Column("institution", "Institution", wide_only=True),
-    Column("system", "System"),
-    Column("year", "Run", "the run's date and the list (BoF) it was made for; opens the run"),
-    Column("vendor", "Vendor", "storage vendor", wide_only=True),
-    Column("filesystem", "File system", wide_only=True),
-    Column("nodes", "Nodes", "client nodes", numeric=True, descending_first=True, wide_only=True),
-    Column("procs", "Procs", "total client processes", numeric=True, descending_first=True, wide_only=True),
-    Column("score", "Score", "IO500 score (geometric mean of BW in GiB/s and MD in kIOPS), recomputed from the "
-           "phases", numeric=True, descending_first=True),
-    Column("bw", "BW (GiB/s)", "bandwidth score, GiB/s", numeric=True, descending_first=True),
-    Column("md", "MD (kIOPS)", "metadata score, kIOPS", numeric=True, descending_first=True),
-    Column("score_per_node", "Score per node", "score per client node", numeric=True, descending_first=True,
-           group="per-node"),
-    Column("bw_per_node", "BW per node (GiB/s)", "GiB/s per client node", numeric=True, descending_first=True,
-           group="per-node"),
-    Column("md_per_node", "MD per node (kIOPS)", "kIOPS per client node", numeric=True, descending_first=True,
-           group="per-node"),
-    Column("score_per_server", "Score per server", "score per storage server, where the server count is known",
-           numeric=True, descending_first=True, group="per-server"),
-    Column("bw_per_server", "BW per server (GiB/s)", "GiB/s per storage server", numeric=True,
-           descending_first=True, group="per-server"),
-    Column("md_per_server", "MD per server (kIOPS)", "kIOPS per storage server", numeric=True,
-           descending_first=True, group="per-server"),
-    Column("flagged", "Anomalies", "warning-level anomalies first", descending_first=True),
-]
-
-
-def column_class(column: Column) -> str:
+def column_class(column: ListColumn) -> str:
     """The CSS classes of a column's header and cells: its chooser group and whether narrow screens hide it."""
     return " ".join(name for name in (f"col-{column.group}" if column.group else "",
                                       "wide-only" if column.wide_only else "") if name)
@@ -86,17 +44,18 @@ def column_class(column: Column) -> str:
 
 def column_choices(sort: str | None) -> list[tuple[str, str, bool]]:
     """The chooser's (group, label, shown) triples; the group of the column the list is sorted by is shown."""
-    sorted_group = next((column.group for column in COLUMNS if sort and column.key == sort.lstrip("-")), "")
+    column, _ = sort_column(sort)
+    sorted_group = column.group if column else ""
     return [(group, label, shown or group == sorted_group) for group, label, shown in COLUMN_GROUPS]
 
 
 #: Each column's classes, computed once (a page writes them on every cell of every row).
-CELL_CLASSES = {column.key: column_class(column) for column in COLUMNS}
+CELL_CLASSES = {column.key: column_class(column) for column in TABLE_COLUMNS}
 
 
 @dataclass(frozen=True)
 class Header:
-    column: Column
+    column: ListColumn
     sort: str  # the sort value this header's link sets
     state: str  # "asc", "desc" or ""
     href: str = ""  # the page's query with this sort, from the first page
@@ -112,16 +71,16 @@ class Header:
             f'<th scope="col" class="{"num" if column.numeric else ""} {self.state} {CELL_CLASSES[column.key]}" '
             f'aria-sort="{self.aria_sort}" '
             f'title="{escape(column.title)}" data-column="{column.key}"><a href="{escape(self.href)}">'
-            f"{escape(column.label)}</a></th>")
+            f"{escape(column.header)}</a></th>")
 
 
 def headers(current: str | None, default: str, query: QueryDict | None = None) -> list[Header]:
     """Sort links: a click on the sorted column reverses it; on another column, sorts it its natural way.
     Each link keeps the page's other parameters (`query`) and goes back to the first page."""
-    field_name, descending = sort_field(current or default)
+    sorted_by, descending = sort_column(current or default)
     result = []
-    for column in COLUMNS:
-        if column.key == field_name:
+    for column in TABLE_COLUMNS:
+        if column == sorted_by:
             state = "desc" if descending else "asc"
             sort = column.key if descending else f"-{column.key}"
         else:
@@ -134,15 +93,20 @@ def headers(current: str | None, default: str, query: QueryDict | None = None) -
     return result
 
 
+SCORE = COLUMNS_BY_KEY["score"]
+#: The columns after the score, each a measured number in a cell of its own.
+MEASURES = [column for column in TABLE_COLUMNS[TABLE_COLUMNS.index(SCORE) + 1:] if column.digits is not None]
+
+
 @dataclass
 class Row:
-    """One line of a list, live or frozen."""
+    """One line of a list, live or frozen: the value of each table column (`list_columns.TABLE_COLUMNS`, under
+    its key) and what the row links to and shows beside them."""
 
     rank: int | None
-    run_id: int | None
-    system_id: int | None
     institution: str
     system: str
+    year: int | None
     vendor: str
     filesystem: str
     nodes: int | None
@@ -156,8 +120,10 @@ class Row:
     score_per_server: float | None
     bw_per_server: float | None
     md_per_server: float | None
+    flagged: bool | None
+    run_id: int | None
+    system_id: int | None
     exclusion_reason: str = ""
-    year: int | None = None
     badges: list = field(default_factory=list)
     run_date: date | None = None
 
@@ -165,28 +131,21 @@ class Row:
     def from_listed(cls, entry, run_dates: dict | None = None) -> "Row":
         """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed); `run_dates`:
         run id -> the run's date (run_dates)."""
-        return cls(**cls._entry_columns(entry), year=entry.year, badges=entry.badges,
+        return cls(**cls._columns(entry, frozen=False), badges=entry.badges,
                    run_date=(run_dates or {}).get(entry.run_id))
 
     @classmethod
     def from_entry(cls, entry) -> "Row":
-        """From a frozen edition's entry; year and badges are its run's."""
+        """From a frozen edition's entry; year, anomalies and badges are its run's."""
         run = entry.run
-        return cls(**cls._entry_columns(entry), year=run.year if run else None, badges=run.badges if run else [],
+        return cls(**cls._columns(entry, frozen=True), badges=run.badges if run else [],
                    run_date=run.run_timestamp.date() if run and run.run_timestamp else None)
 
     @staticmethod
-    def _entry_columns(entry) -> dict:
-        """The columns live list entries and edition entries both keep, under the row's names."""
-        return dict(
-            rank=entry.rank, run_id=entry.run_id, system_id=entry.system_id, institution=entry.institution_name,
-            system=entry.system_name, vendor=entry.storage_vendor, filesystem=entry.filesystem,
-            nodes=entry.client_nodes, procs=entry.client_procs, score=entry.score, bw=entry.score_bw,
-            md=entry.score_md, score_per_node=entry.score_per_node, bw_per_node=entry.bw_per_node,
-            md_per_node=entry.md_per_node, score_per_server=entry.score_per_server,
-            bw_per_server=entry.bw_per_server, md_per_server=entry.md_per_server,
-            exclusion_reason=entry.exclusion_reason,
-        )
+    def _columns(entry, *, frozen: bool) -> dict:
+        """The table columns' values of a live or frozen entry, and the ids and reason both keep."""
+        return {**{column.key: column_value(column, entry, frozen=frozen) for column in TABLE_COLUMNS},
+                "run_id": entry.run_id, "system_id": entry.system_id, "exclusion_reason": entry.exclusion_reason}
 
     @property
     def excluded(self) -> bool:
@@ -208,7 +167,7 @@ class Row:
         return f"run {self.run_id}" if self.run_id else "—"
 
     def cells(self) -> SafeString:
-        """The row's <td> cells, in COLUMNS order after the compare box.
+        """The row's <td> cells, in TABLE_COLUMNS order after the compare box.
 
         Built here rather than in the template: a list page has 50 to 500 rows of 18 cells, and the
         template engine's per-variable lookups made up most of a list page's time (at 100k runs, 50
@@ -230,11 +189,8 @@ class Row:
         if self.excluded:
             badges += ('<span class="badge error">excluded</span><div class="reason">'
                        f'{linebreaksbr(self.exclusion_reason, autoescape=True)}</div>')
-        numbers = "".join(f'<td class="num {classes[key]}">{_number(value, digits)}</td>' for key, value, digits in (
-            ("bw", self.bw, 2), ("md", self.md, 2), ("score_per_node", self.score_per_node, 3),
-            ("bw_per_node", self.bw_per_node, 3), ("md_per_node", self.md_per_node, 3),
-            ("score_per_server", self.score_per_server, 3), ("bw_per_server", self.bw_per_server, 3),
-            ("md_per_server", self.md_per_server, 3)))
+        numbers = "".join(f'<td class="num {classes[column.key]}">{_number(getattr(self, column.key), column.digits)}'
+                          "</td>" for column in MEASURES)
         wide = classes["nodes"]  # institution, run, vendor, file system and the counts: the same classes
         return mark_safe(  # noqa: S308 - every value above is escaped or a number
             f'<td>{compare}</td><td class="num rank">{rank}</td>'
@@ -242,7 +198,7 @@ class Row:
             f'<td class="run">{run}</td>'
             f'<td class="{wide}">{escape(self.vendor)}</td><td class="{wide}">{escape(self.filesystem)}</td>'
             f'<td class="num {wide}">{self.nodes or "—"}</td><td class="num {wide}">{self.procs or "—"}</td>'
-            f'<td class="num score">{_number(self.score, 2)}</td>{numbers}<td class="badges">{badges}</td>'
+            f'<td class="num score">{_number(self.score, SCORE.digits)}</td>{numbers}<td class="badges">{badges}</td>'
         )
 
 

@@ -17,9 +17,10 @@ from django.db.models import F, Prefetch
 from django.utils import timezone
 
 from apps.results.freshness import bump_data_version_on_commit
+from apps.results.list_columns import LIST_COLUMNS, column_field, criteria_condition, sort_column
 from apps.results.list_kinds import LIST_KINDS
-from apps.results.models import Anomaly, Edition, EditionEntry, ListEntry, RulesEdition
-from apps.results.querysets import SEVERITY_ORDER, criteria_condition, normalised_scores, sort_field
+from apps.results.models import Edition, EditionEntry, ListEntry, RulesEdition
+from apps.results.querysets import LARGE_RUN_FIELDS, badges, normalised_scores
 from apps.results.review import rules_edition_on
 
 
@@ -60,76 +61,43 @@ def freeze_lists(name: str, list_kinds: list[str] | None = None, title: str = ""
 def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
     """Copy the live list of the edition's kind into its entries, a chunk at a time (the historic list holds
     every run); an edition is frozen only once."""
+    copied = frozen_copies()
     frozen = 0
     with transaction.atomic():
         if edition.entries.exists():
             raise EditionError(f"edition {edition} is frozen already; editions never change")
-        runs = ListEntry.objects.listed(edition.list_kind).runs(chunk_size=chunk_size)
-        while chunk := list(islice(runs, chunk_size)):
-            EditionEntry.objects.bulk_create(EditionEntry(
-                edition=edition, run=run, system=run.system, rank=run.rank,
-                institution_name=run.system.institution.name, system_name=run.system.name,
-                filesystem=run.system.filesystem, storage_vendor=run.system.storage_vendor,
-                client_nodes=run.client_nodes, client_procs=run.client_procs,
-                score=run.score_total, score_bw=run.score_bw, score_md=run.score_md,
-                exclusion_reason=run.exclusion_reason,
-            ) for run in chunk)
+        rows = ListEntry.objects.listed(edition.list_kind).values_list(*copied.values()).iterator(chunk_size)
+        while chunk := list(islice(rows, chunk_size)):
+            EditionEntry.objects.bulk_create(EditionEntry(edition=edition, **dict(zip(copied, row, strict=True)))
+                                             for row in chunk)
             frozen += len(chunk)
         bump_data_version_on_commit()
     return frozen
 
 
-#: Public sort keys of an edition's list → entry fields (the same keys as the live lists).
-ENTRY_SORTS = {
-    "rank": "rank",
-    "institution": "institution_name",
-    "system": "system_name",
-    "vendor": "storage_vendor",
-    "filesystem": "filesystem",
-    "nodes": "client_nodes",
-    "procs": "client_procs",
-    "score": "score",
-    "bw": "score_bw",
-    "md": "score_md",
-    "score_per_node": "score_per_node",
-    "bw_per_node": "bw_per_node",
-    "md_per_node": "md_per_node",
-    "score_per_server": "score_per_server",
-    "bw_per_server": "bw_per_server",
-    "md_per_server": "md_per_server",
-    "year": "run__year",
-    "flagged": "run__flagged",
-    "id": "run_id",
-}
-
-ENTRY_FIELDS = {
-    "filesystem": "filesystem",
-    "institution": "institution_name",
-    "vendor": "storage_vendor",
-    "system": "system_id",
-    "system_name": "system_name",
-    "year": "run__year",
-    "nodes": "client_nodes",
-    "flagged": "run__flagged",
-    "run": "run_id",
-}
+def frozen_copies() -> dict[str, str]:
+    """{EditionEntry field: the ListEntry field it copies}: every list column an edition stores (`list_columns`;
+    the year and the anomaly flag are read from the run, the ratios computed), and the reason a run is kept off."""
+    stored = {field.attname for field in EditionEntry._meta.concrete_fields}
+    return {**{column.edition_field: column.entry_field for column in LIST_COLUMNS if column.edition_field in stored},
+            "exclusion_reason": "exclusion_reason"}
 
 
 def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
-    """An edition's entries with the live lists' columns, filters and sort keys; badges are the run's current ones."""
-    badges = Anomaly.objects.defer("evidence").order_by(SEVERITY_ORDER, "rule", "pk")
+    """An edition's entries with the live lists' columns, filters and sort keys (`list_columns`, over the frozen
+    fields); badges are the run's current ones."""
     entries = (
         EditionEntry.objects.filter(edition=edition)
         .select_related("run", "system")
-        .defer("run__config", "run__info", "run__facts", "run__extended_scores", "run__invalid_reasons")
-        .prefetch_related(Prefetch("run__anomalies", queryset=badges, to_attr="badges"))
+        .defer(*[f"run__{name}" for name in LARGE_RUN_FIELDS])
+        .prefetch_related(Prefetch("run__anomalies", queryset=badges(), to_attr="badges"))
         .annotate(**normalised_scores(total="score", nodes="client_nodes", servers="system__server_count"))
     )
-    entries = entries.filter(criteria_condition(criteria or {}, ENTRY_FIELDS))
-    field, descending = sort_field(sort)
+    entries = entries.filter(criteria_condition(criteria or {}, frozen=True))
+    column, descending = sort_column(sort)
     rank_order = [F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"]
-    if field is None or field not in ENTRY_SORTS:
+    if column is None:
         return entries.order_by(*rank_order)
-    expression = F(ENTRY_SORTS[field])
+    expression = F(column_field(column, frozen=True))
     return entries.order_by(expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True),
                             *rank_order)

@@ -11,7 +11,7 @@ CHUNK = 2000
 
 def export_queryset(queryset=None):
     base = Run.objects.all() if queryset is None else queryset
-    return base.select_related("system__institution").defer("config", "info", "facts").prefetch_related(
+    return base.select_related("system__institution").without_large_fields().prefetch_related(
         Prefetch("phases", queryset=PhaseResult.objects.only("run_id", "name", "value", "unit", "seconds", "position")),
         Prefetch("anomalies", queryset=Anomaly.objects.only("run_id", "rule", "severity", "phase", "evidence")),
         rank_stats_prefetch(),

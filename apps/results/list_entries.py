@@ -40,33 +40,21 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from apps.results import bulk
+from apps.results.list_columns import LIST_COLUMNS
 from apps.results.list_kinds import LIST_KINDS, ListKind
 from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run
 
 #: Settle a list's ranks once this many shift rows wait: a page row's rank reads the shifts above it.
 SETTLE_AFTER = 500
 
-#: ListEntry column → where it comes from in a run row.
+#: ListEntry column → where it comes from in a run row: each list column's (apps.results.list_columns), then what
+#: an entry keeps beside them ("score" is replaced by the kind's rank_by).
 SOURCE = {
-    "run_id": F("pk"),
-    "system_id": F("system_id"),
-    "score": F("score_total"),  # replaced by the kind's rank_by
-    "score_bw": F("score_bw"),
-    "score_md": F("score_md"),
-    "client_nodes": F("client_nodes"),
-    "client_procs": F("client_procs"),
-    "year": F("year"),
-    "flagged": F("flagged"),
+    **{column.entry_field: F(column.run_field) for column in LIST_COLUMNS if column.run_field},
     "exclusion_reason": F("exclusion_reason"),
     "verification": F("verification"),
-    "filesystem": F("system__filesystem"),
-    "storage_vendor": F("system__storage_vendor"),
-    "institution_name": F("system__institution__name"),
-    "system_name": F("system__name"),
     "server_count": F("system__server_count"),
 }
-#: The columns that come from the storage system (and its institution) rather than the run.
-SYSTEM_COLUMNS = ["filesystem", "storage_vendor", "institution_name", "system_name", "server_count"]
 
 
 def _best_first(kind: ListKind) -> list:

@@ -33,14 +33,28 @@ def ranked_condition(prefix: str = "") -> Q:
     return Q(**{prefix + name: value for name, value in {**ELIGIBLE_CONDITIONS, **ACCEPTED_CONDITIONS}.items()})
 
 
+def _holds(conditions: dict, run) -> bool:
+    """Whether a run in memory meets conditions written as lookups ("field" or "field__isnull"): the conditions
+    are the one definition, applied in SQL by the querysets and partial indexes and here to one run."""
+    return all(_meets(run, lookup, wanted) for lookup, wanted in conditions.items())
+
+
+def _meets(run, lookup: str, wanted) -> bool:
+    name, _, operator = lookup.partition("__")
+    value = getattr(run, name)
+    if operator == "isnull":
+        return (value is None) == wanted
+    return value == wanted
+
+
 def is_eligible(run) -> bool:
-    """`eligible_condition()` of one run in memory (tests/results/test_visibility.py keeps the two in step)."""
-    return run.kind == "io500" and run.exclusion_reason == "" and run.score_total is not None
+    """`eligible_condition()` of one run in memory (tests/results/test_visible_as_ranked.py keeps the two in step)."""
+    return _holds(ELIGIBLE_CONDITIONS, run)
 
 
 def is_ranked(run) -> bool:
     """`ranked_condition()` of one run in memory."""
-    return is_eligible(run) and run.review_status == ACCEPTED_CONDITIONS["review_status"]
+    return _holds({**ELIGIBLE_CONDITIONS, **ACCEPTED_CONDITIONS}, run)
 
 
 #: Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score.

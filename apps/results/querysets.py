@@ -39,82 +39,27 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, NullIf, RowNumber
 
+from apps.results.list_columns import COLUMNS_BY_KEY, column_field, criteria_condition, sort_column
 from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, RANKED, list_kind, ranked_condition
 
-#: Public sort keys of list views → the ListEntry column or annotation they order by. Prefix "-" for descending.
-#: "rank" orders by score: the rank is a function of the score (competition ranking), and the score has the index.
-SORTS = {
-    "rank": "score",
-    "institution": "institution_name",
-    "system": "system_name",
-    "vendor": "storage_vendor",
-    "filesystem": "filesystem",
-    "nodes": "client_nodes",
-    "procs": "client_procs",
-    "score": "score",
-    "bw": "score_bw",
-    "md": "score_md",
-    "score_per_node": "score_per_node",
-    "bw_per_node": "bw_per_node",
-    "md_per_node": "md_per_node",
-    "score_per_server": "score_per_server",
-    "bw_per_server": "bw_per_server",
-    "md_per_server": "md_per_server",
-    "year": "year",
-    "flagged": "flagged",
-    "id": "run_id",
-}
-#: Sort keys whose natural order is the reverse of their column's ("rank" ascending = score descending).
-REVERSED_SORTS = {"rank"}
-#: Sort keys unique on a list and never NULL: they need no tie-breaker and no NULLS clause, so the list's
-#: (kind, run) unique index serves them in both directions (a NULLS LAST descending, or a tie-breaker, would
-#: make PostgreSQL sort the whole list).
-UNIQUE_SORTS = {"id"}
-
-#: Where each filter criterion looks in a list entry (editions map the same criteria to their own fields).
-LIST_FIELDS = {
-    "filesystem": "filesystem",
-    "institution": "institution_name",
-    "vendor": "storage_vendor",
-    "system": "system_id",
-    "system_name": "system_name",
-    "year": "year",
-    "nodes": "client_nodes",
-    "flagged": "flagged",
-    "run": "run_id",
-}
-#: Filter criteria → (the LIST_FIELDS keys they look in, any of which may match; the lookup).
-CRITERIA = {
-    "filesystem": (("filesystem",), "iexact"),
-    "institution": (("institution",), "icontains"),
-    "vendor": (("vendor",), "icontains"),
-    "system": (("system",), "exact"),
-    "search": (("system_name", "institution", "vendor"), "icontains"),
-    "year": (("year",), "exact"),
-    "nodes_min": (("nodes",), "gte"),
-    "nodes_max": (("nodes",), "lte"),
-    "flagged": (("flagged",), "exact"),
-    "run": (("run",), "exact"),
-}
-
-
-def criteria_condition(criteria: Mapping, fields: Mapping[str, str]) -> Q:
-    """The condition of list filter criteria (see CRITERIA) over `fields`; None and "" values are ignored."""
-    unknown = set(criteria) - set(CRITERIA)
-    if unknown:
-        raise ValueError(f"unknown list filters: {', '.join(sorted(unknown))}")
-    condition = Q()
-    for name, value in criteria.items():
-        if value is None or value == "":
-            continue
-        keys, lookup = CRITERIA[name]
-        condition &= Q(*[Q(**{f"{fields[key]}__{lookup}": value}) for key in keys], _connector=Q.OR)
-    return condition
-
+#: The run columns only a run's own page reads: its configuration, info and anomaly facts (JSON of kilobytes
+#: each), its extended scores and the benchmark's reasons. Every view of many runs (lists, system pages, exports,
+#: the API's run lists) defers them (`RunQuerySet.without_large_fields`).
+LARGE_RUN_FIELDS = ("config", "info", "facts", "extended_scores", "invalid_reasons")
 
 SEVERITY_ORDER = Case(When(severity="error", then=Value(0)), When(severity="warn", then=Value(1)), default=Value(2))
-#: The order of a run's anomaly badges: errors first, then warnings, then by rule.
+#: The order of a run's anomalies wherever they are listed: errors first, then warnings, then by rule.
 BADGE_ORDER = (SEVERITY_ORDER, "rule", "pk")
+
+
+def anomalies_in_order():
+    """Anomalies errors first (BADGE_ORDER), as every list of a run's anomalies shows them."""
+    return apps.get_model("results", "Anomaly").objects.order_by(*BADGE_ORDER)
+
+
+def badges():
+    """The anomalies a row of a list shows as badges: in order, without their evidence (JSON a row never reads)."""
+    return anomalies_in_order().defer("evidence")
 
 
 def per_unit(numerator: str, denominator: str):
@@ -200,13 +145,13 @@ class RunQuerySet(models.QuerySet):
         return self.annotate(**normalised_scores(total="score_total", nodes="client_nodes",
                                                  servers="system__server_count"))
 
-    def _anomalies(self):
-        return self.model._meta.get_field("anomalies").related_model.objects.order_by(*BADGE_ORDER)
-
     def with_badges(self):
         """Each run's anomalies (without their evidence) in `run.badges`, errors first: one extra query."""
-        badges = self._anomalies().defer("evidence")
-        return self.prefetch_related(Prefetch("anomalies", queryset=badges, to_attr="badges"))
+        return self.prefetch_related(Prefetch("anomalies", queryset=badges(), to_attr="badges"))
+
+    def without_large_fields(self):
+        """Runs without the columns only a run page reads (LARGE_RUN_FIELDS)."""
+        return self.defer(*LARGE_RUN_FIELDS)
 
     def with_details(self, *, files: bool = True):
         """Everything a run page and diff_runs() read, in a constant number of queries (anomalies errors first).
@@ -216,13 +161,13 @@ class RunQuerySet(models.QuerySet):
         """
         return self.select_related("system__institution", "lustre_build", "upload").prefetch_related(
             "phases", "tunables", "stripings", "lustre_build__patches", *(["files"] if files else []),
-            Prefetch("anomalies", queryset=self._anomalies()),
+            Prefetch("anomalies", queryset=anomalies_in_order()),
         )
 
     def with_list_columns(self):
         return (
             self.select_related("system__institution", "lustre_build")
-            .defer("config", "info", "facts", "extended_scores", "invalid_reasons")
+            .without_large_fields()
             .with_normalised()
             .with_badges()
         )
@@ -302,25 +247,22 @@ class ListEntryQuerySet(models.QuerySet):
         return self.annotate(**normalised_scores(total="score", nodes="client_nodes", servers="server_count"))
 
     def filter_listed(self, **criteria):
-        """Narrow a list without re-ranking it (ranks are stored). Unset values are ignored.
-
-        Criteria: filesystem, institution, vendor, system (id), search, year, nodes_min, nodes_max,
-        flagged (bool), run (id).
-        """
-        return self.filter(criteria_condition(criteria, LIST_FIELDS))
+        """Narrow a list without re-ranking it (ranks are stored) by the criteria of `list_columns.CRITERIA`
+        (filesystem, institution, vendor, system (id), search, year, nodes_min, nodes_max, flagged, run (id)).
+        Unset values are ignored."""
+        return self.filter(criteria_condition(criteria))
 
     def sort_listed(self, key: str | None):
-        """Order a list by a public sort key of SORTS ("score", "-bw"...), NULLs last, ties by score then run (each
-        sort has an index in this order: migrations 0007, 0017 and 0019)."""
-        field, descending = sort_field(key)
-        if field is None:
+        """Order a list by a public sort key of `list_columns` ("score", "-bw"...), NULLs last, ties by score then
+        run (each sort has an index in this order: migrations 0007, 0017 and 0019)."""
+        column, descending = sort_column(key)
+        if column is None:
             return self
-        if field in REVERSED_SORTS:
+        if column.sort_reversed:
             descending = not descending
-        normalised = field.endswith(("_per_node", "_per_server")) and field not in self.query.annotations
-        queryset = self.with_normalised() if normalised else self
-        expression = F(SORTS[field])
-        if field in UNIQUE_SORTS:
+        queryset = self.with_normalised() if column.normalised and column.key not in self.query.annotations else self
+        expression = F(column.sort_field)
+        if column.unique:
             return queryset.order_by(expression.desc() if descending else expression.asc())
         primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
         return queryset.order_by(primary, F("score").desc(nulls_last=True), "run_id")
@@ -384,7 +326,7 @@ class ListEntryQuerySet(models.QuerySet):
             values = [value for value in self._distinct_values(kind, column) if str(needle).upper() in value.upper()]
             entries = entries.filter(**{f"{column}__in": values})
         keys = entries.with_normalised().sort_listed(sort)
-        if criteria_condition(criteria, LIST_FIELDS):
+        if criteria_condition(criteria):
             found = entries.order_by().values("pk")[:COUNT_CAP + 1].count()
             return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
         if state is None:
@@ -426,18 +368,16 @@ def load_listed(entries) -> list:
     """A page of list entries with their runs' anomaly badges (`badges`, as RunQuerySet.with_badges gives
     them): two queries, neither of which reads a run row."""
     entries = list(entries)
-    anomalies = apps.get_model("results", "Anomaly").objects.filter(
-        run_id__in=[entry.run_id for entry in entries]).defer("evidence").order_by(*BADGE_ORDER)
-    badges: dict[int, list] = {}
-    for anomaly in anomalies:
-        badges.setdefault(anomaly.run_id, []).append(anomaly)
+    by_run: dict[int, list] = {}
+    for anomaly in badges().filter(run_id__in=[entry.run_id for entry in entries]):
+        by_run.setdefault(anomaly.run_id, []).append(anomaly)
     for entry in entries:
-        entry.badges = badges.get(entry.run_id, [])
+        entry.badges = by_run.get(entry.run_id, [])
     return entries
 
 
 #: Substring criteria → the ListEntry column with a (kind, UPPER(column)) index (ListEntryQuerySet.page_entries).
-INDEXED_TEXT = {"vendor": "storage_vendor"}
+INDEXED_TEXT = {"vendor": column_field(COLUMNS_BY_KEY["vendor"])}
 
 #: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
 #: Counting stops there because the count of a broad filter is the one read that grows with the list (at 1M
@@ -467,11 +407,3 @@ class CountedKeys:
             return self.keys.cut(index.start or 0, index.stop)
         return self.keys[index]
 
-
-def sort_field(key: str | None) -> tuple[str | None, bool]:
-    """("bw", True) for "-bw"; (None, False) for an empty or unknown key."""
-    if not key:
-        return None, False
-    descending = key.startswith("-")
-    field = key.removeprefix("-")
-    return (field, descending) if field in SORTS else (None, False)

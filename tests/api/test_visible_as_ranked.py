@@ -102,3 +102,25 @@ def test_a_review_decision_re_ranks_the_run_on_a_custom_list_over_the_historic_l
 
     rows = anonymous_client.get(f"/api/v1/custom-lists/{token}/").json()["rows"]
     assert [(row["run"], row["rank"]) for row in rows] == [(run.pk, 1), (published.pk, 2)]
+
+
+@pytest.mark.parametrize("excluded", [False, True], ids=["valid", "excluded"])
+@pytest.mark.parametrize("status", ReviewStatus.values)
+def test_every_answer_about_a_run_says_eligible_and_ranked_truthfully_for_every_review_status(
+        status, excluded, system, anonymous_client):
+    run = RunFactory(system=system, review_status=status, exclusion_reason="stonewall: too short" if excluded else "")
+    eligible = not excluded  # by hand: an IO500 run with a score
+    ranked = eligible and status == ReviewStatus.ACCEPTED
+
+    detail = anonymous_client.get(f"/api/v1/runs/{run.pk}/").json()["verification"]
+    row = anonymous_client.get("/api/v1/runs/").json()["results"][0]
+    system_run = anonymous_client.get(f"/api/v1/systems/{system.pk}/").json()["runs"][0]
+    historic = anonymous_client.get("/api/v1/lists/historic/").json()["results"]
+    research = anonymous_client.get("/api/v1/lists/io500/").json()["results"]
+
+    assert (detail["eligible"], detail["ranked"]) == (eligible, ranked)
+    assert (row["eligible"], row["ranked"]) == (eligible, ranked)
+    assert (system_run["eligible"], system_run["ranked"]) == (eligible, ranked)
+    assert [(entry["run"], entry["ranked"], entry["rank"]) for entry in historic] == [
+        (run.pk, ranked, 1 if ranked else None)]
+    assert [(entry["run"], entry["ranked"]) for entry in research] == ([(run.pk, True)] if ranked else [])

@@ -5,9 +5,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from apps.results.list_columns import SORT_KEYS
 from apps.results.list_entries import refresh_statistics
 from apps.results.models import ListEntry, ListState, Run
-from apps.results.querysets import SORTS
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db
@@ -129,7 +129,7 @@ def test_unknown_sort_keys_keep_the_list_order():
     assert [r.run_id for r in listed("io500").sort_listed("password")] == [first.pk, second.pk]
 
 
-@pytest.mark.parametrize("key", sorted(SORTS))
+@pytest.mark.parametrize("key", sorted(SORT_KEYS))
 def test_every_sort_key_runs_on_every_list(key, django_assert_num_queries):
     run(score=90, flagged=True)
     run(score=50)
