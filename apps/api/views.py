@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from apps.api import serializers
 from apps.api.filters import EditionFilter, RankedListFilter, RunFilter, SystemFilter, UploadFilter
-from apps.api.inputs import MultiPartParser, refuse_hostile_query
+from apps.api.inputs import MultiPartParser
 from apps.api.pagination import PageNumberPagination
 from apps.api.permissions import IsUploaderOrStaff, StaffWrites
 from apps.api.schema import ApiSchema
@@ -44,11 +44,6 @@ class ApiDefaults:
     schema = ApiSchema()
     filter_backends = [DjangoFilterBackend]
     throttle_classes = READ_THROTTLES
-
-    def initial(self, request, *args, **kwargs):
-        """The query string is checked like every body (apps.api.inputs), before permissions or filters read it."""
-        refuse_hostile_query(request)
-        super().initial(request, *args, **kwargs)
 
     def filter_queryset(self, queryset):
         """Filters narrow collections; an object named by its id is not filtered. Building a filter set for it
