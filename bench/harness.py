@@ -316,6 +316,13 @@ def celery_worker(name: str, *, env: dict, log_dir: Path, concurrency: int = 1, 
     return Service(name, argv, env=env, log_dir=log_dir)
 
 
+def wait_until_workers_ready(workers: Iterable[Service], *, timeout: float = 120) -> None:
+    """Celery workers take tasks once each has logged "ready." (started together, they get ready together)."""
+    for worker in workers:
+        wait_until(lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=timeout,
+                   what=f"{worker.name} ready")
+
+
 def private_redis(port: int, *, log_dir: Path) -> Service:
     argv = [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1", "--port", str(port),
             "--save", "", "--appendonly", "no", "--dir", str(log_dir)]
