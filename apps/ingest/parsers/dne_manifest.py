@@ -34,7 +34,7 @@ from apps.ingest.parsers.mdtest import (
     TIME,
     MdtestLaunch,
     MdtestLog,
-    SummaryRow,
+    MdtestSummaryRow,
     TaskBlock,
 )
 from apps.ingest.parsers.records import ParseError
@@ -381,7 +381,7 @@ def _measurements(block: TaskBlock, operation: str) -> dict:
     }
 
 
-def _add_printed(printed: dict, key: str, row: SummaryRow | None, header: str) -> None:
+def _add_printed(printed: dict, key: str, row: MdtestSummaryRow | None, header: str) -> None:
     if row is None:
         return
     printed[key] = {"label": row.label, **row.printed()}
