@@ -47,7 +47,7 @@ class ApiDefaults:
 
     def filter_queryset(self, queryset):
         """Filters narrow collections; an object named by its id is not filtered. Building a filter set for it
-        (its filters deep-copied per request) was 3 ms of a run's detail, a tenth of the answer at 1M runs."""
+        (its filters deep-copied per request) was a noticeable share of a run's detail (docs/performance.md)."""
         if getattr(self, "detail", False):
             return queryset
         return super().filter_queryset(queryset)

@@ -2,7 +2,7 @@
 
 ``static/js/charts.js`` draws them from a ``json_script`` element. Not ``plotly.graph_objects``: plotly.py
 validates every property on construction, which cost more than all the queries of a run, compare or
-scaling page at 1M runs (cProfile: ~200 ms of a series page's ~230 ms), for a figure plotly.js validates
+scaling page (cProfile), for a figure plotly.js validates
 again in the browser. plotly.js draws with no theme by default, which is what plotly.py's "none" template
 asked for, so no theme is embedded per chart.
 

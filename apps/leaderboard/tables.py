@@ -211,10 +211,10 @@ class Row:
         """The row's <td> cells, in COLUMNS order after the compare box.
 
         Built here rather than in the template: a list page has 50 to 500 rows of 18 cells, and the
-        template engine's per-variable lookups made up most of a list page's time (at 100k runs, 50
-        rows: about three quarters of the render). Plain f-strings over the standard library's
-        html.escape (the function django.utils.html.escape wraps) rather than format_html: format_html's
-        lazy-string checks on every argument were ~30 % of a 1M-run list page's Python time (cProfile).
+        template engine's per-variable lookups made up most of a list page's render. Plain f-strings over
+        the standard library's html.escape (the function django.utils.html.escape wraps) rather than
+        format_html, whose lazy-string checks on every argument were a large share of a list page's Python
+        time (cProfile; docs/performance.md).
         """
         classes = CELL_CLASSES
         rank = "—" if self.rank is None else f"#{self.rank}"

@@ -331,16 +331,16 @@ class Run(models.Model):
             models.Index(fields=["-score_total"], name="run_score"),
             models.Index(fields=["client_nodes", "-score_total"], name="run_nodes_score"),
             # "Best eligible run per system", the first step of every ranked list, reads this index only
-            # (no sort, no heap) instead of sorting all runs: 130 ms → 28 ms at 100k runs on PostgreSQL.
+            # (no sort, no heap) instead of sorting all runs.
             # Eligibility, not review: a list's candidates are filtered on review_status from the heap, and almost
             # every run is accepted (published archives), so the index serves "visible as ranked" as well.
             models.Index(fields=["system", "-score_total", "id"], name="run_eligible_best",
                          condition=eligible_condition()),
             # The same for the 10-node list, whose client_nodes filter the index above cannot answer: without
-            # it both its queries scan the run table (seq scan, 274 ms at 100k runs; 72 ms with it).
+            # it both its queries scan the run table.
             models.Index(fields=["system", "-score_total", "id"], name="run_ten_node_best",
                          condition=models.Q(**ELIGIBLE_CONDITIONS, client_nodes=10)),
-            # Counting a list by kind (the historic list's paginator) reads this index only: 79 ms → 30 ms.
+            # Counting a list by kind (the historic list's paginator) reads this index only.
             models.Index(fields=["kind", "system"], name="run_kind_system"),
         ]
 
@@ -652,7 +652,7 @@ class CustomListEntry(models.Model):
     """A member of a custom list's base list with the equation's value for it (apps.results.custom_lists).
 
     Kept so that a page of a custom list reads one index range, like the built-in lists, instead of evaluating
-    the equation over every member on each read (0.8-5 s at 10,000 runs). A committed write to a run
+    the equation over every member on each read (seconds per page). A committed write to a run
     re-evaluates its storage system's members. `ranked` is False when the base list does not rank the run (the
     historic list's submitted or rejected runs) or the equation has no value for it (a phase missing, a division
     by zero): such runs are listed last, unranked.
@@ -743,8 +743,8 @@ class ListEntry(models.Model):
             # reads its rows in order. Every other sort key has its pair from migration 0019, the per-node and
             # per-server ratios as expression indexes (ListEntryQuerySet.sort_listed).
             # The file system filter compares upper-cased values (iexact). Over a bare column PostgreSQL guesses
-            # such a condition matches 0.5 % of a list: at 100k runs it sorted all 5,550 Lustre entries on 10+
-            # nodes of the IO500 list (17 ms) rather than walk its bandwidth order for 50 of them. ANALYZE
+            # such a condition matches a tiny share of a list, so it sorted every Lustre entry on 10+ nodes of
+            # the IO500 list rather than walk its bandwidth order for the 50 of a page. ANALYZE
             # gathers statistics on an index's expressions, so with this it estimates the real shares, and a
             # rare file system is read from its own index entries. The vendor filter compares the raw column
             # (ListEntryQuerySet.page_keys), whose statistics and sort indexes serve it.
