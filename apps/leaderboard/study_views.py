@@ -29,7 +29,7 @@ from apps.results.studies.analysis import (
     varying_axes,
 )
 
-# Axes drawn as lines (a log x axis): client nodes, and a DNE series' MDT count. Nodes come first by default.
+# Axes drawn as lines (a log x axis): client nodes, and a DNE scaling series' MDT count. Nodes come first by default.
 LINE_AXES = ("nodes", "mdt_count")
 
 
@@ -120,7 +120,7 @@ def _unknown(parameter: str, asked: str | None, allowed: list[str]) -> str:
 
 
 def _default_columns(points: list[Any]) -> str | None:
-    """Nodes across, as in the seed's tables, when nodes vary (else a DNE series' MDT count); else the last
+    """Nodes across, as in the seed's tables, when nodes vary (else a DNE scaling series' MDT count); else the last
     independent axis."""
     independent = independent_axes(points)
     for axis in LINE_AXES:

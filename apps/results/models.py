@@ -819,7 +819,7 @@ class EditionEntry(models.Model):
 
 
 class ScalingSeries(models.Model):
-    """A campaign of mdtest launches over MDT and client counts (a DNE scaling study)."""
+    """A campaign of mdtest launches over MDT and client counts (a DNE scaling series)."""
 
     name = models.CharField(max_length=255, unique=True)
     system = models.ForeignKey(StorageSystem, null=True, blank=True, on_delete=models.SET_NULL,
@@ -986,7 +986,7 @@ class Study(models.Model):
         return compare(self.ordered_points(points), alpha=alpha, margin=self.margin, axes=axes)
 
     def store_scaling_points(self, points, upload: "Upload | None" = None) -> None:
-        """Write the study points of a DNE series' points (records or rows), replacing the study points of
+        """Write the study points of a DNE scaling series' points (records or rows), replacing the study points of
         their logs: called with each log the series stores, in that log's transaction. A study point belongs to
         the upload of its series point (a stored row's own, else `upload`: the one storing the records)."""
         points = list(points)

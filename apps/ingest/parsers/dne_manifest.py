@@ -1,4 +1,4 @@
-"""Where an mdtest log sits in a DNE scaling campaign: MDT count, clients, directory load, striping.
+"""Where an mdtest log sits in a DNE scaling series: MDT count, clients, directory load, striping.
 
 mdtest never prints how many MDTs served the namespace or whether the directory striping was
 inherited (``lfs setdirstripe -D``), so that has to come from the person who ran the campaign:
