@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from apps.ingest.core.metadata import from_info, memory_gib, network_gbit
-from apps.ingest.parsers.io500.eras import score_rule_for
+from apps.ingest.parsers.io500.eras import score_formula_for
 from apps.ingest.parsers.io500.sysinfo import declared_client_nodes
 from apps.ingest.parsers.json_values import json_safe
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
@@ -104,7 +104,7 @@ def _computed_score(record: IO500RunRecord) -> ScoreFacts:
     score = record.computed_score
     if score.total is None and record.phases:
         phases = {phase.name: phase.value for phase in record.phases}
-        score = compute_io500_score(phases, rule=score_rule_for(record))
+        score = compute_io500_score(phases, formula=score_formula_for(record))
     return ScoreFacts(bw=score.bw, md=score.md, total=score.total)
 
 

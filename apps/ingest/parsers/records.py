@@ -192,7 +192,7 @@ class RunEvidence:
     info_sources: list[str] | None = None
     """The files ``IO500RunRecord.info`` was read from."""
     score_rule: str | None = None
-    """The scoring rule used for ``computed_score`` (see ``apps.results.scoring``)."""
+    """The score formula used for ``computed_score`` (see ``apps.results.scoring``; the key keeps its first name)."""
     timestamp_step: dict[str, Any] | None = None
     """C app: {t_start, source_file, source_line} of result.txt's ``[timestamp]`` step (when the write
     phases ended; find's reference time). It measures nothing and is never stored as a phase."""

@@ -378,11 +378,11 @@ def _run_with_same_numbers(copy: Path, values: tuple, files: ResultSetFiles) -> 
 
 
 def _scores(record: IO500RunRecord, era: Era) -> None:
-    rule = era.score_rule(record)
-    record.facts.score_rule = rule
+    formula = era.score_formula(record)
+    record.facts.score_rule = formula  # stored under its earlier name
     values = {p.name: p.value for p in record.phases}
-    record.computed_score = compute_io500_score(values, rule=rule)
+    record.computed_score = compute_io500_score(values, formula=formula)
     if era.product_score_facts is not None:
         era.product_score_facts(record, values)
     if record.reported_extended is not None or record.facts.mode == "extended":
-        record.computed_extended = compute_extended_score(values, rule=rule)
+        record.computed_extended = compute_extended_score(values, formula=formula)
