@@ -160,7 +160,7 @@ class RunEvidence:
     """C app: {source_file, identical, differences} between result.txt and the result_summary.txt
     beside it ({error} when the summary could not be read)."""
     score_hash: dict[str, Any] | None = None
-    """C app: printed and recomputed score hash; ``rule`` names the ``hashes.SCORE_HASH_RULES`` entry
+    """C app: printed and recomputed score hash; ``rule`` names the ``hashes.SCORE_HASH_SCOPES`` entry
     that matched ("standard", "isc21_v1" or "a69cf60"; None on a mismatch), ``rules_tried`` all of them."""
     extended_score_hash: dict[str, Any] | None = None
     """C app: the same for the extended score."""

@@ -25,7 +25,7 @@ from apps.ingest.parsers.io500.common import (
     to_float,
     to_int,
 )
-from apps.ingest.parsers.io500.hashes import SCORE_HASH_RULES, config_hash, same_hash, score_hash
+from apps.ingest.parsers.io500.hashes import SCORE_HASH_SCOPES, config_hash, same_hash, score_hash
 from apps.ingest.parsers.io500.phases import (
     STANDARD_PHASES,
     hash_group,
@@ -255,10 +255,10 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
 
 
 def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
-    """Recompute the ``[SCORE]`` (and ``[SCOREX]``) hash; verified if any known build rule matches.
+    """Recompute the ``[SCORE]`` (and ``[SCOREX]``) hash; verified if any known build's hash scope matches.
 
-    The rule that matched (``SCORE_HASH_RULES``) is kept in the evidence: it tells an a69cf60-or-later
-    build from an older one.
+    The scope that matched (``SCORE_HASH_SCOPES``) is kept in the evidence (under its stored key ``rule``): it
+    tells an a69cf60-or-later build from an older one.
     """
     printed = result.score.get("hash")
     if printed is None:
@@ -269,24 +269,24 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
     marked_invalid = "[INVALID]" in tokens[1:]
     # The hash includes valid=NO for invalid runs; io500-verify accepts either ("[OK] But this is an
     # invalid run!"), so both are tried after the one the marker suggests.
-    candidates = [(rule, valid) for rule in SCORE_HASH_RULES for valid in (not marked_invalid, marked_invalid)]
+    candidates = [(scope, valid) for scope in SCORE_HASH_SCOPES for valid in (not marked_invalid, marked_invalid)]
     computed = {}
-    for rule, valid in candidates:
+    for scope, valid in candidates:
         hashed = [
             (raw, score)
             for raw, score in _phase_scores(result, list(result.phases))
-            if rule.hashes_phase(hash_group(normalise_phase_name(raw)), score)
+            if scope.hashes_phase(hash_group(normalise_phase_name(raw)), score)
         ]
-        computed[rule.name, valid] = score_hash(
+        computed[scope.name, valid] = score_hash(
             version=result.header_value("version"),
             phase_scores=hashed,
-            md=result.score["MD"].value if rule.hashes_md_bw else None,
-            bw=result.score["BW"].value if rule.hashes_md_bw else None,
+            md=result.score["MD"].value if scope.hashes_md_bw else None,
+            bw=result.score["BW"].value if scope.hashes_md_bw else None,
             score=tokens[0],
             valid=valid,
         )
     match = next(
-        ((rule.name, valid) for rule, valid in candidates if same_hash(printed.value, computed[rule.name, valid])),
+        ((scope.name, valid) for scope, valid in candidates if same_hash(printed.value, computed[scope.name, valid])),
         None,
     )
     record.verification = "verified" if match else "hash_mismatch"
@@ -296,7 +296,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
         "computed": computed[match or first],
         "rule": match[0] if match else None,
         "hashed_as_valid": match[1] if match else None,
-        "rules_tried": [rule.name for rule in SCORE_HASH_RULES],
+        "rules_tried": [scope.name for scope in SCORE_HASH_SCOPES],
         "source_line": printed.line,
     }
     if result.scorex.get("hash") and all(k in result.scorex for k in ("MD", "BW", "SCORE")):
