@@ -235,6 +235,6 @@ class IO500RunRecord:
     raw_files: dict[str, str] = field(default_factory=dict)  # name -> verbatim text of config/scripts
     content_hash: str = ""  # sha256 over the result files: the run's identity
     metadata: dict = field(default_factory=dict)  # institution, system, filesystem, year, submission...
-    facts: RunEvidence = field(default_factory=RunEvidence)  # evidence for the anomaly rules
+    evidence: RunEvidence = field(default_factory=RunEvidence)  # what the anomaly rules' facts come from
     rank_tables: dict = field(default_factory=dict)  # phase -> parsers.rank_csv.RankTable (C-app CSVs)
     warnings: list[str] = field(default_factory=list)

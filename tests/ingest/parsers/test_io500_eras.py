@@ -78,7 +78,7 @@ def test_folder_kinds_have_distinct_names_and_precedences():
 
 
 def _record(**fields):
-    defaults = {"era": "script", "generation": "bash-sqrt", "benchmark_version": "", "facts": RunEvidence()}
+    defaults = {"era": "script", "generation": "bash-sqrt", "benchmark_version": "", "evidence": RunEvidence()}
     return SimpleNamespace(**{**defaults, **fields})
 
 
@@ -88,7 +88,7 @@ def test_product_era_runs_are_scored_with_the_comparable_root():
 
 
 def test_capp_runs_are_scored_by_their_version_and_file_grammar():
-    isc21 = _record(era="capp", generation="capp-g3", facts=RunEvidence(result_txt_run_section=False))
+    isc21 = _record(era="capp", generation="capp-g3", evidence=RunEvidence(result_txt_run_section=False))
     assert score_formula_for(isc21) == FORMULA_CAPP_ZERO_ENTERS
     sc23 = _record(era="capp", generation="capp-g3", benchmark_version="io500-sc23_v1")
     assert score_formula_for(sc23) == FORMULA_CAPP_SKIP_NONPOSITIVE
@@ -97,4 +97,4 @@ def test_capp_runs_are_scored_by_their_version_and_file_grammar():
 @pytest.mark.parametrize(("run", "_kind", "_entry", "_era", "_generation"), SAMPLE_ERAS, ids=lambda v: str(v))
 def test_every_era_names_a_known_score_formula(run, _kind, _entry, _era, _generation):
     record = parse_result_set(SAMPLES, SAMPLES / run)
-    assert record.facts.score_rule in FORMULAS
+    assert record.evidence.score_rule in FORMULAS

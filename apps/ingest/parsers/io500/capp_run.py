@@ -95,13 +95,13 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
     version = result.header_value("version") if result else (summary.version or "")
     record = IO500RunRecord(source_path=files.rel, era=ERA_CAPP, benchmark_version=version)
     record.generation = generation_of(result, summary, version)
-    record.facts.version = parse_version(version)
-    record.facts.mode = (result.header_value("mode") if result else "") or (
+    record.evidence.version = parse_version(version)
+    record.evidence.mode = (result.header_value("mode") if result else "") or (
         summary.mode if summary else ""
     )
     if summary_error is not None:
         record.warnings.append(f"result_summary.txt not usable: {summary_error}")
-        record.facts.summary_cross_check = {"error": str(summary_error)}
+        record.evidence.summary_cross_check = {"error": str(summary_error)}
     if result is not None:
         _from_result_txt(record, files, result, summary)
     else:
@@ -123,8 +123,8 @@ def _from_result_txt(
 ) -> None:
     rel = files.rel_of(files.get("result.txt"))
     printed = _summary_phases(summary)
-    record.facts.result_txt_run_section = result.has_run_section
-    record.facts.result_txt_end_marker = result.has_end
+    record.evidence.result_txt_run_section = result.has_run_section
+    record.evidence.result_txt_end_marker = result.has_end
     if result.repeated_sections:
         record.warnings.append(
             f"result.txt repeats sections {sorted(set(result.repeated_sections))}; last kept"
@@ -140,7 +140,7 @@ def _from_result_txt(
         or parse_timestamp(files.folder.name)
     )
     if "t_start" in result.timestamp_step:
-        record.facts.timestamp_step = {
+        record.evidence.timestamp_step = {
             "t_start": result.timestamp_step["t_start"].value.strip(),
             "source_file": rel,
             "source_line": result.timestamp_step_line,
@@ -170,7 +170,7 @@ def _from_result_txt(
         record.phases.append(phase)
     record.reported_score = _score(result.score)
     score_tokens = result.score["SCORE"].value.split()
-    record.facts.reported_score_printed = printed_score_fact(
+    record.evidence.reported_score_printed = printed_score_fact(
         result.score["BW"].value,
         result.score["MD"].value,
         score_tokens[0] if score_tokens else "",
@@ -179,7 +179,7 @@ def _from_result_txt(
     )
     if result.scorex:
         record.reported_extended = _score(result.scorex)
-    record.facts.validation_messages = [
+    record.evidence.validation_messages = [
         {"source_file": rel, "source_line": c.line, "text": c.value}
         for c in result.comments
         if c.value.startswith(("ERROR", "WARNING"))
@@ -246,7 +246,7 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
         )
     score = summary.score
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
-    record.facts.reported_score_printed = printed_score_fact(
+    record.evidence.reported_score_printed = printed_score_fact(
         score.bw, score.md, score.total, rel, score.line
     )
     if summary.scorex is not None:
@@ -291,7 +291,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
     )
     record.verification = "verified" if match else "hash_mismatch"
     first = (candidates[0][0].name, candidates[0][1])
-    record.facts.score_hash = {
+    record.evidence.score_hash = {
         "printed": printed.value.strip(),
         "computed": computed[match or first],
         "rule": match[0] if match else None,
@@ -310,7 +310,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
             score=x_tokens[0],
             valid="[INVALID]" not in x_tokens[1:],
         )
-        record.facts.extended_score_hash = {
+        record.evidence.extended_score_hash = {
             "printed": result.scorex["hash"].value.strip(),
             "computed": computed,
             "verified": same_hash(result.scorex["hash"].value, computed),
@@ -351,7 +351,7 @@ def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary
             differences.append(
                 {"score": key, "result_txt": ours, "summary": theirs, "line": summary_score.line}
             )
-    record.facts.summary_cross_check = {
+    record.evidence.summary_cross_check = {
         "source_file": rel,
         "identical": not differences,
         "differences": differences,
@@ -398,7 +398,7 @@ def _check_complete(record: IO500RunRecord, files: ResultSetFiles) -> None:
             "although the score is not marked invalid (truncated or edited file)",
         )
     if missing:
-        record.facts.missing_phases = missing
+        record.evidence.missing_phases = missing
 
 
 def _config(record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt | None) -> None:
@@ -416,17 +416,17 @@ def _config(record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt | N
     record.config["scc"] = scc
     record.config["rules"] = "scc" if scc else "regular"
     record.config["stonewall_time"] = to_int(debug_section.get("stonewall-time"))
-    record.facts.rules = record.config["rules"]
-    record.facts.scc = scc
-    record.facts.min_write_seconds = 30 if scc else 300
-    record.facts.stonewall_seconds = record.config["stonewall_time"]
+    record.evidence.rules = record.config["rules"]
+    record.evidence.scc = scc
+    record.evidence.min_write_seconds = 30 if scc else 300
+    record.evidence.stonewall_seconds = record.config["stonewall_time"]
     printed = result.header_value("config-hash") if result else ""
     if not printed or config_path is None:
         record.config_hash_status = "not_verifiable"
         return
     computed = config_hash(effective)
     record.config_hash_status = "verified" if same_hash(printed, computed) else "hash_mismatch"
-    record.facts.config_hash = {
+    record.evidence.config_hash = {
         "printed": printed,
         "computed": computed,
         "source_file": files.rel_of(config_path),

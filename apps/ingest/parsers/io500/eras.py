@@ -7,7 +7,7 @@ An :class:`Era` entry says, for one family:
   scripts and by the C app), whether a folder is its own (``claims``: a look at the contents);
 * how its record is built (``build``: :class:`ResultSetFiles` -> ``IO500RunRecord``);
 * which score formula of ``apps.results.scoring`` reproduces its printed score (``score_formula``), and
-  the era-specific facts about a printed product score (``product_score_facts``);
+  the era-specific evidence about a printed product score (``product_score_evidence``);
 * whether its raw IOR/mdtest outputs are read, and whether they, rather than the summary, carry
   the command lines.
 
@@ -114,7 +114,7 @@ class Era:
     build: Callable[[ResultSetFiles], IO500RunRecord]
     score_formula: Callable[[IO500RunRecord], str]
     claims: Callable[[ResultSetFiles], bool] | None = None  # for shared folder kinds; None: any folder
-    product_score_facts: Callable[[IO500RunRecord, Mapping[str, float | None]], None] | None = None
+    product_score_evidence: Callable[[IO500RunRecord, Mapping[str, float | None]], None] | None = None
     reads_raw_outputs: bool = True
     commands_from_raw_outputs: bool = False
 
@@ -123,7 +123,7 @@ def _capp_score_formula(record: IO500RunRecord) -> str:
     return capp_formula_for_version(
         record.benchmark_version,
         generation=record.generation,
-        has_run_section=record.facts.result_txt_run_section is not False,
+        has_run_section=record.evidence.result_txt_run_section is not False,
     )
 
 
@@ -132,17 +132,17 @@ def _claims_capp_summary(files: ResultSetFiles) -> bool:
     return path is not None and is_capp_summary(path, files.rel_of(path))
 
 
-def _bash_product_facts(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
+def _bash_product_evidence(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
     """io500_fixed.sh printed BW x MD as TOTAL: the product recomputed from the phases."""
     if record.score_formula == "product":
         recomputed = compute_io500_score(phases, formula=FORMULA_SCRIPT_PRODUCT).total
-        record.facts.product_score = {**(record.facts.product_score or {}), "recomputed_product": recomputed}
+        record.evidence.product_score = {**(record.evidence.product_score or {}), "recomputed_product": recomputed}
 
 
-def _sc17_product_facts(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
+def _sc17_product_evidence(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
     """SC17 printed BW in MB/s and MD in ops/s; its product is recomputed in those units."""
     bw, md = record.computed_score.bw, record.computed_score.md
-    record.facts.product_score = {
+    record.evidence.product_score = {
         "printed_total": record.reported_score.total,
         "units": "MB/s x IOPS",
         "recomputed_product": None if bw is None or md is None else bw / MIB_PER_MB * md * 1000,
@@ -167,7 +167,7 @@ SCRIPT = Era(
     # Product-era runs are scored with the sqrt formula: the lists re-expressed them that way, and
     # ``record.score_formula`` keeps what the script itself printed.
     score_formula=lambda record: FORMULA_SCRIPT,
-    product_score_facts=_bash_product_facts,
+    product_score_evidence=_bash_product_evidence,
     commands_from_raw_outputs=True,
 )
 SC17 = Era(
@@ -177,7 +177,7 @@ SC17 = Era(
     folder_kinds=(SC17_STDOUT, SC17_RESULTS),
     build=build_sc17_record,
     score_formula=lambda record: FORMULA_SC17,
-    product_score_facts=_sc17_product_facts,
+    product_score_evidence=_sc17_product_evidence,
     reads_raw_outputs=False,
 )
 # Order matters only between eras sharing a folder kind: the first that claims the folder builds it.
