@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from apps.results.models import Run
 from apps.results.querysets import sort_field
-from apps.results.submission_rules import edition_of_date
+from apps.results.submission_rules import rules_edition_of_date
 
 
 class KeyPaginator(Paginator):
@@ -201,7 +201,7 @@ class Row:
         """How a row names its run: its date and the list it was made for ("2020-06-01 · ISC20"), else its year,
         else "run 35". Never "#35": "#" is a rank."""
         if self.run_date:
-            edition = edition_of_date(self.run_date.isoformat())
+            edition = rules_edition_of_date(self.run_date.isoformat())
             return f"{self.run_date:%Y-%m-%d}" + (f" · {edition.upper()}" if edition else "")
         if self.year:
             return str(self.year)

@@ -26,7 +26,7 @@ from apps.results.reproducibility import LEVELS, UNDEFINED
 from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
 from apps.results.studies.analysis import DEFAULT_ALPHA, DEFAULT_MARGIN, compare
-from apps.results.submission_rules import EDITIONS, Clause, clauses_for, manual_checklist
+from apps.results.submission_rules import RULES_EDITIONS, Clause, clauses_for, manual_checklist
 
 
 def identity_key(*parts: str) -> str:
@@ -550,9 +550,9 @@ class Anomaly(models.Model):
 
 
 def validate_rules_edition(name: str) -> None:
-    """A rules edition is one of the rules checker's editions (apps.results.submission_rules.EDITIONS)."""
-    if name not in EDITIONS:
-        raise ValidationError(f"{name!r} is no edition of the submission rules; use one of {', '.join(EDITIONS)}")
+    """A rules edition is one of the rules checker's editions (apps.results.submission_rules.RULES_EDITIONS)."""
+    if name not in RULES_EDITIONS:
+        raise ValidationError(f"{name!r} is no edition of the submission rules; use one of {', '.join(RULES_EDITIONS)}")
 
 
 class RulesEdition(models.Model):
@@ -580,13 +580,13 @@ class RulesEdition(models.Model):
         return self.name
 
     def save(self, *args, **kwargs):
-        if self._state.adding and not self.checklist and self.name in EDITIONS:
+        if self._state.adding and not self.checklist and self.name in RULES_EDITIONS:
             self.checklist = manual_checklist(self.name)
         super().save(*args, **kwargs)
 
     def clauses(self) -> list[Clause]:
         """The clauses of the submission rules in force under this edition."""
-        return clauses_for(self.name) if self.name in EDITIONS else []
+        return clauses_for(self.name) if self.name in RULES_EDITIONS else []
 
 
 class ReviewCheck(models.Model):
