@@ -330,8 +330,8 @@ class Run(models.Model):
             models.Index(fields=["system", "-score_total"], name="run_system_score"),
             models.Index(fields=["-score_total"], name="run_score"),
             models.Index(fields=["client_nodes", "-score_total"], name="run_nodes_score"),
-            # "Best eligible run per system", the first step of every ranked list, reads this index only
-            # (no sort, no heap) instead of sorting all runs.
+            # A system's best eligible run, which list upkeep re-derives for each written system
+            # (apps.results.list_entries), reads this index only (no sort, no heap) instead of sorting its runs.
             # Eligibility, not review: a list's candidates are filtered on review_status from the heap, and almost
             # every run is accepted (published archives), so the index serves "visible as ranked" as well.
             models.Index(fields=["system", "-score_total", "id"], name="run_eligible_best",
@@ -340,7 +340,8 @@ class Run(models.Model):
             # it both its queries scan the run table.
             models.Index(fields=["system", "-score_total", "id"], name="run_ten_node_best",
                          condition=models.Q(**ELIGIBLE_CONDITIONS, client_nodes=10)),
-            # Counting a list by kind (the historic list's paginator) reads this index only.
+            # Counting the runs (or systems) of one kind reads this index only. The list pages count from
+            # ListState, never from the run table.
             models.Index(fields=["kind", "system"], name="run_kind_system"),
         ]
 
@@ -773,8 +774,8 @@ class ListState(models.Model):
     """Per list kind: its counts and population statistics, kept with the entries.
 
     Counts change in the same transaction as the entries. The phase medians are refreshed after
-    the commit by a task (apps.results.tasks): a median over a list of 100k entries costs about a
-    second, more than a whole upload may take; pages show `statistics_as_of` next to them.
+    the commit by a task (apps.results.tasks): a median over a large list costs more than a whole
+    upload may take; pages show `statistics_as_of` next to them.
     """
 
     kind = models.CharField(max_length=20, choices=list_kind_choices, primary_key=True)
