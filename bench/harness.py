@@ -35,7 +35,6 @@ PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.exe
 CORPUS = REPO_ROOT.parent / "shared" / "io500-corpus"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
-REDIS_DEFAULT = "redis://127.0.0.1:6379"
 
 
 # ---------------------------------------------------------------- machine and command
