@@ -12,6 +12,7 @@ name must stay a name.
 """
 
 import math
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -25,6 +26,14 @@ BASE_LAYOUT = {
     "margin": {"t": 60, "r": 20, "b": 110, "l": 70},
     "hovermode": "closest",
 }
+
+
+@dataclass
+class Chart:
+    """A figure and the id of the json_script element that carries it to static/js/charts.js."""
+
+    id: str
+    figure: dict[str, Any]
 
 
 def figure(traces: list[dict[str, Any]], title: str, **layout: Any) -> dict[str, Any]:

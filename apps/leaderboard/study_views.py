@@ -15,6 +15,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
 from apps.results.models import Study
 from apps.results.studies.analysis import (
@@ -31,12 +32,6 @@ from apps.results.studies.analysis import (
 
 # Axes drawn as lines (a log x axis): client nodes, and a DNE scaling series' MDT count. Nodes come first by default.
 LINE_AXES = ("nodes", "mdt_count")
-
-
-@dataclass
-class Chart:
-    id: str
-    figure: dict[str, Any]
 
 
 @dataclass
