@@ -1,4 +1,4 @@
-"""The results domain: systems, runs, phases, Lustre provenance, anomalies, editions, scaling series.
+"""The results domain: systems, runs, phases, Lustre provenance, anomalies, editions, DNE scaling series.
 
 Everything else in ioboard depends on this app and it depends on nothing else: ingest writes
 these rows, leaderboard and api read them. `Upload` lives here rather than in ingest because a
