@@ -34,7 +34,7 @@ def ranked_condition(prefix: str = "") -> Q:
 
 
 def is_eligible(run) -> bool:
-    """`eligible_condition()` of one run in memory (tests/results/test_visibility.py keeps the two in step)."""
+    """`eligible_condition()` of one run in memory (tests/results/test_visible_as_ranked.py keeps the two in step)."""
     return run.kind == "io500" and run.exclusion_reason == "" and run.score_total is not None
 
 
