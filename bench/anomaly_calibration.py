@@ -6,7 +6,7 @@ CORPUS_DIR defaults to ../shared/io500-corpus. Prints (1) the distribution of ev
 a cache-effect rule reads, with the threshold that 5 x p90 suggests next to the configured one,
 and the weights of the supporting cache evidence (on all runs, per out-of-sample fold), (2)
 write-phase times and score-reproduction margins, (3) how often each rule fires, and (4) when an
-``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per kind, in
+``expected.csv`` with ``anomaly_kinds`` is present, recall and false-positive rate per label, in
 sample and out of sample (thresholds fitted on other runs only: by year, leave one institution out),
 and ``node_count_mismatch`` against the node-count labels.
 Pure Python: the IO500 parsers and the rules, no Django, no database.
@@ -27,9 +27,9 @@ from apps.ingest.parsers.io500 import parse_tree  # noqa: E402
 from apps.ingest.parsers.records import ParseError  # noqa: E402
 from apps.results.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
 from apps.results.anomalies.calibration import (  # noqa: E402
-    KIND_TO_RULE,
-    NODE_COUNT_KINDS,
+    LABEL_TO_RULE,
     NODE_COUNT_LABEL,
+    NODE_COUNT_LABELS,
     RATIO_MULTIPLE,
     RATIO_QUANTILE,
     SPLITS,
@@ -39,7 +39,7 @@ from apps.results.anomalies.calibration import (  # noqa: E402
     fit_ratio_thresholds,
     fit_thresholds,
     held_out_rules,
-    load_expected_kinds,
+    load_expected_labels,
     percentile,
     rank_time_imbalances,
     ratio_distributions,
@@ -154,21 +154,22 @@ def _held_out(runs: list[RunFacts], split: str) -> dict[str, set[str]]:
 
 
 def print_agreement(runs: list[RunFacts], findings_by_run: list[tuple[RunFacts, list]], expected_csv: Path) -> None:
-    """Recall / false-positive rate per kind: in sample, then for each out-of-sample split."""
-    expected = with_node_count_label(load_expected_kinds(expected_csv))
-    kinds = {**KIND_TO_RULE, **{kind: "node_count_mismatch" for kind in (*NODE_COUNT_KINDS, NODE_COUNT_LABEL)}}
+    """Recall / false-positive rate per label: in sample, then for each out-of-sample split."""
+    expected = with_node_count_label(load_expected_labels(expected_csv))
+    node_counts = (*NODE_COUNT_LABELS, NODE_COUNT_LABEL)
+    rule_of_label = {**LABEL_TO_RULE, **dict.fromkeys(node_counts, "node_count_mismatch")}
     flagged = {"in sample": _rules_by_submission(findings_by_run)}
     flagged.update({f"out of sample, {split}": _held_out(runs, split) for split in SPLITS})
     print(f"\nAgreement with {expected_csv} ({len(expected)} submissions)")
-    print("| kind | rule | evaluation | judged | positives | recall | false positives | missed | false |")
+    print("| label | rule | evaluation | judged | positives | recall | false positives | missed | false |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for kind, rule in kinds.items():
+    for label, rule in rule_of_label.items():
         for evaluation, rules_by_submission in flagged.items():
             judged = {s: labels for s, labels in expected.items() if s in rules_by_submission
                       or evaluation == "in sample"}
-            (tally,) = agreement(rules_by_submission, judged, {kind: rule})
+            (tally,) = agreement(rules_by_submission, judged, {label: rule})
             print(
-                f"| {kind} | {rule} | {evaluation} | {len(judged)} | {len(tally.positives)} | "
+                f"| {label} | {rule} | {evaluation} | {len(judged)} | {len(tally.positives)} | "
                 f"{f'{tally.recall:.0%}' if tally.positives else 'n/a'} | "
                 f"{len(tally.false_positives)} ({tally.false_positive_rate:.1%}) | {' '.join(tally.missed) or '-'} "
                 f"| {' '.join(tally.false_positives) or '-'} |"

@@ -1,4 +1,4 @@
-"""mdtest ingest throughput: N generated DNE-campaign logs through ``manage.py ingest --kind mdtest``.
+"""mdtest ingest throughput: N generated logs of a DNE scaling series through ``manage.py ingest --kind mdtest``.
 
     .venv/bin/python -m bench.bench_mdtest_ingest [--logs 1000] [--postgres ioboard_bench_mdtest] [--json FILE]
 

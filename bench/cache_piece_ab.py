@@ -30,7 +30,7 @@ from apps.results.anomalies.calibration import (  # noqa: E402
     SPLITS,
     agreement,
     held_out_rules,
-    load_expected_kinds,
+    load_expected_labels,
     submission_id,
 )
 from bench.anomaly_calibration import load_runs  # noqa: E402
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("corpus", nargs="?", type=Path, default=REPO_ROOT.parent / "shared" / "io500-corpus")
     args = parser.parse_args(argv)
     runs, _ = load_runs(args.corpus)
-    expected = load_expected_kinds(args.corpus / "expected.csv")
+    expected = load_expected_labels(args.corpus / "expected.csv")
     print("| variant | rule | evaluation | recall (95 % Wilson) | false positives (95 % Wilson) | false |")
     print("|---|---|---|---|---|---|")
     print_rows("as configured", flagged_by(runs, {}), expected)

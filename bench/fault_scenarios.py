@@ -96,8 +96,7 @@ class Stack:
 
     def worker(self, name: str) -> harness.Service:
         worker = self.add(harness.celery_worker(name, env=self.env, log_dir=self.logs))
-        harness.wait_until(lambda: "ready." in worker.log.read_text(errors="replace"), timeout=90,
-                           what=f"{name} ready")
+        harness.wait_until_workers_ready([worker])
         return worker
 
     def get(self, path: str, timeout: float = 30) -> tuple[int, bytes, float]:

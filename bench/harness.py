@@ -35,7 +35,6 @@ PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.exe
 CORPUS = REPO_ROOT.parent / "shared" / "io500-corpus"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
-REDIS_DEFAULT = "redis://127.0.0.1:6379"
 
 
 # ---------------------------------------------------------------- machine and command
@@ -314,6 +313,13 @@ def celery_worker(name: str, *, env: dict, log_dir: Path, concurrency: int = 1, 
     if queues:
         argv += ["--queues", queues]
     return Service(name, argv, env=env, log_dir=log_dir)
+
+
+def wait_until_workers_ready(workers: Iterable[Service], *, timeout: float = 120) -> None:
+    """Celery workers take tasks once each has logged "ready." (started together, they get ready together)."""
+    for worker in workers:
+        wait_until(lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=timeout,
+                   what=f"{worker.name} ready")
 
 
 def private_redis(port: int, *, log_dir: Path) -> Service:

@@ -124,9 +124,7 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}"
             harness.wait_until(lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=90,
                                what="gunicorn /healthz")
-            for worker in workers:
-                harness.wait_until(lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=120,
-                                   what=f"{worker.name} ready")
+            harness.wait_until_workers_ready(workers)
             healthz = idle_healthz(base)
             load_before = load_average()
             print(f"{args.readers} readers and {len(chosen)} uploads from {USERS} accounts at {base} …")

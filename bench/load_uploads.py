@@ -225,9 +225,7 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}"
             harness.wait_until(lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=60,
                                what="gunicorn /healthz")
-            for worker in workers:
-                harness.wait_until(lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=90,
-                                   what=f"{worker.name} ready")
+            harness.wait_until_workers_ready(workers)
             print(f"firing {len(chosen)} concurrent uploads at {base} …")
             barrier = threading.Barrier(len(chosen))
             started = time.perf_counter()

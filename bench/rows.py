@@ -76,7 +76,8 @@ def ingest_corpus(result: dict) -> list[Figure]:
     ]
 
 
-@row("mdtest_ingest", title="mdtest ingest of a generated DNE campaign (`manage.py ingest --kind mdtest`, SQLite)",
+@row("mdtest_ingest",
+     title="mdtest ingest of a generated DNE scaling series (`manage.py ingest --kind mdtest`, SQLite)",
      module="bench.bench_mdtest_ingest", small=("--logs", "200"), full=("--logs", "1000"))
 def mdtest_ingest(result: dict) -> list[Figure]:
     logs = result["logs"]

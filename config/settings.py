@@ -123,8 +123,8 @@ TEMPLATES = [
 
 # PostgreSQL's JIT compiles any plan whose estimated cost passes jit_above_cost. Page queries read a
 # few index rows, but a LIMIT plan over a large estimate can pass the bar and then compiles for far
-# longer than it runs (at 1M runs the filtered 10-node API list took 365 ms median for a 0.3 ms plan,
-# with JIT on). Off per connection; IOBOARD_DB_JIT=1 keeps the server's default.
+# longer than it runs (a filtered list page spent a thousand times its plan's run time compiling it).
+# Off per connection; IOBOARD_DB_JIT=1 keeps the server's default.
 POSTGRES_SESSION_OPTIONS = "" if envbool("IOBOARD_DB_JIT", False) else "-c jit=off"
 # Database: SQLite file unless DATABASE_URL points at PostgreSQL.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -191,8 +191,8 @@ CELERY_TASK_SOFT_TIME_LIMIT = envint("CELERY_TASK_SOFT_TIME_LIMIT", 600)
 CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 660)
 # The ingest task's own limits (apps/ingest/tasks.py). Every upload's work is bounded before it is
 # spent (IOBOARD_ARCHIVE_*, IOBOARD_UPLOAD_MAX_RUNS, the grammars' line cap), so a real upload ingests
-# in a fraction of a second per run (the corpus: 50 ms); these end whatever still runs long, a
-# hostile upload within 10 s. The soft limit fails the job with a message; the hard one kills the
+# in a fraction of a second per run; these end whatever still runs long, a hostile upload within the
+# hard limit. The soft limit fails the job with a message; the hard one kills the
 # process (a regular expression in C cannot be interrupted by the soft one).
 IOBOARD_INGEST_SOFT_TIME_LIMIT = envint("IOBOARD_INGEST_SOFT_TIME_LIMIT", 8)
 IOBOARD_INGEST_TIME_LIMIT = envint("IOBOARD_INGEST_TIME_LIMIT", 10)

@@ -1,10 +1,10 @@
 """The WSGI application gunicorn serves (`config.wsgi:application`).
 
 A worker loads everything its pages need before its first request, then freezes it (`gc.freeze`): the URLconf with
-every view, serializer and form it imports, and the compiled templates. That is some 180,000 objects that live as
-long as the process. CPython's full garbage collections walked all of them, about 80 ms each, once in every hundred
-or so requests: a page's p95 at 1M runs read 33x `/healthz` from one such pause (bench/bench_cold_path.py). Frozen
-objects are never walked again; everything created after still is, so real garbage is still collected.
+every view, serializer and form it imports, and the compiled templates: a large number of objects that live as long
+as the process. CPython's full garbage collections walked all of them, once in every hundred or so requests, and
+that one pause set a page's p95 (bench/bench_cold_path.py; docs/performance.md). Frozen objects are never walked
+again; everything created after still is, so real garbage is still collected.
 """
 
 import gc

@@ -5,9 +5,10 @@ What a field's own validators cannot catch, one mechanism catches for every endp
 - text that cannot be stored or answered: a NUL character (PostgreSQL text and jsonb cannot hold it)
   or a lone surrogate (not Unicode text: it cannot be encoded as UTF-8, so even an error message
   echoing it fails to render). The request parsers check every value of every body (JSON, form,
-  multipart), `ApiDefaults` checks the query string, and `JSONTextField` checks the JSON a form
-  field carries. DRF's CharField refuses both already; choice, slug and JSON fields do not, and
-  echo the value in their error message;
+  multipart), the query-string guard (`apps.web.query_guard`, which defines the check) refuses a
+  query string before any view runs, and `JSONTextField` checks the JSON a form field carries.
+  DRF's CharField refuses both already; choice, slug and JSON fields do not, and echo the value
+  in their error message;
 - JSON nested deeper than `MAX_JSON_DEPTH`: Python's decoder recurses once per level, so a body of a
   few kilobytes of brackets ends in a RecursionError (a 500) without the limit;
 - text fields without a length of their own get `settings.IOBOARD_API_MAX_TEXT_CHARS`
@@ -21,19 +22,10 @@ from django.core.validators import MaxLengthValidator
 from rest_framework import parsers, serializers
 from rest_framework.exceptions import ParseError, ValidationError
 
+from apps.web.query_guard import text_problem
+
 #: Deeper than any document ioboard reads (the questionnaire is three levels), far below the decoder's recursion.
 MAX_JSON_DEPTH = 32
-
-
-def text_problem(text: str) -> str | None:
-    """Why this text cannot be stored or answered, or None when it can."""
-    if "\x00" in text:
-        return "contains a NUL character (\\x00), which cannot be stored"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "contains a lone surrogate (\\ud800-\\udfff), which is not Unicode text"
-    return None
 
 
 def _problems(value, path: str, depth: int, found: dict[str, list[str]]) -> None:
@@ -94,10 +86,6 @@ def refuse_hostile_multivalue(data) -> None:
             _problems(value, key, 1, found)
     if found:
         raise ValidationError(found)
-
-
-def refuse_hostile_query(request) -> None:
-    refuse_hostile_multivalue(request.query_params)
 
 
 def load_json_text(text: str, field: str):

@@ -1,7 +1,7 @@
 """Distil a parsed IO500 run into the ``RunFacts`` the anomaly rules read.
 
 This is the only place that knows both sides: the parser's ``IO500RunRecord`` (with the extra
-evidence its builders leave in ``record.facts``) and the rules' plain facts. Ingest imports
+evidence its builders leave in ``record.evidence``) and the rules' plain facts. Ingest imports
 results here, never the reverse, so the rules stay independent of how files are parsed.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from apps.ingest.core.metadata import from_info, memory_gib, network_gbit
-from apps.ingest.parsers.io500.eras import score_rule_for
+from apps.ingest.parsers.io500.eras import score_formula_for
 from apps.ingest.parsers.io500.sysinfo import declared_client_nodes
 from apps.ingest.parsers.json_values import json_safe
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
@@ -51,7 +51,7 @@ def facts_from_record(record: IO500RunRecord, metadata: Mapping[str, Any] | None
         summary_conflicts=_summary_conflicts(record),
         stonewall_inflation=_stonewall_inflation(record),
         content_hash=record.content_hash,
-        stonewall_seconds=record.facts.stonewall_seconds,
+        stonewall_seconds=record.evidence.stonewall_seconds,
         included_files=sorted(record.raw_files),
         rank_stats=_rank_stats(record),
         client_network_gbit=network_gbit(network),
@@ -88,8 +88,8 @@ def _phase_facts(phase: PhaseRecord) -> PhaseFacts:
 
 def _rules_mode(record: IO500RunRecord) -> str:
     """``scc`` when the run used the student-competition rules (C ``[global] scc``, bash ``io500_rules``)."""
-    rules = str(record.facts.rules or record.config.get("rules") or "").strip().lower()
-    return "scc" if rules == "scc" or record.facts.scc is True else "regular"
+    rules = str(record.evidence.rules or record.config.get("rules") or "").strip().lower()
+    return "scc" if rules == "scc" or record.evidence.scc is True else "regular"
 
 
 def _reported_score(record: IO500RunRecord) -> ScoreFacts:
@@ -104,13 +104,13 @@ def _computed_score(record: IO500RunRecord) -> ScoreFacts:
     score = record.computed_score
     if score.total is None and record.phases:
         phases = {phase.name: phase.value for phase in record.phases}
-        score = compute_io500_score(phases, rule=score_rule_for(record))
+        score = compute_io500_score(phases, formula=score_formula_for(record))
     return ScoreFacts(bw=score.bw, md=score.md, total=score.total)
 
 
 def _declared_nodes(record: IO500RunRecord) -> tuple[int, str] | None:
     """Client nodes the submitter declared: what the parser found, else the system description."""
-    declared = record.facts.declared_client_nodes
+    declared = record.evidence.declared_client_nodes
     if isinstance(declared, dict) and isinstance(declared.get("value"), int):
         return declared["value"], str(declared.get("source", ""))
     return declared_client_nodes(record.info)
@@ -118,8 +118,8 @@ def _declared_nodes(record: IO500RunRecord) -> tuple[int, str] | None:
 
 def _tool_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
     """Node and task counts each raw IOR/mdtest output reports (what the tools say they ran on)."""
-    nodes = record.facts.tool_client_nodes or {}
-    tasks = record.facts.tool_client_procs or {}
+    nodes = record.evidence.tool_client_nodes or {}
+    tasks = record.evidence.tool_client_procs or {}
     phases = {phase.name: phase for phase in record.phases}
     counts = []
     for name, node_count in nodes.items():
@@ -162,7 +162,7 @@ def _hostfile_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
 
 def _summary_conflicts(record: IO500RunRecord) -> list[dict[str, Any]]:
     """A result_summary.txt copy above the run (submission root) whose numbers are not this run's."""
-    differs = record.facts.summary_differs_from_run
+    differs = record.evidence.summary_differs_from_run
     if not isinstance(differs, dict):
         return []
     differences = differs.get("differences") or []
@@ -186,7 +186,7 @@ def _stonewall_inflation(record: IO500RunRecord) -> list[dict[str, Any]]:
     mdtest's own SUMMARY time is preferred to the phase's wall time, which also holds start-up and
     barriers: rate x wall time overstates the items of perfectly sound C-era runs by up to 1.5x.
     """
-    evidence = record.facts.mdtest_stonewall_inflation or {}
+    evidence = record.evidence.mdtest_stonewall_inflation or {}
     entries = []
     phases = {phase.name: phase for phase in record.phases}
     for name, item in evidence.items():

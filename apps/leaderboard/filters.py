@@ -78,7 +78,7 @@ class ListFilterForm(_CriteriaForm):
         """(field, its input or select as HTML) for each field, in form order.
 
         Written here rather than through Django's widget templates: rendering the ten widgets was a third of a
-        list page's template time at 1M runs (cProfile), about 2 ms a page. The markup is the widgets' own:
+        list page's template time (cProfile). The markup is the widgets' own:
         their attributes, the submitted value, the `id_<name>` the labels and scripts use
         (tests/leaderboard/test_filter_form.py compares the two).
         """

@@ -2,7 +2,7 @@
 
 ``static/js/charts.js`` draws them from a ``json_script`` element. Not ``plotly.graph_objects``: plotly.py
 validates every property on construction, which cost more than all the queries of a run, compare or
-scaling page at 1M runs (cProfile: ~200 ms of a series page's ~230 ms), for a figure plotly.js validates
+scaling page (cProfile), for a figure plotly.js validates
 again in the browser. plotly.js draws with no theme by default, which is what plotly.py's "none" template
 asked for, so no theme is embedded per chart.
 
@@ -12,6 +12,7 @@ name must stay a name.
 """
 
 import math
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -25,6 +26,14 @@ BASE_LAYOUT = {
     "margin": {"t": 60, "r": 20, "b": 110, "l": 70},
     "hovermode": "closest",
 }
+
+
+@dataclass
+class Chart:
+    """A figure and the id of the json_script element that carries it to static/js/charts.js."""
+
+    id: str
+    figure: dict[str, Any]
 
 
 def figure(traces: list[dict[str, Any]], title: str, **layout: Any) -> dict[str, Any]:

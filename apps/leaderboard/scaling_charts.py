@@ -1,4 +1,4 @@
-"""Plotly figures of a DNE scaling campaign, as JSON-ready dicts for ``static/js/charts.js``.
+"""Plotly figures of a DNE scaling series, as JSON-ready dicts for ``static/js/charts.js``.
 
 Three figures answer the administrator's three questions:
 

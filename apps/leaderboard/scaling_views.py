@@ -7,11 +7,11 @@ The views fetch (a constant number of queries whatever the series holds), hand t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.scaling_charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
 from apps.results.models import ScalingSeries
 from apps.results.scaling.analysis import (
@@ -21,14 +21,6 @@ from apps.results.scaling.analysis import (
     analyse_points,
     operation_label,
 )
-
-
-@dataclass
-class Chart:
-    """A figure and the id of the json_script element that carries it to static/js/charts.js."""
-
-    id: str
-    figure: dict[str, Any]
 
 
 @dataclass

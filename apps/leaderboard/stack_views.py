@@ -15,15 +15,10 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.stack_charts import layers_figure
 from apps.results.models import Stack, StackComponent, StackMeasurement
 from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
-
-
-@dataclass
-class Chart:
-    id: str
-    figure: dict[str, Any]
 
 
 @dataclass

@@ -3,11 +3,11 @@
 * ``grouped_bars_figure``: one operation, one bar group per column value (e.g. nodes), one bar per
   row (e.g. api x hints config), error bars of one stddev over the repetitions - the seed's tables
   drawn;
-* ``lines_figure``: mean bandwidth against a numeric axis (nodes, a DNE series' MDT count), one line per row.
+* ``lines_figure``: mean bandwidth against a numeric axis (nodes, a DNE scaling series' MDT count), one line per row.
 
 Each row (series) has its own colour (``series_colours``), the same in both figures.
 
-The values are in the study's unit: IOR's MiB/s, or a DNE series' mdtest ops/s.
+The values are in the study's unit: IOR's MiB/s, or a DNE scaling series' mdtest ops/s.
 
 Pure functions of a pivot (``apps.results.studies.analysis.pivot``). Config values come from the
 uploaded logs, so they are escaped like any uploaded name.
@@ -25,7 +25,7 @@ def _label(values: list[Any]) -> str:
 
 
 def value_axis_title(unit: str) -> str:
-    """The y axis: the study's unit (IOR's MiB/s, a DNE series' ops/s), means of the repetitions."""
+    """The y axis: the study's unit (IOR's MiB/s, a DNE scaling series' ops/s), means of the repetitions."""
     return f"{escaped(unit)} (mean of the repetitions)"
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
 from apps.results.models import Study
 from apps.results.studies.analysis import (
@@ -29,14 +30,8 @@ from apps.results.studies.analysis import (
     varying_axes,
 )
 
-# Axes drawn as lines (a log x axis): client nodes, and a DNE series' MDT count. Nodes come first by default.
+# Axes drawn as lines (a log x axis): client nodes, and a DNE scaling series' MDT count. Nodes come first by default.
 LINE_AXES = ("nodes", "mdt_count")
-
-
-@dataclass
-class Chart:
-    id: str
-    figure: dict[str, Any]
 
 
 @dataclass
@@ -120,7 +115,7 @@ def _unknown(parameter: str, asked: str | None, allowed: list[str]) -> str:
 
 
 def _default_columns(points: list[Any]) -> str | None:
-    """Nodes across, as in the seed's tables, when nodes vary (else a DNE series' MDT count); else the last
+    """Nodes across, as in the seed's tables, when nodes vary (else a DNE scaling series' MDT count); else the last
     independent axis."""
     independent = independent_axes(points)
     for axis in LINE_AXES:

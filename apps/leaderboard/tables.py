@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from apps.results.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
 from apps.results.models import Run
-from apps.results.submission_rules import edition_of_date
+from apps.results.submission_rules import rules_edition_of_date
 
 
 class KeyPaginator(Paginator):
@@ -160,7 +160,7 @@ class Row:
         """How a row names its run: its date and the list it was made for ("2020-06-01 · ISC20"), else its year,
         else "run 35". Never "#35": "#" is a rank."""
         if self.run_date:
-            edition = edition_of_date(self.run_date.isoformat())
+            edition = rules_edition_of_date(self.run_date.isoformat())
             return f"{self.run_date:%Y-%m-%d}" + (f" · {edition.upper()}" if edition else "")
         if self.year:
             return str(self.year)
@@ -170,10 +170,10 @@ class Row:
         """The row's <td> cells, in TABLE_COLUMNS order after the compare box.
 
         Built here rather than in the template: a list page has 50 to 500 rows of 18 cells, and the
-        template engine's per-variable lookups made up most of a list page's time (at 100k runs, 50
-        rows: about three quarters of the render). Plain f-strings over the standard library's
-        html.escape (the function django.utils.html.escape wraps) rather than format_html: format_html's
-        lazy-string checks on every argument were ~30 % of a 1M-run list page's Python time (cProfile).
+        template engine's per-variable lookups made up most of a list page's render. Plain f-strings over
+        the standard library's html.escape (the function django.utils.html.escape wraps) rather than
+        format_html, whose lazy-string checks on every argument were a large share of a list page's Python
+        time (cProfile; docs/performance.md).
         """
         classes = CELL_CLASSES
         rank = "—" if self.rank is None else f"#{self.rank}"

@@ -23,7 +23,7 @@ from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, Lis
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, Stack, StorageSystem
 from apps.results.querysets import load_listed
 from apps.results.review import clause_outcomes, reproducibility_report
-from apps.results.submission_rules import edition_of_date
+from apps.results.submission_rules import rules_edition_of_date
 from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6
@@ -174,7 +174,7 @@ def run_detail(request, pk: int):
         "score_checks": _score_checks(run),
         "placements": placements,
         "ranked_placements": [(kind, rank) for kind, rank in placements if rank],
-        "list_edition": edition_of_date(run.run_timestamp.date().isoformat()) if run.run_timestamp else None,
+        "list_edition": rules_edition_of_date(run.run_timestamp.date().isoformat()) if run.run_timestamp else None,
         "warnings": [anomaly for anomaly in anomalies if anomaly.severity == "warn"],
         "errors": [anomaly for anomaly in anomalies if anomaly.severity == "error"],
         "medians_list": medians_list,

@@ -5,14 +5,14 @@ on the run's phase values and scores. Runs whose value cannot be computed (a pha
 zero) are listed unranked at the end. Ranks are competition ranks ("1224"), like the built-in lists.
 
 Why the values are kept (CustomListEntry, with a count on CustomList) rather than computed per read: ranking
-every member on each read took 0.8-5 s at 10,000 runs. The equation is evaluated by the grammar's own
+every member on each read took seconds a page (docs/performance.md). The equation is evaluated by the grammar's own
 evaluator, in Python, once per (list, run): no SQL translation of the arithmetic, so no database-specific
 failure (PostgreSQL raises on a division by zero or an overflow, SQLite returns NULL or infinity) can
 disagree with `Equation.evaluate`. A page reads one index range and counts the values above its first row.
 
 How the entries stay right:
-- a saved list is filled by the task `fill_custom_list` after the commit: evaluating every member takes 1.5 s at
-  10,000 runs and 16 s at 100,000 (bench.bench_cold_path), minutes at a million, too long for a request;
+- a saved list is filled by the task `fill_custom_list` after the commit: evaluating every member grows with the
+  base list, to minutes at a million runs, too long for a request;
 - after the commit of a write to a run, the task `refresh_custom_lists` re-evaluates its storage system's
   members on every custom list (after the commit, because a run's phases are stored after the run itself):
   the write may change the run's phases, its membership of the base list, or which of the system's runs is

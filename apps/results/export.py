@@ -24,7 +24,7 @@ def rank_stats_prefetch() -> Prefetch:
 
 
 def iter_runs(queryset=None) -> Iterator[Run]:
-    """Runs with phases and anomalies, streamed in chunks so 100k runs fit in little memory."""
+    """Runs with phases and anomalies, streamed in chunks so any number of runs fits in little memory."""
     yield from export_queryset(queryset).order_by("pk").iterator(chunk_size=CHUNK)
 
 

@@ -1,8 +1,8 @@
 """Maintained list entries: membership, rank and counts of every live list, kept on write.
 
 Why: ranking on read (an anti-join for "each system's best run", then RANK() over every run) made
-list, run and system pages cost hundreds of milliseconds at 100k runs, and with stale planner
-statistics minutes; every committed write invalidates the page cache, so readers pay that often.
+list, run and system pages slow in proportion to the runs, and with stale planner statistics
+far slower; every committed write invalidates the page cache, so readers paid that often.
 
 How:
 - **Membership.** A write to a run re-derives the entries of its storage system only, for every
@@ -351,9 +351,9 @@ def phase_medians(slug: str) -> dict[str, float]:
     the mean of the two middle ones), a single sort per phase; elsewhere the portable window form.
 
     The join is kept off nested loops, for this one statement. On fresh statistics PostgreSQL hashes the
-    entries and scans the phases once anyway (2-5 s at 1M runs); on statistics that call both tables
-    empty it chose a nested loop that read the whole entry index for every phase row (81 s at 4,000
-    runs, quadratic), and this runs after every upload that changes the list.
+    entries and scans the phases once anyway; on statistics that call both tables empty it chose a
+    nested loop that read the whole entry index for every phase row (quadratic), and this runs after
+    every upload that changes the list.
     """
     listed = Run.objects.filter(list_entries__kind=slug, list_entries__ranked=True)
     if connection.vendor != "postgresql":
@@ -377,9 +377,9 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
     """Refill the entries of list kinds from the run table (after bulk loads): {kind: entries}. Then ANALYZE.
 
     Refilling every list builds the entry table's indexes once afterwards (apps.results.bulk): inserting
-    two million entries at 1M runs into its dozen indexes took most of `seed_synthetic`'s list time. It
-    then VACUUMs the table, which marks its pages all-visible: a filtered page's capped count (up to
-    2,001 entries) then reads them from an index alone instead of visiting each entry's row.
+    every entry into its dozen indexes one by one took most of `seed_synthetic`'s list time. It
+    then VACUUMs the table, which marks its pages all-visible: a filtered page's capped count
+    (querysets.COUNT_CAP) then reads them from an index alone instead of visiting each entry's row.
     """
     with bulk.checked_afterwards(ListEntry) if kinds is None else nullcontext():
         filled = {slug: _refill(LIST_KINDS[slug]) for slug in kinds or LIST_KINDS}

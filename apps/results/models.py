@@ -1,4 +1,4 @@
-"""The results domain: systems, runs, phases, Lustre provenance, anomalies, editions, scaling series.
+"""The results domain: systems, runs, phases, Lustre provenance, anomalies, editions, DNE scaling series.
 
 Everything else in ioboard depends on this app and it depends on nothing else: ingest writes
 these rows, leaderboard and api read them. `Upload` lives here rather than in ingest because a
@@ -26,7 +26,7 @@ from apps.results.reproducibility import LEVELS, UNDEFINED
 from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT
 from apps.results.studies.analysis import DEFAULT_ALPHA, DEFAULT_MARGIN, compare
-from apps.results.submission_rules import EDITIONS, Clause, clauses_for, manual_checklist
+from apps.results.submission_rules import RULES_EDITIONS, Clause, clauses_for, manual_checklist
 
 
 def identity_key(*parts: str) -> str:
@@ -330,17 +330,18 @@ class Run(models.Model):
             models.Index(fields=["system", "-score_total"], name="run_system_score"),
             models.Index(fields=["-score_total"], name="run_score"),
             models.Index(fields=["client_nodes", "-score_total"], name="run_nodes_score"),
-            # "Best eligible run per system", the first step of every ranked list, reads this index only
-            # (no sort, no heap) instead of sorting all runs: 130 ms → 28 ms at 100k runs on PostgreSQL.
+            # A system's best eligible run, which list upkeep re-derives for each written system
+            # (apps.results.list_entries), reads this index only (no sort, no heap) instead of sorting its runs.
             # Eligibility, not review: a list's candidates are filtered on review_status from the heap, and almost
             # every run is accepted (published archives), so the index serves "visible as ranked" as well.
             models.Index(fields=["system", "-score_total", "id"], name="run_eligible_best",
                          condition=eligible_condition()),
             # The same for the 10-node list, whose client_nodes filter the index above cannot answer: without
-            # it both its queries scan the run table (seq scan, 274 ms at 100k runs; 72 ms with it).
+            # it both its queries scan the run table.
             models.Index(fields=["system", "-score_total", "id"], name="run_ten_node_best",
                          condition=models.Q(client_nodes=10) & eligible_condition()),
-            # Counting a list by kind (the historic list's paginator) reads this index only: 79 ms → 30 ms.
+            # Counting the runs (or systems) of one kind reads this index only. The list pages count from
+            # ListState, never from the run table.
             models.Index(fields=["kind", "system"], name="run_kind_system"),
         ]
 
@@ -561,9 +562,9 @@ class Anomaly(models.Model):
 
 
 def validate_rules_edition(name: str) -> None:
-    """A rules edition is one of the rules checker's editions (apps.results.submission_rules.EDITIONS)."""
-    if name not in EDITIONS:
-        raise ValidationError(f"{name!r} is no edition of the submission rules; use one of {', '.join(EDITIONS)}")
+    """A rules edition is one of the rules checker's editions (apps.results.submission_rules.RULES_EDITIONS)."""
+    if name not in RULES_EDITIONS:
+        raise ValidationError(f"{name!r} is no edition of the submission rules; use one of {', '.join(RULES_EDITIONS)}")
 
 
 class RulesEdition(models.Model):
@@ -591,13 +592,13 @@ class RulesEdition(models.Model):
         return self.name
 
     def save(self, *args, **kwargs):
-        if self._state.adding and not self.checklist and self.name in EDITIONS:
+        if self._state.adding and not self.checklist and self.name in RULES_EDITIONS:
             self.checklist = manual_checklist(self.name)
         super().save(*args, **kwargs)
 
     def clauses(self) -> list[Clause]:
         """The clauses of the submission rules in force under this edition."""
-        return clauses_for(self.name) if self.name in EDITIONS else []
+        return clauses_for(self.name) if self.name in RULES_EDITIONS else []
 
 
 class ReviewCheck(models.Model):
@@ -663,7 +664,7 @@ class CustomListEntry(models.Model):
     """A member of a custom list's base list with the equation's value for it (apps.results.custom_lists).
 
     Kept so that a page of a custom list reads one index range, like the built-in lists, instead of evaluating
-    the equation over every member on each read (0.8-5 s at 10,000 runs). A committed write to a run
+    the equation over every member on each read (seconds per page). A committed write to a run
     re-evaluates its storage system's members. `ranked` is False when the base list does not rank the run (the
     historic list's submitted or rejected runs) or the equation has no value for it (a phase missing, a division
     by zero): such runs are listed last, unranked.
@@ -754,8 +755,8 @@ class ListEntry(models.Model):
             # reads its rows in order. Every other sort key has its pair from migration 0019, the per-node and
             # per-server ratios as expression indexes (ListEntryQuerySet.sort_listed).
             # The file system filter compares upper-cased values (iexact). Over a bare column PostgreSQL guesses
-            # such a condition matches 0.5 % of a list: at 100k runs it sorted all 5,550 Lustre entries on 10+
-            # nodes of the IO500 list (17 ms) rather than walk its bandwidth order for 50 of them. ANALYZE
+            # such a condition matches a tiny share of a list, so it sorted every Lustre entry on 10+ nodes of
+            # the IO500 list rather than walk its bandwidth order for the 50 of a page. ANALYZE
             # gathers statistics on an index's expressions, so with this it estimates the real shares, and a
             # rare file system is read from its own index entries. The vendor filter compares the raw column
             # (ListEntryQuerySet.page_keys), whose statistics and sort indexes serve it.
@@ -784,8 +785,8 @@ class ListState(models.Model):
     """Per list kind: its counts and population statistics, kept with the entries.
 
     Counts change in the same transaction as the entries. The phase medians are refreshed after
-    the commit by a task (apps.results.tasks): a median over a list of 100k entries costs about a
-    second, more than a whole upload may take; pages show `statistics_as_of` next to them.
+    the commit by a task (apps.results.tasks): a median over a large list costs more than a whole
+    upload may take; pages show `statistics_as_of` next to them.
     """
 
     kind = models.CharField(max_length=20, choices=list_kind_choices, primary_key=True)
@@ -830,7 +831,7 @@ class EditionEntry(models.Model):
 
 
 class ScalingSeries(models.Model):
-    """A campaign of mdtest launches over MDT and client counts (a DNE scaling study)."""
+    """A campaign of mdtest launches over MDT and client counts (a DNE scaling series)."""
 
     name = models.CharField(max_length=255, unique=True)
     system = models.ForeignKey(StorageSystem, null=True, blank=True, on_delete=models.SET_NULL,
@@ -997,7 +998,7 @@ class Study(models.Model):
         return compare(self.ordered_points(points), alpha=alpha, margin=self.margin, axes=axes)
 
     def store_scaling_points(self, points, upload: "Upload | None" = None) -> None:
-        """Write the study points of a DNE series' points (records or rows), replacing the study points of
+        """Write the study points of a DNE scaling series' points (records or rows), replacing the study points of
         their logs: called with each log the series stores, in that log's transaction. A study point belongs to
         the upload of its series point (a stored row's own, else `upload`: the one storing the records)."""
         points = list(points)

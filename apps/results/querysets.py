@@ -276,12 +276,11 @@ class ListEntryQuerySet(models.QuerySet):
 
         Past the first page the page's runs are found first, from the sort index alone, and only their rows are
         then read: with a plain OFFSET, PostgreSQL computes the select list of every row it skips, the rank's
-        subquery included (`with_rank`). At 1M runs page 20 of the historic list spent 1 ms in 976 such
-        subqueries for 50 rows, and the cost grows with the page number.
+        subquery included (`with_rank`), so the cost grows with the page number.
 
         The page's run ids are read in a query of their own, not as an `IN (subquery)`: on statistics that
         call the entry table empty, PostgreSQL planned that as a nested loop re-running the LIMIT subquery for
-        every entry of the list (4,000 x 1,000 index rows, 0.5 s at 4,000 runs; quadratic in the list).
+        every entry of the list (quadratic in the list; the figures are in docs/performance.md).
         """
         if not start:
             return self[start:stop]
@@ -296,28 +295,27 @@ class ListEntryQuerySet(models.QuerySet):
     def page_entries(self, kind: str, criteria: Mapping, sort: str | None, state=None):
         """The entries of a list page view, with their rank and normalised scores, and a count that never
         scans a whole list. A page renders from these rows alone (plus its runs' badges, `load_listed`):
-        loading the page's 50 wide run rows and their systems was half of a list page's time at 1M runs.
+        loading the page's 50 wide run rows and their systems was half of a list page's time.
 
         Unfiltered, the count is the list's maintained one. Filtered, counting is stopped at
         COUNT_CAP + 1 matches: a reader pages through the first COUNT_CAP rows and is told there are
         more, and a broad filter on a million-entry list costs a bounded scan instead of a full one.
 
         The capped count is unordered. Ordered by the list (as it was), PostgreSQL walked the list's order
-        index past every non-match (at 1M runs, 18,000 entries for 2,001 of 2020 on the historic list,
-        4 ms) or, once the bulk paths VACUUM the entries (apps.results.bulk.vacuum), read every match
-        from an index and sorted them (26 ms). Unordered, with the pages all-visible, it reads 2,001
-        entries from the filter's own index alone (0.5 ms). The risk of the unordered form is a
-        sequential scan through other lists first (their entries are stored together: 150-280 ms at 1M
-        runs, before the VACUUM); PostgreSQL costs the index-only path below it on all-visible pages.
+        index past every non-match or, once the bulk paths VACUUM the entries (apps.results.bulk.vacuum),
+        read every match from an index and sorted them. Unordered, with the pages all-visible, it reads the
+        matches from the filter's own index alone. The risk of the unordered form is a sequential scan
+        through other lists first (their entries are stored together); PostgreSQL costs the index-only path
+        below it on all-visible pages. The measurements are in docs/performance.md.
 
         `state`: the list's ListState, when the caller has read it already (for its file systems).
 
         A substring filter on a column in INDEXED_TEXT becomes "column IN (the list's values that contain it,
         compared upper-cased)": a LIKE '%DDN%' cannot use an index. The values come from skipping through the
-        column's sort index (`_distinct_values`, 0.4 ms at 1M runs), and the count then reads the matching
-        entries from that same index alone (1 ms for 2,001 DDN entries of the 10-node list). Compared as
-        UPPER(column) IN (...) instead, PostgreSQL walked the (kind, column) sort index past 98,000 other
-        vendors' entries for the same count (29 ms): an UPPER() condition is only a filter on that index.
+        column's sort index (`_distinct_values`), and the count then reads the matching entries from that same
+        index alone. Compared as UPPER(column) IN (...) instead, PostgreSQL walked the (kind, column) sort
+        index past every other vendor's entries for the same count: an UPPER() condition is only a filter on
+        that index.
         """
         indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
         entries = self.listed(kind).filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
@@ -380,8 +378,7 @@ def load_listed(entries) -> list:
 INDEXED_TEXT = {"vendor": column_field(COLUMNS_BY_KEY["vendor"])}
 
 #: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
-#: Counting stops there because the count of a broad filter is the one read that grows with the list (at 1M
-#: runs, under load: 54 ms to count 10,000 DDN entries of the 10-node list, 13 ms to count 2,000).
+#: Counting stops there because the count of a broad filter is the one read that grows with the list.
 COUNT_CAP = 2000
 
 

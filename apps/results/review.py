@@ -18,7 +18,7 @@ from apps.results.anomalies import RunFacts
 from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.reproducibility import LEVELS, TuningEvidence, completeness, declares_production, is_find_source
-from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_edition
+from apps.results.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_rules_edition
 from apps.results.tasks import schedule_change_detection
 
 
@@ -137,7 +137,7 @@ def clause_outcomes(run: Run) -> tuple[str | None, list[ClauseOutcome]]:
         return None, []
     # The clauses read the client-node count the lists use, so the rules table and the lists never disagree.
     facts = replace(RunFacts.from_dict(run.facts), client_nodes=run.client_nodes)
-    edition = target_edition(facts)
+    edition = target_rules_edition(facts)
     return edition, check_clauses(facts, [anomaly.rule for anomaly in run.anomalies.all()], edition)
 
 

@@ -10,7 +10,6 @@ pages, the API, the export and the anomaly rule read one answer. Imported by ``m
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
@@ -29,9 +28,8 @@ class Stack(models.Model):
     system = models.ForeignKey("results.StorageSystem", null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="stacks", help_text="the storage system whose runs meet the ceiling")
     upload = models.ForeignKey("results.Upload", null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="stacks")
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="stacks", help_text="who may replace it (None: the command line)")
+                               related_name="stacks", help_text="its owner, who may replace it (None: the command "
+                               "line); the account is the upload's uploader (apps.results.ownership)")
     ceiling_read = models.FloatField(null=True, blank=True)
     ceiling_write = models.FloatField(null=True, blank=True)
     limited_by = models.JSONField(default=dict, blank=True, help_text='{"read": "storage", "write": "network"}')

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from apps.results.anomalies.facts import RunFacts
 
-EDITIONS = (
+RULES_EDITIONS = (
     "sc17", "isc18", "sc18", "isc19", "sc19", "isc20", "sc20", "isc21", "sc21", "isc22", "sc22",
     "isc23", "sc23", "isc24", "sc24", "isc25", "sc25", "isc26", "sc26",
 )  # fmt: skip
@@ -39,15 +39,15 @@ class Clause:
     id: str
     text: str
     status: str
-    since: str = EDITIONS[0]
+    since: str = RULES_EDITIONS[0]
     until: str | None = None
     checked_by: tuple[str, ...] = ()  # anomaly rule names or CLAUSE_CHECKS keys
     reason: str = ""  # why a clause is not checkable or out of scope
 
-    def applies_to(self, edition: str) -> bool:
-        position = EDITIONS.index(edition)
-        last = EDITIONS.index(self.until) if self.until else len(EDITIONS) - 1
-        return EDITIONS.index(self.since) <= position <= last
+    def applies_to(self, rules_edition: str) -> bool:
+        position = RULES_EDITIONS.index(rules_edition)
+        last = RULES_EDITIONS.index(self.until) if self.until else len(RULES_EDITIONS) - 1
+        return RULES_EDITIONS.index(self.since) <= position <= last
 
 
 @dataclass(frozen=True)
@@ -108,17 +108,17 @@ def clause_by_id(clause_id: str) -> Clause:
     return next(clause for clause in CLAUSES if clause.id == clause_id)
 
 
-def clauses_for(edition: str, clauses: Iterable[Clause] = CLAUSES) -> list[Clause]:
-    return [clause for clause in clauses if clause.applies_to(edition)]
+def clauses_for(rules_edition: str, clauses: Iterable[Clause] = CLAUSES) -> list[Clause]:
+    return [clause for clause in clauses if clause.applies_to(rules_edition)]
 
 
-def manual_checklist(edition: str) -> list[str]:
-    """The IDs of the clauses of an edition that no file shows (``not_checkable``): a reviewer checks them by
+def manual_checklist(rules_edition: str) -> list[str]:
+    """The IDs of the clauses of a rules edition that no file shows (``not_checkable``): a reviewer checks them by
     hand, so they are the review checklist a rules edition starts with."""
-    return [clause.id for clause in clauses_for(edition) if clause.status == "not_checkable"]
+    return [clause.id for clause in clauses_for(rules_edition) if clause.status == "not_checkable"]
 
 
-def edition_of_date(iso_date: str) -> str | None:
+def rules_edition_of_date(iso_date: str) -> str | None:
     """The first list after a run date: ISC lists (June) take runs up to May, SC lists up to November."""
     if not iso_date:
         return None
@@ -127,18 +127,18 @@ def edition_of_date(iso_date: str) -> str | None:
         year, prefix = year + 1, "isc"
     else:
         prefix = "isc" if month <= 5 else "sc"
-    edition = f"{prefix}{year % 100:02d}"
-    return edition if edition in EDITIONS else None
+    rules_edition = f"{prefix}{year % 100:02d}"
+    return rules_edition if rules_edition in RULES_EDITIONS else None
 
 
-def version_edition(version: str) -> str | None:
+def rules_edition_of_version(version: str) -> str | None:
     match = _TAG.match(version.strip())
-    return match.group(1) if match and match.group(1) in EDITIONS else None
+    return match.group(1) if match and match.group(1) in RULES_EDITIONS else None
 
 
-def target_edition(facts: RunFacts) -> str | None:
-    """The list edition a run was made for: its C-app release tag, else the list after its date."""
-    return version_edition(facts.benchmark_version) or edition_of_date(facts.run_date)
+def target_rules_edition(facts: RunFacts) -> str | None:
+    """The rules edition (the list) a run was made for: its C-app release tag, else the list after its date."""
+    return rules_edition_of_version(facts.benchmark_version) or rules_edition_of_date(facts.run_date)
 
 
 # Clause checks that are not anomaly rules: facts -> (outcome, detail)
@@ -170,13 +170,13 @@ def _wear_out(facts: RunFacts) -> tuple[str, str]:
 
 
 def _app_version(facts: RunFacts) -> tuple[str, str]:
-    release = version_edition(facts.benchmark_version)
-    listed = edition_of_date(facts.run_date)
+    release = rules_edition_of_version(facts.benchmark_version)
+    listed = rules_edition_of_date(facts.run_date)
     if facts.era != "capp" or listed is None or not facts.benchmark_version.strip():
         return NOT_APPLICABLE, "no C-app version and run date to place the run on a list"
     if release is None:
         return FAIL, f"version {facts.benchmark_version!r} is no IO500 release tag"
-    allowed = EDITIONS[max(0, EDITIONS.index(listed) - 1) : EDITIONS.index(listed) + 1]
+    allowed = RULES_EDITIONS[max(0, RULES_EDITIONS.index(listed) - 1) : RULES_EDITIONS.index(listed) + 1]
     outcome = PASS if release in allowed else FAIL
     detail = f"release {release}, run dated {facts.run_date} for the {listed} list (allowed: {', '.join(allowed)})"
     return outcome, detail
@@ -186,7 +186,7 @@ def _unmodified_source(facts: RunFacts) -> tuple[str, str]:
     if facts.era != "capp" or not facts.benchmark_version:
         return NOT_APPLICABLE, "no C-app version string"
     version = facts.benchmark_version.strip()
-    if version_edition(version) and _MODIFIED.search(version) and not re.search(r"-g[0-9a-f]+$", version):
+    if rules_edition_of_version(version) and _MODIFIED.search(version) and not re.search(r"-g[0-9a-f]+$", version):
         return FAIL, f"version {version} carries a local-modification suffix"
     return PASS, f"version {version}"
 
@@ -254,18 +254,18 @@ CLAUSE_CHECKS: dict[str, Callable[[RunFacts], tuple[str, str]]] = {
 }
 
 
-def check_clauses(facts: RunFacts, rules_found: Iterable[str], edition: str | None = None) -> list[ClauseOutcome]:
-    """Pass/fail of every checked clause of the run's edition; ``rules_found`` = its anomaly rule names.
+def check_clauses(facts: RunFacts, rules_found: Iterable[str], rules_edition: str | None = None) -> list[ClauseOutcome]:
+    """Pass/fail of every checked clause of the run's rules edition; ``rules_found`` = its anomaly rule names.
 
     A clause checked by anomaly rules fails when one of them found something; one checked by a
     clause check fails when the check says so. Clauses not checkable from files are listed as such.
     """
-    edition = edition or target_edition(facts)
-    if edition is None:
+    rules_edition = rules_edition or target_rules_edition(facts)
+    if rules_edition is None:
         return []
     found = set(rules_found)
     outcomes = []
-    for clause in clauses_for(edition):
+    for clause in clauses_for(rules_edition):
         if clause.status != "checked":
             outcomes.append(ClauseOutcome(clause, clause.status, clause.reason))
             continue
@@ -303,9 +303,9 @@ def coverage_problems(
             problems.append(f"{clause.id}: {clause.status} without a reason")
         problems += [f"{clause.id}: checked by unknown rule {name}" for name in clause.checked_by
                      if name not in known_checks]
-        for edition in (clause.since, clause.until):
-            if edition is not None and edition not in EDITIONS:
-                problems.append(f"{clause.id}: unknown edition {edition}")
+        for rules_edition in (clause.since, clause.until):
+            if rules_edition is not None and rules_edition not in RULES_EDITIONS:
+                problems.append(f"{clause.id}: unknown edition {rules_edition}")
         if docs_text is not None and clause.id not in docs_text:
             problems.append(f"{clause.id}: not listed in docs/rules.md")
     problems += [f"rule {rule} names unknown clause {clause_id}" for rule, clause_id in sorted(rule_clauses.items())
@@ -314,7 +314,7 @@ def coverage_problems(
 
 
 def render_rules_doc(clauses: Iterable[Clause] = CLAUSES) -> str:
-    """docs/rules.md: every clause of every edition, with how ioboard checks it."""
+    """docs/rules.md: every clause of every rules edition, with how ioboard checks it."""
     clauses = list(clauses)
     lines = [
         "# IO500 submission rules, clause by clause",
@@ -335,10 +335,10 @@ def render_rules_doc(clauses: Iterable[Clause] = CLAUSES) -> str:
         how = ", ".join(f"`{name}`" for name in clause.checked_by) or clause.reason
         lines.append(f"| {clause.id} | {clause.text} | {editions} | {clause.status} | {how} |")
     lines += ["", "## Per edition", ""]
-    for edition in EDITIONS:
-        applying = clauses_for(edition, clauses)
+    for rules_edition in RULES_EDITIONS:
+        applying = clauses_for(rules_edition, clauses)
         checked = [c.id for c in applying if c.status == "checked"]
         other = [f"{c.id} ({c.status.replace('_', ' ')})" for c in applying if c.status != "checked"]
-        lines.append(f"- **{edition}**: checked {', '.join(checked) or 'none'}"
+        lines.append(f"- **{rules_edition}**: checked {', '.join(checked) or 'none'}"
                      + (f"; {', '.join(other)}" if other else ""))
     return "\n".join(lines) + "\n"

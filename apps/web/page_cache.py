@@ -1,7 +1,8 @@
 """The page cache both front ends use: anonymous GET responses kept until the data version changes.
 
-Ranked lists are read far more often than results change: a list page at 100,000 runs ranks every
-system's best run (hundreds of milliseconds), while a new result arrives a few times a day. So the
+Ranked lists are read far more often than results change: a page is read many times a minute, while a
+new result arrives a few times a day, and even from the maintained list entries (apps.results.list_entries)
+a rendered page costs several times `/healthz`, a cached one about what `/healthz` costs. So the
 rendered list pages and API lists are cached under a key that includes the *data version*
 (``apps.results.freshness``), which every committed write to the results app changes. A reader
 never sees a page older than the last committed write it could have seen; there is no invalidation

@@ -53,7 +53,7 @@ def test_a_campaign_archive_uploaded_with_a_token_is_stored_for_its_uploader(
     status = alice_client.get(response.json()["status_url"]).json()
     assert status["status"] == "done", status["error"]
     stack = Stack.objects.get(name="from-api")
-    assert stack.owner == alice
+    assert stack.upload.uploader == alice
     assert stack.measurements.count() == 58
 
 
@@ -65,7 +65,7 @@ def test_an_upload_cannot_replace_a_stack_of_another_account(
     status = bob_client.get(response.json()["status_url"]).json()
     assert status["status"] == "failed"
     assert "belongs to another account" in status["error"]
-    assert Stack.objects.get(name="beacon-io2").owner is None
+    assert Stack.objects.get(name="beacon-io2").upload is None
 
 
 def test_a_bad_campaign_upload_fails_with_the_file_and_line_and_stores_nothing(

@@ -3,7 +3,7 @@
 import re
 import shlex
 
-from bench.report import DOC, render
+from bench.report import DOC, WHY, kept_section, render
 from bench.rows import ROWS, BenchRow, Figure, list_latency
 
 TABLE_HEADER = "| measurement | figure | value | command |"
@@ -33,6 +33,18 @@ def test_a_row_is_rendered_with_its_command_once_beside_its_figures():
     ]
 
 
+def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
+    header = {"command": "cmd", "date": "today", "machine": "m", "services": "s", "load_before": 0.5,
+              "load_after": 0.75}
+    old = render([], "small", header) + "\n" + WHY + "\n\nPaging by OFFSET was slow.\n"
+
+    text = render([], "full", header, kept_section(old))
+
+    assert "at the `full` scale" in text
+    assert text.endswith("| --- | --- | --- | --- |\n\n" + WHY + "\n\nPaging by OFFSET was slow.\n")
+    assert kept_section(render([], "small", header)) == ""
+
+
 def test_list_latency_figures_are_full_renders_next_to_healthz_of_the_same_run():
     result = {"runs": 1000, "timings": [
         {"url": "/lists/io500/", "median": 3.0, "p95": 4.0, "cold_median": 60.0, "cold_p95": 90.0},
@@ -48,7 +60,7 @@ def test_list_latency_figures_are_full_renders_next_to_healthz_of_the_same_run()
 def test_the_committed_page_is_one_table_whose_every_command_is_a_registered_row():
     text = DOC.read_text()
     assert text.count(TABLE_HEADER) == 1
-    assert not re.search(r"^## ", text, re.MULTILINE), "no appended sections"
+    assert re.findall(r"^## .*", text, re.MULTILINE) == [WHY], "no appended sections but the hand-written one"
     scale = re.search(r"at the `(\w+)` scale", text).group(1)
     documented = {f"`{shlex.join(bench.command(scale))}`" for bench in ROWS.values()}
     rows = [line for line in text.splitlines() if line.startswith("| ") and line != TABLE_HEADER]

@@ -302,7 +302,7 @@ def test_export_scaling_as_csv_and_for_an_unknown_series(campaign, capsys):
     lines = capsys.readouterr().out.strip().split("\n")
     assert lines[0].startswith("mdt_count,client_nodes,tasks,files_per_dir,striping,operation,max,min,mean,stddev")
     assert len(lines) == 121
-    with pytest.raises(CommandError, match="no scaling series named 'nope'"):
+    with pytest.raises(CommandError, match="no DNE scaling series named 'nope'"):
         call_command("export_scaling", "nope")
 
 

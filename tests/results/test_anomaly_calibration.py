@@ -5,7 +5,7 @@ import pytest
 from apps.results.anomalies import PhaseFacts, RunFacts
 from apps.results.anomalies.calibration import (
     agreement,
-    load_expected_kinds,
+    load_expected_labels,
     percentile,
     phase_ratios,
     round_significant,
@@ -59,13 +59,13 @@ def test_a_result_set_belongs_to_its_submission_folder():
     assert submission_id("somewhere/else") is None
 
 
-def test_expected_kinds_are_read_per_submission(tmp_path):
+def test_expected_labels_are_read_per_submission(tmp_path):
     labels = tmp_path / "expected.csv"
     labels.write_text(
         "path,submission_id,anomaly_kinds\na/submission-3,3,cache_effect_stat;duplicate_submission\nb,4,\n"
     )
 
-    assert load_expected_kinds(labels) == {"3": {"cache_effect_stat", "duplicate_submission"}, "4": set()}
+    assert load_expected_labels(labels) == {"3": {"cache_effect_stat", "duplicate_submission"}, "4": set()}
 
 
 def test_agreement_counts_recall_and_false_positives_per_submission():

@@ -1,4 +1,4 @@
-"""Era-aware IO500 score rules (apps.results.scoring): pure functions, no database."""
+"""Era-aware IO500 score formulas (apps.results.scoring): pure functions, no database."""
 
 import math
 
@@ -6,13 +6,13 @@ import pytest
 
 from apps.results.scoring import (
     BW_PHASES,
+    FORMULA_CAPP_SKIP_NONPOSITIVE,
+    FORMULA_CAPP_ZERO_ENTERS,
+    FORMULA_SC17,
+    FORMULA_SCRIPT,
+    FORMULA_SCRIPT_PRODUCT,
     MD_PHASES,
-    RULE_CAPP_SKIP_NONPOSITIVE,
-    RULE_CAPP_ZERO_ENTERS,
-    RULE_SC17,
-    RULE_SCRIPT,
-    RULE_SCRIPT_PRODUCT,
-    capp_rule_for_version,
+    capp_formula_for_version,
     compute_extended_score,
     compute_io500_score,
     extended_phase_names,
@@ -42,7 +42,7 @@ def relative(a, b):
 
 
 def test_it_reproduces_a_capp_score_from_printed_phase_values():
-    score = compute_io500_score(POZNAN, rule=RULE_CAPP_SKIP_NONPOSITIVE)
+    score = compute_io500_score(POZNAN, formula=FORMULA_CAPP_SKIP_NONPOSITIVE)
     assert relative(score.bw, 11.388646) < 4e-6
     assert relative(score.md, 256.359720) < 4e-6
     assert relative(score.total, 54.033232) < 4e-6
@@ -67,15 +67,15 @@ def test_it_reproduces_the_printed_bash_total_of_a_corpus_run():
         "mdtest_hard_read": 58.433,
         "mdtest_hard_delete": 30.646,
     }
-    score = compute_io500_score(phases, rule=RULE_SCRIPT)
+    score = compute_io500_score(phases, formula=FORMULA_SCRIPT)
     assert relative(score.total, 37.6208) < 1e-4
     assert relative(score.bw, 12.8232) < 1e-4
     assert relative(score.md, 110.372) < 1e-4
 
 
-def test_the_early_script_rule_multiplies_instead_of_taking_the_root():
-    product = compute_io500_score(POZNAN, rule=RULE_SCRIPT_PRODUCT)
-    root = compute_io500_score(POZNAN, rule=RULE_SCRIPT)
+def test_the_early_script_formula_multiplies_instead_of_taking_the_root():
+    product = compute_io500_score(POZNAN, formula=FORMULA_SCRIPT_PRODUCT)
+    root = compute_io500_score(POZNAN, formula=FORMULA_SCRIPT)
     assert product.bw == root.bw
     assert product.md == root.md
     assert relative(product.total, root.bw * root.md) < 1e-12
@@ -83,8 +83,8 @@ def test_the_early_script_rule_multiplies_instead_of_taking_the_root():
 
 def test_a_zero_phase_zeroes_its_group_before_sc21():
     phases = dict(POZNAN, find=0.0)
-    for rule in (RULE_SCRIPT, RULE_CAPP_ZERO_ENTERS):
-        score = compute_io500_score(phases, rule=rule)
+    for formula in (FORMULA_SCRIPT, FORMULA_CAPP_ZERO_ENTERS):
+        score = compute_io500_score(phases, formula=formula)
         assert score.md == 0.0
         assert score.total == 0.0
         assert score.bw > 0
@@ -92,25 +92,25 @@ def test_a_zero_phase_zeroes_its_group_before_sc21():
 
 def test_sc21_and_later_leave_nonpositive_phases_out():
     phases = dict(POZNAN, find=0.0)
-    score = compute_io500_score(phases, rule=RULE_CAPP_SKIP_NONPOSITIVE)
+    score = compute_io500_score(phases, formula=FORMULA_CAPP_SKIP_NONPOSITIVE)
     others = [POZNAN[n] for n in MD_PHASES if n != "find"]
     assert relative(score.md, math.prod(others) ** (1 / 7)) < 1e-12
 
 
-def test_a_missing_phase_counts_as_zero_except_under_the_skip_rule():
+def test_a_missing_phase_counts_as_zero_except_under_the_skip_formula():
     phases = {k: v for k, v in POZNAN.items() if k != "ior_hard_read"}
-    assert compute_io500_score(phases, rule=RULE_CAPP_ZERO_ENTERS).bw == 0.0
-    skipped = compute_io500_score(phases, rule=RULE_CAPP_SKIP_NONPOSITIVE).bw
+    assert compute_io500_score(phases, formula=FORMULA_CAPP_ZERO_ENTERS).bw == 0.0
+    skipped = compute_io500_score(phases, formula=FORMULA_CAPP_SKIP_NONPOSITIVE).bw
     assert relative(skipped, math.prod(phases[n] for n in BW_PHASES if n in phases) ** (1 / 3)) < 1e-12
 
 
-def test_an_empty_group_scores_zero_under_the_skip_rule():
-    assert compute_io500_score({}, rule=RULE_CAPP_SKIP_NONPOSITIVE).total == 0.0
+def test_an_empty_group_scores_zero_under_the_skip_formula():
+    assert compute_io500_score({}, formula=FORMULA_CAPP_SKIP_NONPOSITIVE).total == 0.0
 
 
 def test_sc17_leaves_mdtest_hard_read_out_of_the_metadata_group():
-    with_read = compute_io500_score(POZNAN, rule=RULE_SCRIPT)
-    sc17 = compute_io500_score(dict(POZNAN, mdtest_hard_read=1e9), rule=RULE_SC17)
+    with_read = compute_io500_score(POZNAN, formula=FORMULA_SCRIPT)
+    sc17 = compute_io500_score(dict(POZNAN, mdtest_hard_read=1e9), formula=FORMULA_SC17)
     expected = math.prod(POZNAN[n] for n in MD_PHASES if n != "mdtest_hard_read") ** (1 / 7)
     assert relative(sc17.md, expected) < 1e-12
     assert sc17.bw == with_read.bw
@@ -141,11 +141,11 @@ def test_it_reproduces_the_printed_extended_score_of_an_sc21_run():
         "mdworkbench_create": 33.530394,
         "timestamp": 0.0,
     }
-    extended = compute_extended_score(phases, rule=RULE_CAPP_SKIP_NONPOSITIVE)
+    extended = compute_extended_score(phases, formula=FORMULA_CAPP_SKIP_NONPOSITIVE)
     assert relative(extended.bw, 5.939172) < 1e-6
     assert relative(extended.md, 29.575101) < 1e-6
     assert relative(extended.total, 13.253362) < 1e-6
-    standard = compute_io500_score(phases, rule=RULE_CAPP_SKIP_NONPOSITIVE)
+    standard = compute_io500_score(phases, formula=FORMULA_CAPP_SKIP_NONPOSITIVE)
     assert relative(standard.total, 21.717851) < 1e-6
 
 
@@ -158,8 +158,8 @@ def test_isc21_extended_runs_use_the_ior_rnd_names():
 
 
 def test_non_finite_values_propagate_instead_of_raising():
-    assert math.isinf(compute_io500_score(dict(POZNAN, find=math.inf), rule=RULE_SCRIPT).md)
-    assert math.isnan(compute_io500_score(dict(POZNAN, find=math.nan), rule=RULE_CAPP_SKIP_NONPOSITIVE).md)
+    assert math.isinf(compute_io500_score(dict(POZNAN, find=math.inf), formula=FORMULA_SCRIPT).md)
+    assert math.isnan(compute_io500_score(dict(POZNAN, find=math.nan), formula=FORMULA_CAPP_SKIP_NONPOSITIVE).md)
 
 
 def test_geometric_mean_of_tiny_and_huge_values_does_not_overflow():
@@ -167,26 +167,26 @@ def test_geometric_mean_of_tiny_and_huge_values_does_not_overflow():
     assert relative(geometric_mean([1e308] * 4), 1e308) < 1e-12
 
 
-def test_it_rejects_an_unknown_rule():
-    with pytest.raises(ValueError, match="unknown IO500 score rule"):
-        compute_io500_score(POZNAN, rule="median")
+def test_it_rejects_an_unknown_formula():
+    with pytest.raises(ValueError, match="unknown IO500 score formula"):
+        compute_io500_score(POZNAN, formula="median")
 
 
 @pytest.mark.parametrize(
     ("version", "generation", "has_run", "expected"),
     [
-        ("io500-isc20-1-g643b0ae16ce8-22", "capp-g1", False, RULE_CAPP_ZERO_ENTERS),
-        ("io500-sc20_v3", "capp-g2", False, RULE_CAPP_ZERO_ENTERS),
-        ("io500-isc21_v1", "capp-g3", False, RULE_CAPP_ZERO_ENTERS),
-        ("io500-sc21", "capp-g3", True, RULE_CAPP_SKIP_NONPOSITIVE),
-        ("io500-isc25_v1-11-gabc123", "capp-g3", True, RULE_CAPP_SKIP_NONPOSITIVE),
-        ("", "capp-g1", False, RULE_CAPP_ZERO_ENTERS),
-        ("", "capp-g3", False, RULE_CAPP_ZERO_ENTERS),
-        ("", "capp-g3", True, RULE_CAPP_SKIP_NONPOSITIVE),
-        ("aramco-custom", "capp-g3", True, RULE_CAPP_SKIP_NONPOSITIVE),
-        ("dev-12-gd1f2a3c4", "capp-g3", True, RULE_CAPP_SKIP_NONPOSITIVE),
-        ("dev", "capp-g1", False, RULE_CAPP_ZERO_ENTERS),
+        ("io500-isc20-1-g643b0ae16ce8-22", "capp-g1", False, FORMULA_CAPP_ZERO_ENTERS),
+        ("io500-sc20_v3", "capp-g2", False, FORMULA_CAPP_ZERO_ENTERS),
+        ("io500-isc21_v1", "capp-g3", False, FORMULA_CAPP_ZERO_ENTERS),
+        ("io500-sc21", "capp-g3", True, FORMULA_CAPP_SKIP_NONPOSITIVE),
+        ("io500-isc25_v1-11-gabc123", "capp-g3", True, FORMULA_CAPP_SKIP_NONPOSITIVE),
+        ("", "capp-g1", False, FORMULA_CAPP_ZERO_ENTERS),
+        ("", "capp-g3", False, FORMULA_CAPP_ZERO_ENTERS),
+        ("", "capp-g3", True, FORMULA_CAPP_SKIP_NONPOSITIVE),
+        ("aramco-custom", "capp-g3", True, FORMULA_CAPP_SKIP_NONPOSITIVE),
+        ("dev-12-gd1f2a3c4", "capp-g3", True, FORMULA_CAPP_SKIP_NONPOSITIVE),
+        ("dev", "capp-g1", False, FORMULA_CAPP_ZERO_ENTERS),
     ],
 )
-def test_capp_rule_follows_the_version_and_the_file_grammar(version, generation, has_run, expected):
-    assert capp_rule_for_version(version, generation=generation, has_run_section=has_run) == expected
+def test_capp_formula_follows_the_version_and_the_file_grammar(version, generation, has_run, expected):
+    assert capp_formula_for_version(version, generation=generation, has_run_section=has_run) == expected

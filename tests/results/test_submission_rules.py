@@ -12,9 +12,9 @@ from apps.results.submission_rules import (
     check_clauses,
     clause_by_id,
     clauses_for,
-    edition_of_date,
     find_executable,
-    target_edition,
+    rules_edition_of_date,
+    target_rules_edition,
 )
 from tests.factories import AnomalyFactory, RunFactory
 
@@ -54,12 +54,12 @@ def test_clauses_apply_from_their_first_edition_to_their_last():
     [("2019-05-31", "isc19"), ("2019-06-01", "sc19"), ("2019-11-30", "sc19"), ("2019-12-01", "isc20"), ("", None)],
 )
 def test_a_run_date_targets_the_next_list(date, edition):
-    assert edition_of_date(date) == edition
+    assert rules_edition_of_date(date) == edition
 
 
 def test_the_release_tag_decides_the_edition_before_the_date():
-    assert target_edition(capp_run(run_date="2024-01-02")) == "sc23"
-    assert target_edition(RunFacts(era="script", run_date="2019-03-01")) == "isc19"
+    assert target_rules_edition(capp_run(run_date="2024-01-02")) == "sc23"
+    assert target_rules_edition(RunFacts(era="script", run_date="2019-03-01")) == "isc19"
 
 
 @pytest.mark.parametrize(
@@ -95,14 +95,14 @@ def test_clause_checks_fail_what_the_files_show():
         phases={"ior_easy_write": PhaseFacts(command="./ior -w -D 300 -a POSIX"), "find": find},
     )  # fmt: skip
 
-    outcomes = check_clauses(facts, rules_found=[], edition="sc23")
+    outcomes = check_clauses(facts, rules_found=[], rules_edition="sc23")
 
     assert outcome(outcomes, "IO500-STONEWALL-WEAROUT") == "fail"
     assert outcome(outcomes, "IO500-APP-VERSION") == "fail"
     assert outcome(outcomes, "IO500-UNMODIFIED-SOURCE") == "fail"
     assert outcome(outcomes, "IO500-STONEWALL-TIME") == "fail"
     assert outcome(outcomes, "IO500-CUSTOM-FIND-SOURCES") == "fail"
-    included = check_clauses(dataclasses.replace(facts, included_files=["bin/cfind.sh"]), [], edition="sc23")
+    included = check_clauses(dataclasses.replace(facts, included_files=["bin/cfind.sh"]), [], rules_edition="sc23")
     assert outcome(included, "IO500-CUSTOM-FIND-SOURCES") == "pass"
 
 

@@ -1,4 +1,4 @@
-"""Where an mdtest log sits in a DNE scaling campaign: MDT count, clients, directory load, striping.
+"""Where an mdtest log sits in a DNE scaling series: MDT count, clients, directory load, striping.
 
 mdtest never prints how many MDTs served the namespace or whether the directory striping was
 inherited (``lfs setdirstripe -D``), so that has to come from the person who ran the campaign:
@@ -35,7 +35,7 @@ from apps.ingest.parsers.mdtest import (
     TIME,
     MdtestLaunch,
     MdtestLog,
-    SummaryRow,
+    MdtestSummaryRow,
     TaskBlock,
 )
 from apps.ingest.parsers.records import ParseError
@@ -382,7 +382,7 @@ def _measurements(block: TaskBlock, operation: str) -> dict:
     }
 
 
-def _add_printed(printed: dict, key: str, row: SummaryRow | None, header: str) -> None:
+def _add_printed(printed: dict, key: str, row: MdtestSummaryRow | None, header: str) -> None:
     if row is None:
         return
     printed[key] = {"label": row.label, **row.printed()}

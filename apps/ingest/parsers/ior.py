@@ -140,7 +140,7 @@ class IterationResult:
 
 
 @dataclass
-class SummaryRow:
+class IorSummaryRow:
     """One row of ``Summary of all tests``: every column as printed (``NA`` cells included)."""
 
     operation: str
@@ -189,7 +189,7 @@ class IorTest:
     results: list[IterationResult] = field(default_factory=list)
     max: dict[str, PrintedNumber] = field(default_factory=dict)  # "write"/"read" -> Max Write/Read MiB/s
     max_mb: dict[str, PrintedNumber] = field(default_factory=dict)
-    summary: list[SummaryRow] = field(default_factory=list)
+    summary: list[IorSummaryRow] = field(default_factory=list)
     stonewall: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -209,7 +209,7 @@ class IorTest:
     def iterations(self, operation: str) -> list[IterationResult]:
         return [row for row in self.results if row.operation == operation]
 
-    def summary_row(self, operation: str) -> SummaryRow | None:
+    def summary_row(self, operation: str) -> IorSummaryRow | None:
         return next((row for row in self.summary if row.operation == operation), None)
 
     def operations(self) -> list[str]:
@@ -607,7 +607,7 @@ class _TextReader:
         if self.strict and (len(cells) < len(columns) or (len(cells) > len(columns) and not unheaded_allowed)):
             raise self.error(number, f"malformed {cells[0]} summary row: expected {len(columns)} columns, "
                                      f"read {len(cells)}")
-        row = SummaryRow(cells[0], dict(zip(columns, cells, strict=False)), number, extra=cells[len(columns):])
+        row = IorSummaryRow(cells[0], dict(zip(columns, cells, strict=False)), number, extra=cells[len(columns):])
         if self.strict:
             for column in ("Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev"):
                 cell = row.cells.get(column, "NA")
@@ -615,7 +615,7 @@ class _TextReader:
                     raise self.error(number, f"malformed {cells[0]} summary row: {column} {cell!r} is not a number")
         self._test_of_summary(row, number).summary.append(row)
 
-    def _test_of_summary(self, row: SummaryRow, number: int) -> IorTest:
+    def _test_of_summary(self, row: IorSummaryRow, number: int) -> IorTest:
         assert self.run is not None
         if row.test_id is not None:
             for test in self.run.tests:
@@ -764,9 +764,9 @@ class _JsonReader:
                     test.results.append(IterationResult(operation, cells, 1))
         return test
 
-    def _summary_row(self, entry: dict) -> SummaryRow:
+    def _summary_row(self, entry: dict) -> IorSummaryRow:
         cells = {self.SUMMARY_COLUMNS.get(key, key): str(value) for key, value in entry.items()}
-        return SummaryRow(str(entry.get("operation", "")), cells, 1)
+        return IorSummaryRow(str(entry.get("operation", "")), cells, 1)
 
 
 def _integer(text: str | None) -> int | None:

@@ -109,7 +109,7 @@ class PrintedNumber:
 
 
 @dataclass
-class SummaryRow:
+class MdtestSummaryRow:
     """One row of a SUMMARY table: the aggregate over iterations, as printed."""
 
     operation: str
@@ -136,9 +136,9 @@ class SummaryTable:
     iterations: int
     line: int
     per_rank_columns: bool = False
-    rows: list[SummaryRow] = field(default_factory=list)
+    rows: list[MdtestSummaryRow] = field(default_factory=list)
 
-    def row(self, operation: str) -> SummaryRow | None:
+    def row(self, operation: str) -> MdtestSummaryRow | None:
         return next((row for row in self.rows if row.operation == operation), None)
 
 
@@ -561,7 +561,7 @@ class _LogReader:
             return
         per_rank = (numbers[0], numbers[1], numbers[2]) if expected == 7 else None
         maximum, minimum, mean, stddev = numbers[-4:]
-        table.rows.append(SummaryRow(operation=operation, label=label, max=maximum, min=minimum, mean=mean,
+        table.rows.append(MdtestSummaryRow(operation=operation, label=label, max=maximum, min=minimum, mean=mean,
                                           stddev=stddev, line=number, per_rank=per_rank))
 
     def _close_table(self, number: int) -> None:

@@ -160,7 +160,7 @@ class RunEvidence:
     """C app: {source_file, identical, differences} between result.txt and the result_summary.txt
     beside it ({error} when the summary could not be read)."""
     score_hash: dict[str, Any] | None = None
-    """C app: printed and recomputed score hash; ``rule`` names the ``hashes.SCORE_HASH_RULES`` entry
+    """C app: printed and recomputed score hash; ``rule`` names the ``hashes.SCORE_HASH_SCOPES`` entry
     that matched ("standard", "isc21_v1" or "a69cf60"; None on a mismatch), ``rules_tried`` all of them."""
     extended_score_hash: dict[str, Any] | None = None
     """C app: the same for the extended score."""
@@ -192,7 +192,7 @@ class RunEvidence:
     info_sources: list[str] | None = None
     """The files ``IO500RunRecord.info`` was read from."""
     score_rule: str | None = None
-    """The scoring rule used for ``computed_score`` (see ``apps.results.scoring``)."""
+    """The score formula used for ``computed_score`` (see ``apps.results.scoring``; the key keeps its first name)."""
     timestamp_step: dict[str, Any] | None = None
     """C app: {t_start, source_file, source_line} of result.txt's ``[timestamp]`` step (when the write
     phases ended; find's reference time). It measures nothing and is never stored as a phase."""
@@ -235,6 +235,6 @@ class IO500RunRecord:
     raw_files: dict[str, str] = field(default_factory=dict)  # name -> verbatim text of config/scripts
     content_hash: str = ""  # sha256 over the result files: the run's identity
     metadata: dict = field(default_factory=dict)  # institution, system, filesystem, year, submission...
-    facts: RunEvidence = field(default_factory=RunEvidence)  # evidence for the anomaly rules
+    evidence: RunEvidence = field(default_factory=RunEvidence)  # what the anomaly rules' facts come from
     rank_tables: dict = field(default_factory=dict)  # phase -> parsers.rank_csv.RankTable (C-app CSVs)
     warnings: list[str] = field(default_factory=list)

@@ -95,7 +95,7 @@ def _check_margin(margin: float) -> None:
 
 
 def _refuse_a_dne_study(study_name: str, error: type[Exception]) -> None:
-    """A DNE series' study is written from the series' points alone: IOR logs are not added to it."""
+    """A DNE scaling series' study is written from the series' points alone: IOR logs are not added to it."""
     if Study.objects.filter(name=study_name, scaling_series__isnull=False).exists():
         raise error(f"study {study_name!r} is the study of a DNE scaling series: its points come from the "
                     f"series' mdtest logs (ingest --kind mdtest --series), not from IOR logs")

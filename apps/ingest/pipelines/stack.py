@@ -93,13 +93,13 @@ def ingest_stack_upload(upload: Upload) -> list:
         # A stack's ceiling flags the system's runs: an account may not set one for runs it does not own.
         raise IngestError(f"{upload.original_name}: the stack {claim}; a stack of a system with other owners' runs "
                           "is ingested by the operator")
-    store_campaign(campaign, name=name, system=system, summary=summary, owner=upload.uploader, upload=upload)
+    store_campaign(campaign, name=name, system=system, summary=summary, upload=upload)
     return []
 
 
 def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | None, summary: StackIngestSummary,
-                   owner=None, upload: Upload | None = None) -> Stack:
-    """Write the campaign as the stack ``name`` (replacing a stack of that name the owner may replace)."""
+                   upload: Upload | None = None) -> Stack:
+    """Write the campaign as the stack ``name`` (replacing a stack of that name the upload's account may replace)."""
     slug = slugify(name)[:100]
     if not slug:
         raise IngestError(f"{name!r} is not a usable stack name")
@@ -110,7 +110,7 @@ def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | Non
             if not may_add_to(upload, existing.upload):
                 raise IngestError(f"the stack {slug!r} belongs to another account")
             existing.delete()
-        stack = _write(campaign, evaluation, slug=slug, system=system, owner=owner, upload=upload)
+        stack = _write(campaign, evaluation, slug=slug, system=system, upload=upload)
         if system is not None:
             schedule_ceiling_check(system.pk)
         bump_data_version_on_commit()
@@ -121,11 +121,11 @@ def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | Non
     return stack
 
 
-def _write(campaign: Campaign, evaluation: Evaluation, *, slug, system, owner, upload) -> Stack:
+def _write(campaign: Campaign, evaluation: Evaluation, *, slug, system, upload) -> Stack:
     ceiling = evaluation.ceiling
     stack = Stack.objects.create(
         name=slug, file_system_name=fit(Stack, "file_system_name", campaign.file_system_name),
-        file_system=campaign.file_system, system=system, upload=upload, owner=owner,
+        file_system=campaign.file_system, system=system, upload=upload,
         ceiling_read=ceiling.value.get("read"), ceiling_write=ceiling.value.get("write"),
         limited_by=ceiling.limited_by, storage_sum=ceiling.storage, network_sum=ceiling.network,
         storage_sources=ceiling.storage_sources)

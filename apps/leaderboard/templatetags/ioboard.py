@@ -102,7 +102,7 @@ def difference_rows(differences) -> SafeString:
 
 @register.simple_tag
 def point_rows(points) -> SafeString:
-    """A DNE series' SUMMARY rows, as mdtest printed them. A campaign holds hundreds to thousands of points, so
+    """A DNE scaling series' SUMMARY rows, as mdtest printed them. A campaign holds hundreds to thousands of points, so
     the rows are built here: through the template engine, sixty points took half of the series page's render."""
 
     def known(value, missing="?") -> str:

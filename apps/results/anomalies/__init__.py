@@ -1,7 +1,7 @@
 """Anomaly rules: named, threshold-driven checks over a run's facts, each returning findings with evidence.
 
 Pure Python (no Django): ingest builds ``RunFacts`` from a parsed record, the database layer
-supplies a ``RuleContext`` (duplicates) and stores the ``Finding`` list. Importing the package
+supplies a ``RuleContext`` (duplicates) and stores the ``AnomalyFinding`` list. Importing the package
 registers every rule of ``rules.py``.
 """
 
@@ -10,8 +10,8 @@ from apps.results.anomalies.facts import PhaseFacts, RunFacts, ScoreFacts
 from apps.results.anomalies.registry import (
     RULES,
     SEVERITIES,
+    AnomalyFinding,
     AnomalyRule,
-    Finding,
     RuleContext,
     evaluate_all,
     register,
@@ -23,8 +23,8 @@ __all__ = [
     "DEFAULT_THRESHOLDS",
     "RULES",
     "SEVERITIES",
+    "AnomalyFinding",
     "AnomalyRule",
-    "Finding",
     "PhaseFacts",
     "RuleContext",
     "RunFacts",

@@ -23,8 +23,8 @@ from apps.results.anomalies.thresholds import DEFAULT_THRESHOLDS, RATIO_MULTIPLE
 
 RATIO_PAIRS = (*STAT_PAIRS, *READ_PAIRS)
 
-# anomaly_kinds of the corpus's expected.csv -> the rule that must report them
-KIND_TO_RULE = {
+# labels (the anomaly_kinds column) of the corpus's expected.csv -> the rule that must report them
+LABEL_TO_RULE = {
     "cache_effect_stat": "cache_effect_stat",
     "cache_effect_read": "cache_effect_read",
     "write_phase_under_300s": "write_phase_under_minimum",
@@ -92,20 +92,20 @@ def submission_id(path: str) -> str | None:
     return match.group(1) if match else None
 
 
-def load_expected_kinds(csv_path: Path) -> dict[str, set[str]]:
-    """submission id -> anomaly kinds, from the corpus's ``expected.csv``."""
+def load_expected_labels(csv_path: Path) -> dict[str, set[str]]:
+    """submission id -> its labels (the ``anomaly_kinds`` column) of the corpus's ``expected.csv``."""
     with open(csv_path, newline="", encoding="utf-8") as handle:
         return {
-            row["submission_id"]: {kind for kind in row["anomaly_kinds"].split(";") if kind}
+            row["submission_id"]: {label for label in row["anomaly_kinds"].split(";") if label}
             for row in csv.DictReader(handle)
         }
 
 
 @dataclass
-class KindAgreement:
-    """How one rule agrees with one expected kind, counted per submission."""
+class LabelAgreement:
+    """How one rule agrees with one expected label, counted per submission."""
 
-    kind: str
+    label: str
     rule: str
     positives: list[str] = field(default_factory=list)
     detected: list[str] = field(default_factory=list)
@@ -128,19 +128,19 @@ class KindAgreement:
 def agreement(
     rules_by_submission: Mapping[str, set[str]],
     expected: Mapping[str, set[str]],
-    kind_to_rule: Mapping[str, str] = KIND_TO_RULE,
-) -> list[KindAgreement]:
-    """Recall and false-positive rate of each rule against its kind, over the labelled submissions.
+    label_to_rule: Mapping[str, str] = LABEL_TO_RULE,
+) -> list[LabelAgreement]:
+    """Recall and false-positive rate of each rule against its label, over the labelled submissions.
 
     A submission counts as detected when any of its result sets got the rule. Submissions
     without parsed runs count as not flagged.
     """
     results = []
-    for kind, rule in kind_to_rule.items():
-        tally = KindAgreement(kind=kind, rule=rule)
-        for submission, kinds in sorted(expected.items(), key=lambda item: int(item[0])):
+    for label, rule in label_to_rule.items():
+        tally = LabelAgreement(label=label, rule=rule)
+        for submission, labels in sorted(expected.items(), key=lambda item: int(item[0])):
             flagged = rule in rules_by_submission.get(submission, set())
-            if kind in kinds:
+            if label in labels:
                 tally.positives.append(submission)
                 if flagged:
                     tally.detected.append(submission)
@@ -315,13 +315,13 @@ def held_out_rules(
 # tools' (``declared_nodes_differ``) and the official count differs from the files'
 # (``client_nodes_mismatch``). A run with either label is a positive; a false positive is a run
 # flagged with neither.
-NODE_COUNT_KINDS = ("declared_nodes_differ", "client_nodes_mismatch")
+NODE_COUNT_LABELS = ("declared_nodes_differ", "client_nodes_mismatch")
 NODE_COUNT_LABEL = "node_count_labelled"
 
 
 def with_node_count_label(expected: Mapping[str, set[str]]) -> dict[str, set[str]]:
-    """The labels with ``NODE_COUNT_LABEL`` added wherever one of ``NODE_COUNT_KINDS`` is."""
+    """The labels with ``NODE_COUNT_LABEL`` added wherever one of ``NODE_COUNT_LABELS`` is."""
     return {
-        submission: kinds | ({NODE_COUNT_LABEL} if kinds & set(NODE_COUNT_KINDS) else set())
-        for submission, kinds in expected.items()
+        submission: labels | ({NODE_COUNT_LABEL} if labels & set(NODE_COUNT_LABELS) else set())
+        for submission, labels in expected.items()
     }

@@ -19,7 +19,7 @@ SEVERITIES = ("error", "warn", "info")
 
 
 @dataclass
-class Finding:
+class AnomalyFinding:
     """One anomaly: which rule, how bad, which phase, a sentence, and the numbers and lines behind it."""
 
     rule: str
@@ -62,11 +62,11 @@ class AnomalyRule:
     thresholds: ClassVar[tuple[str, ...]] = ()  # the DEFAULT_THRESHOLDS keys the rule reads
     clause: ClassVar[str] = ""  # the submission-rule clause it checks (submission_rules.CLAUSES); "" = advisory
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         raise NotImplementedError
 
-    def finding(self, message: str, evidence: dict[str, Any], phase: str = "", severity: str = "") -> Finding:
-        return Finding(
+    def finding(self, message: str, evidence: dict[str, Any], phase: str = "", severity: str = "") -> AnomalyFinding:
+        return AnomalyFinding(
             rule=self.name, severity=severity or self.severity, phase=phase, message=message, evidence=evidence
         )
 
@@ -101,12 +101,12 @@ def evaluate_all(
     thresholds: Mapping[str, Any] | None = None,
     context: RuleContext | None = None,
     rules: Iterable[str] | None = None,
-) -> list[Finding]:
+) -> list[AnomalyFinding]:
     """Run every registered rule (or the named ones) and return their findings, errors first."""
     resolved = resolve_thresholds(thresholds)
     context = context or RuleContext()
     selected = [RULES[name] for name in rules] if rules is not None else list(RULES.values())
-    findings: list[Finding] = []
+    findings: list[AnomalyFinding] = []
     for rule_class in selected:
         findings.extend(rule_class().evaluate(facts, resolved, context))
     return sorted(findings, key=lambda finding: SEVERITIES.index(finding.severity))

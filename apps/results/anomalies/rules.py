@@ -18,7 +18,7 @@ from apps.results.anomalies import cache_physics
 from apps.results.anomalies.cache_physics import READ_PAIRS, STAT_PAIRS
 from apps.results.anomalies.facts import PhaseFacts, RunFacts
 from apps.results.anomalies.node_counts import best_supported, disagree, distinct, node_count_evidence
-from apps.results.anomalies.registry import AnomalyRule, Finding, RuleContext, register
+from apps.results.anomalies.registry import AnomalyFinding, AnomalyRule, RuleContext, register
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, WRITE_PHASES
 from apps.results.scoring.generations import ERA_CAPP, ERA_SCRIPT, GENERATION_SC17
 from apps.results.stacks.semantics import GIB_PER_S_IN_MB_PER_S
@@ -41,7 +41,7 @@ def _ratio_findings(
     pairs: tuple[tuple[str, str, str], ...],
     explain: str,
     physics: bool = False,
-) -> list[Finding]:
+) -> list[AnomalyFinding]:
     """One finding per (fast, reference) pair whose ratio reaches its threshold.
 
     With ``physics`` the cache evidence of ``cache_physics`` decides instead of the ratio alone (the
@@ -137,7 +137,7 @@ class CacheEffectStatRule(AnomalyRule):
     severity = "warn"
     thresholds = ("stat_over_create_easy", "stat_over_create_hard")
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         explain = "the stats were most likely answered from client caches, not by the metadata servers."
         return _ratio_findings(self, facts, thresholds, STAT_PAIRS, explain, physics=True)
 
@@ -165,7 +165,7 @@ class CacheEffectReadRule(AnomalyRule):
         "cache_weight_sibling_read",
     )
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         explain = "the data was most likely read back from caches rather than from the storage."
         return _ratio_findings(self, facts, thresholds, READ_PAIRS, explain, physics=True)
 
@@ -183,7 +183,7 @@ class RandomReadFasterThanSequentialRule(AnomalyRule):
     severity = "info"
     thresholds = ("random_over_sequential_read",)
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         pairs = (("ior_rnd4k_easy_read", "ior_easy_read", "random_over_sequential_read"),)
         explain = "random 4 KiB reads cannot outrun streaming reads of the same files without a cache."
         return _ratio_findings(self, facts, thresholds, pairs, explain)
@@ -205,7 +205,7 @@ class WritePhaseUnderMinimumRule(AnomalyRule):
     severity = "warn"
     thresholds = ("write_phase_minimum_seconds", "write_phase_minimum_seconds_scc")
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         scc = facts.rules_mode == "scc"
         minimum = float(thresholds["write_phase_minimum_seconds_scc" if scc else "write_phase_minimum_seconds"])
         findings = []
@@ -329,7 +329,7 @@ class ReportedScoreMismatchRule(AnomalyRule):
     severity = "error"
     thresholds = ("score_tolerance_safety_factor",)
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         if facts.reported_score.total is None or facts.computed_score.total is None:
             return []
         comparison = score_reproduction(facts, float(thresholds["score_tolerance_safety_factor"]))
@@ -372,7 +372,7 @@ class ScoreHashMismatchRule(AnomalyRule):
     description = "result.txt score hash does not match the printed phase values and score"
     severity = "error"
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         if facts.verification != "hash_mismatch":
             return []
         message = "the score hash in result.txt does not match its values: edited after the run or corrupt"
@@ -399,7 +399,7 @@ class MissingPhaseRule(AnomalyRule):
     description = "a scored phase is missing, zero or unreadable"
     severity = "error"
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         required = BW_PHASES + (SC17_MD_PHASES if facts.generation == GENERATION_SC17 else MD_PHASES)
         absent = [name for name in required if name not in facts.phases]
         empty = [name for name in required if name in facts.phases and not (facts.phases[name].value or 0) > 0]
@@ -427,7 +427,7 @@ class BenchmarkMarkedInvalidRule(AnomalyRule):
     description = "the benchmark marked the run or one of its phases invalid"
     severity = "error"
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         invalid_phases = {name: _where(phase) for name, phase in facts.phases.items() if phase.invalid}
         if facts.valid and not facts.invalid_reasons and not invalid_phases:
             return []
@@ -465,7 +465,7 @@ class StatWithoutRankShiftRule(AnomalyRule):
     severity = "error"
     thresholds = ("rank_shift_required_from",)
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         required_from = str(thresholds["rank_shift_required_from"])
         if facts.era != ERA_CAPP and not (facts.run_date and facts.run_date >= required_from):
             return []
@@ -503,7 +503,7 @@ class NodeCountMismatchRule(AnomalyRule):
     description = "the client-node evidence disagrees (tools, Nodemap, hostfile, declared count)"
     severity = "warn"
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         pieces = node_count_evidence(facts)
         if not disagree(pieces):
             return []
@@ -539,7 +539,7 @@ class DuplicateResultRule(AnomalyRule):
     description = "identical result files are filed under another run or system"
     severity = "warn"
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         others = list(context.runs_with_same_content_hash)
         if not others or not facts.content_hash:
             return []
@@ -571,7 +571,7 @@ class SummaryDiffersFromRunRule(AnomalyRule):
     description = "another result summary in the submission disagrees with this run"
     severity = "warn"
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         findings = []
         for conflict in facts.summary_conflicts:
             where = conflict.get("source_file") or "another summary"
@@ -594,7 +594,7 @@ class StonewallInflatedRateRule(AnomalyRule):
     severity = "warn"
     thresholds = ("stonewall_inflation_ratio",)
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         limit = float(thresholds["stonewall_inflation_ratio"])
         findings = []
         for entry in facts.stonewall_inflation:
@@ -627,7 +627,7 @@ class RankImbalanceRule(AnomalyRule):
     severity = "warn"
     thresholds = ("rank_time_imbalance",)
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         limit = float(thresholds["rank_time_imbalance"])
         findings = []
         for phase, stats in sorted(facts.rank_stats.items()):
@@ -672,7 +672,7 @@ class AboveMeasuredCeilingRule(AnomalyRule):
     severity = "warn"
     thresholds = ("measured_ceiling_factor",)
 
-    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[Finding]:
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
         ceiling = context.measured_ceiling
         if not ceiling:
             return []

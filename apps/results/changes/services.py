@@ -1,4 +1,4 @@
-"""A system's history as series, change detection on them, and the Change rows that keep the findings.
+"""A system's history as series, change detection on them, and the Change rows that keep what detection found.
 
 `detect_systems_changes(system_ids)` is the one entry point (`detect_system_changes` for one system): it
 reads the systems' runs once, builds one series per metric of each system (every scored phase, plus score,
@@ -133,7 +133,7 @@ def provenance_changes(runs: list[Run]) -> list[tuple[int, list[str]]]:
 
 
 @dataclass
-class Finding:
+class DetectedChange:
     """One detected change, not yet stored."""
 
     metric: str
@@ -168,13 +168,13 @@ def _comparable_groups(runs: list[Run]) -> list[list[int]]:
 
 
 def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
-                 parameters: DetectionParameters | None = None) -> tuple[list[Finding], dict]:
+                 parameters: DetectionParameters | None = None) -> tuple[list[DetectedChange], dict]:
     """Changes in every metric of one system's runs (time order), and the noise per (metric, class)."""
     parameters = parameters or detection_parameters()
     annotations = list(annotations)
     position = {run.pk: index for index, run in enumerate(runs)}
     hints = {index for index, _ in provenance_changes(runs)}
-    findings: list[Finding] = []
+    detected: list[DetectedChange] = []
     for metric in metrics_of(runs):
         starts = {position[a.run_id] for a in annotations if a.run_id in position and a.metric in ("", metric)}
         for group in _comparable_groups(runs):
@@ -188,16 +188,16 @@ def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
             )
             for outlier in detection.outliers:
                 run = runs[indices[outlier.index]]
-                findings.append(Finding(metric, Change.Kind.OUTLIER, run, run, outlier.direction,
-                                        outlier.magnitude_pct, outlier.confidence, outlier.z, False, []))
+                detected.append(DetectedChange(metric, Change.Kind.OUTLIER, run, run, outlier.direction,
+                                               outlier.magnitude_pct, outlier.confidence, outlier.z, False, []))
             for step in detection.steps:
                 before, after = runs[indices[step.before_index]], runs[indices[step.index]]
                 attribution = attribute(diff_runs([before, after]))
                 # Another configuration class (client nodes, rules mode) is another experiment: expected.
                 expected = step.at_baseline or bool(configuration_entries(attribution))
-                findings.append(Finding(metric, Change.Kind.STEP, before, after, step.direction, step.magnitude_pct,
-                                        step.confidence, step.z, expected, attribution))
-    return findings, _noise(runs)
+                detected.append(DetectedChange(metric, Change.Kind.STEP, before, after, step.direction,
+                                               step.magnitude_pct, step.confidence, step.z, expected, attribution))
+    return detected, _noise(runs)
 
 
 def _noise(runs: list[Run]) -> dict[tuple[str, str], tuple[float, int]]:
@@ -274,22 +274,22 @@ def _batches(system_ids: list[int]) -> list[list[int]]:
     return batches
 
 
-def _reconcile(system: StorageSystem, findings: list[Finding], stored: dict[tuple, Change]) -> dict[str, int]:
-    """Store one system's findings over its stored changes, {(metric, kind, run after id): change}, locked by
+def _reconcile(system: StorageSystem, detected: list[DetectedChange], stored: dict[tuple, Change]) -> dict[str, int]:
+    """Store one system's detected changes over its stored ones, {(metric, kind, run after id): change}, locked by
     the caller: a change found again keeps its triage, one no longer found goes unless somebody triaged it."""
     counts = {"added": 0, "kept": 0, "removed": 0}
-    for finding in findings:
+    for change_found in detected:
         fields = {
-            "run_before": finding.run_before, "direction": finding.direction,
-            "magnitude_pct": round(finding.magnitude_pct, 2), "confidence": round(finding.confidence, 4),
-            "z": round(finding.z, 2),
-            "attribution": finding.attribution, "detected": True,
+            "run_before": change_found.run_before, "direction": change_found.direction,
+            "magnitude_pct": round(change_found.magnitude_pct, 2), "confidence": round(change_found.confidence, 4),
+            "z": round(change_found.z, 2),
+            "attribution": change_found.attribution, "detected": True,
         }
-        change = stored.pop(finding.key, None)
+        change = stored.pop(change_found.key, None)
         if change is None:
-            Change.objects.create(system=system, metric=finding.metric, kind=finding.kind,
-                                  run_after=finding.run_after,
-                                  status=Change.Status.EXPECTED if finding.expected else Change.Status.NEW,
+            Change.objects.create(system=system, metric=change_found.metric, kind=change_found.kind,
+                                  run_after=change_found.run_after,
+                                  status=Change.Status.EXPECTED if change_found.expected else Change.Status.NEW,
                                   **fields)
             counts["added"] += 1
             continue

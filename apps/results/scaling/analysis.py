@@ -1,4 +1,4 @@
-"""Saturation analysis of a DNE scaling campaign.
+"""Saturation analysis of a DNE scaling series.
 
 A Lustre administrator deciding how many MDTs a namespace needs asks, per metadata operation and
 directory layout: how fast does each MDT count go at best, how much does each doubling buy, and

@@ -1,4 +1,4 @@
-"""A scaling series as a document: its points and their saturation analysis, with exact numbers.
+"""A DNE scaling series as a document: its points and their saturation analysis, with exact numbers.
 
 The numbers are mdtest's printed decimals. JSON has no decimal type, and ``json.dumps`` of a float
 would print ``0.0`` for ``0.000``; ``exact_json`` writes each Decimal with its own digits instead, so

@@ -2,7 +2,7 @@
 
 An *era* is the program that produced a run (``Run.era``): the bash ``io500.sh`` scripts and the SC17
 job scripts (``script``), or the C application (``capp``). A *generation* (``Run.generation``) is a
-finer grammar and scoring family inside an era (docs/io500-formats.md, section 2). The score rules here,
+finer grammar and scoring family inside an era (docs/io500-formats.md, section 2). The score formulas here,
 the anomaly rules, the models' choices and ingest's era registry
 (``apps.ingest.parsers.io500.eras``) all use these constants, never the strings.
 """

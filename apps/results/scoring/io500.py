@@ -1,4 +1,4 @@
-"""IO500 score rules for every era, as pure functions.
+"""IO500 score formulas for every era, as pure functions.
 
 The IO500 score has always been built from geometric means: a bandwidth group (IOR phases, GiB/s)
 and a metadata group (mdtest phases and find, kIOPS). What changed between benchmark generations is
@@ -53,13 +53,14 @@ WRITE_PHASES = (
     "ior_rnd_write",
 )
 
-# Rule names. Each says how the printed score of one benchmark generation was computed.
-RULE_SCRIPT = "script"  # io500.sh from 2018-05-09: sqrt over 4 + 8, a zero phase zeroes its group
-RULE_SCRIPT_PRODUCT = "script-product"  # io500_fixed.sh Oct 2017 - May 2018: TOTAL = BW x MD
-RULE_SC17 = "sc17"  # SC17 job scripts: MD over 7 phases (no mdtest_hard_read)
-RULE_CAPP_ZERO_ENTERS = "capp-zero-enters"  # C app isc20, sc20, isc21: every member enters the product
-RULE_CAPP_SKIP_NONPOSITIVE = "capp-skip-nonpositive"  # C app io500-sc21 onwards: phases <= 0 left out
-RULES = (RULE_SCRIPT, RULE_SCRIPT_PRODUCT, RULE_SC17, RULE_CAPP_ZERO_ENTERS, RULE_CAPP_SKIP_NONPOSITIVE)
+# Score formula names. Each says how the printed score of one benchmark generation was computed.
+FORMULA_SCRIPT = "script"  # io500.sh from 2018-05-09: sqrt over 4 + 8, a zero phase zeroes its group
+FORMULA_SCRIPT_PRODUCT = "script-product"  # io500_fixed.sh Oct 2017 - May 2018: TOTAL = BW x MD
+FORMULA_SC17 = "sc17"  # SC17 job scripts: MD over 7 phases (no mdtest_hard_read)
+FORMULA_CAPP_ZERO_ENTERS = "capp-zero-enters"  # C app isc20, sc20, isc21: every member enters the product
+FORMULA_CAPP_SKIP_NONPOSITIVE = "capp-skip-nonpositive"  # C app io500-sc21 onwards: phases <= 0 left out
+FORMULAS = (FORMULA_SCRIPT, FORMULA_SCRIPT_PRODUCT, FORMULA_SC17, FORMULA_CAPP_ZERO_ENTERS,
+            FORMULA_CAPP_SKIP_NONPOSITIVE)
 
 _ZERO_ENTERS_TAG_PREFIXES = ("io500-isc20", "io500-sc20", "io500-isc21")
 
@@ -68,7 +69,7 @@ _ZERO_ENTERS_TAG_PREFIXES = ("io500-isc20", "io500-sc20", "io500-isc21")
 class Score:
     """A bandwidth / metadata / total triple. bw in GiB/s, md in kIOPS.
 
-    Defined here, with the rules that compute it, so that the scoring layer needs nothing from
+    Defined here, with the formulas that compute it, so that the scoring layer needs nothing from
     ingest; parsers fill the same type with the figures a run printed.
     """
 
@@ -101,21 +102,21 @@ def _group(phases: Mapping[str, float | None], names: Iterable[str]) -> list[flo
     return [phases.get(name) for name in names]
 
 
-def combine(bw: float, md: float, *, rule: str) -> float:
+def combine(bw: float, md: float, *, formula: str) -> float:
     """The printed TOTAL from the two group means: a product for the early scripts, else sqrt."""
-    if rule == RULE_SCRIPT_PRODUCT:
+    if formula == FORMULA_SCRIPT_PRODUCT:
         return bw * md
     return math.sqrt(bw * md)
 
 
-def compute_io500_score(phases: Mapping[str, float | None], *, rule: str) -> Score:
-    """The standard (``[SCORE]``) bandwidth, metadata and total of one run under ``rule``."""
-    _check_rule(rule)
-    md_names = SC17_MD_PHASES if rule == RULE_SC17 else MD_PHASES
-    skip = rule == RULE_CAPP_SKIP_NONPOSITIVE
+def compute_io500_score(phases: Mapping[str, float | None], *, formula: str) -> Score:
+    """The standard (``[SCORE]``) bandwidth, metadata and total of one run under ``formula``."""
+    _check_formula(formula)
+    md_names = SC17_MD_PHASES if formula == FORMULA_SC17 else MD_PHASES
+    skip = formula == FORMULA_CAPP_SKIP_NONPOSITIVE
     bw = geometric_mean(_group(phases, BW_PHASES), skip_nonpositive=skip)
     md = geometric_mean(_group(phases, md_names), skip_nonpositive=skip)
-    return Score(bw=bw, md=md, total=combine(bw, md, rule=rule))
+    return Score(bw=bw, md=md, total=combine(bw, md, formula=formula))
 
 
 def extended_phase_names(phases: Mapping[str, float | None]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -129,36 +130,36 @@ def extended_phase_names(phases: Mapping[str, float | None]) -> tuple[tuple[str,
     return BW_PHASES + bw_extra, MD_PHASES + EXTENDED_MD_ONLY
 
 
-def compute_extended_score(phases: Mapping[str, float | None], *, rule: str) -> Score:
+def compute_extended_score(phases: Mapping[str, float | None], *, formula: str) -> Score:
     """The extended-mode (``[SCOREX]``) score: standard plus optional phases, sqrt combination."""
-    _check_rule(rule)
+    _check_formula(formula)
     bw_names, md_names = extended_phase_names(phases)
-    skip = rule == RULE_CAPP_SKIP_NONPOSITIVE
+    skip = formula == FORMULA_CAPP_SKIP_NONPOSITIVE
     bw = geometric_mean(_group(phases, bw_names), skip_nonpositive=skip)
     md = geometric_mean(_group(phases, md_names), skip_nonpositive=skip)
-    return Score(bw=bw, md=md, total=combine(bw, md, rule=RULE_CAPP_SKIP_NONPOSITIVE))
+    return Score(bw=bw, md=md, total=combine(bw, md, formula=FORMULA_CAPP_SKIP_NONPOSITIVE))
 
 
-def capp_rule_for_version(version: str, *, generation: str = "", has_run_section: bool = True) -> str:
-    """Zero-phase rule of a C-app build, from its version string.
+def capp_formula_for_version(version: str, *, generation: str = "", has_run_section: bool = True) -> str:
+    """The score formula of a C-app build (what a zero phase does), from its version string.
 
     Tags io500-isc20*, io500-sc20* and io500-isc21* multiplied every phase in; io500-sc21 and later
     skip phases <= 0. Empty, ``dev-*`` (2020 and 2024 dev builds exist) and custom version strings
     are judged by the file grammar: the G1/G2 summaries (isc20/sc20) and G3 result files without a
-    ``[run]`` header (isc21) used the old rule.
+    ``[run]`` header (isc21) used the old formula.
     """
     tag = (version or "").strip().lower()
     if tag.startswith(_ZERO_ENTERS_TAG_PREFIXES):
-        return RULE_CAPP_ZERO_ENTERS
+        return FORMULA_CAPP_ZERO_ENTERS
     if tag.startswith("io500-"):
-        return RULE_CAPP_SKIP_NONPOSITIVE
+        return FORMULA_CAPP_SKIP_NONPOSITIVE
     if generation in (GENERATION_CAPP_G1, GENERATION_CAPP_G2) or (
         generation == GENERATION_CAPP_G3 and not has_run_section
     ):
-        return RULE_CAPP_ZERO_ENTERS
-    return RULE_CAPP_SKIP_NONPOSITIVE
+        return FORMULA_CAPP_ZERO_ENTERS
+    return FORMULA_CAPP_SKIP_NONPOSITIVE
 
 
-def _check_rule(rule: str) -> None:
-    if rule not in RULES:
-        raise ValueError(f"unknown IO500 score rule {rule!r}; expected one of {', '.join(RULES)}")
+def _check_formula(formula: str) -> None:
+    if formula not in FORMULAS:
+        raise ValueError(f"unknown IO500 score formula {formula!r}; expected one of {', '.join(FORMULAS)}")

@@ -341,16 +341,6 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def welch_p_value(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Two-sided Welch t-test on the logarithms of two samples; None when it cannot be computed."""
-    result = welch_tests([(a, b)])[0]
-    return result.p_value if result else None
-
-
-def welch_p_values(pairs: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[float | None]:
-    return [result.p_value if result else None for result in welch_tests(pairs)]
-
-
 def welch_tests(pairs: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[WelchResult | None]:
     """Welch's test of each pair of samples (job means) on the log scale: one vectorised ``ttest_ind``
     call per (len(a), len(b)) shape, because a call costs milliseconds of argument handling and a

@@ -47,7 +47,7 @@ def test_it_reads_a_capp_result_directory():
     assert easy.details["tool_version"] == "3.4.0+dev"
     # result.txt lines 26-29: the [timestamp] step measures nothing; it is run metadata, not a phase
     assert "timestamp" not in {p.name for p in record.phases}
-    assert record.facts.timestamp_step == {
+    assert record.evidence.timestamp_step == {
         "t_start": "2023-10-25 16:20:04",
         "source_file": f"{CAPP_RUN}/result.txt",
         "source_line": 26,
@@ -79,7 +79,7 @@ def test_it_reads_a_capp_result_directory():
 
 def test_it_keeps_the_facts_the_anomaly_rules_need():
     record = parse_result_set(SAMPLES, SAMPLES / CAPP_RUN)
-    facts = record.facts
+    facts = record.evidence
     assert facts.write_phases["ior_hard_write"] == {
         "seconds": 1181.7928,
         "source_file": f"{CAPP_RUN}/result.txt",
@@ -104,9 +104,9 @@ def test_it_keeps_the_facts_the_anomaly_rules_need():
 
 def test_it_verifies_an_extended_run_and_its_scorex_hash():
     record = parse_result_set(SAMPLES, SAMPLES / EXTENDED_RUN)
-    assert record.facts.mode == "extended"
+    assert record.evidence.mode == "extended"
     assert record.verification == "verified"
-    assert record.facts.extended_score_hash["verified"] is True
+    assert record.evidence.extended_score_hash["verified"] is True
     assert (record.reported_extended.bw, record.reported_extended.md, record.reported_extended.total) == (
         5.939172,
         29.575101,
@@ -129,8 +129,8 @@ def test_a_changed_phase_score_breaks_the_hash(capp_run):
     )
     record = parse_result_set(tree, run)
     assert record.verification == "hash_mismatch"
-    assert record.facts.score_hash["printed"] == "FE94B10A"
-    assert record.facts.summary_cross_check["differences"][0]["phase"] == "ior_easy_write"
+    assert record.evidence.score_hash["printed"] == "FE94B10A"
+    assert record.evidence.summary_cross_check["differences"][0]["phase"] == "ior_easy_write"
 
 
 def test_an_edited_config_shows_as_a_config_hash_mismatch(capp_run):
@@ -177,7 +177,7 @@ def test_error_comments_are_reasons_but_the_benchmark_decides_validity(capp_run)
     record = parse_result_set(tree, run)
     assert record.valid is True
     assert record.invalid_reasons == ["result.txt:8: ; ERROR INVALID stonewall-time < 30s"]
-    assert record.facts.validation_messages[0]["source_line"] == 8
+    assert record.evidence.validation_messages[0]["source_line"] == 8
 
 
 def test_invalid_markers_make_the_run_invalid(capp_run):
@@ -338,14 +338,14 @@ def test_a_result_txt_hashed_the_a69cf60_way_verifies_and_names_its_rule(capp_ru
     record = parse_result_set(tree, run)
 
     assert record.verification == "verified"
-    assert record.facts.score_hash["rule"] == "a69cf60"
-    assert record.facts.score_hash["printed"] == f"{expected:X}"
+    assert record.evidence.score_hash["rule"] == "a69cf60"
+    assert record.evidence.score_hash["printed"] == f"{expected:X}"
 
 
 def test_the_unedited_sample_still_verifies_with_the_rule_before_a69cf60():
     record = parse_result_set(SAMPLES, SAMPLES / CAPP_RUN)
 
-    assert (record.verification, record.facts.score_hash["rule"]) == ("verified", "standard")
+    assert (record.verification, record.evidence.score_hash["rule"]) == ("verified", "standard")
 
 
 def test_a_find_implementation_shipped_as_source_is_kept_with_the_run(capp_run):

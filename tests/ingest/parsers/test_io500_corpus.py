@@ -171,5 +171,5 @@ def test_every_verified_capp_run_records_the_hash_rule_of_its_build(corpus):
     """The corpus predates io500 a69cf60: every run verifies with a rule of the builds before it."""
     rows, records, _, _ = corpus
     capp = [record for row in rows if row["era"] == "new" for record in records_of(records, row["path"])]
-    rules = {record.source_path: record.facts.score_hash["rule"] for record in capp}
+    rules = {record.source_path: record.evidence.score_hash["rule"] for record in capp}
     assert set(rules.values()) <= {"standard", "isc21_v1"}, rules

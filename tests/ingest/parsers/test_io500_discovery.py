@@ -86,7 +86,7 @@ def test_a_submission_root_summary_that_is_another_run_is_recorded_not_ingested(
     edit_lines(copy, lambda lines: [line.replace("TOTAL 6.646581", "TOTAL 7.000000") for line in lines])
     assert relative(find_result_sets(tree), tree) == ["submission-686/results/2023.10.25-16.06.23"]
     record = parse_result_set(tree, find_result_sets(tree)[0])
-    differs = record.facts.summary_differs_from_run
+    differs = record.evidence.summary_differs_from_run
     assert differs["source_file"] == "submission-686/result_summary.txt"
     assert differs["toplevel_total"] == "7.000000"
     assert differs["run_total"] == record.reported_score.total == 6.646581
@@ -100,11 +100,11 @@ def test_an_identical_submission_root_summary_is_noted_as_a_copy(tmp_path):
         tree / CAPP_RUN.split("/", 1)[1] / "result_summary.txt", tree / "submission-686/result_summary.txt"
     )
     record = parse_result_set(tree, find_result_sets(tree)[0])
-    assert record.facts.toplevel_summary == {
+    assert record.evidence.toplevel_summary == {
         "source_file": "submission-686/result_summary.txt",
         "identical": True,
     }
-    assert record.facts.summary_differs_from_run is None
+    assert record.evidence.summary_differs_from_run is None
 
 
 def test_a_root_summary_repeating_another_run_of_the_bundle_is_not_a_disagreement(tmp_path):
@@ -115,12 +115,12 @@ def test_a_root_summary_repeating_another_run_of_the_bundle_is_not_a_disagreemen
     records = {r.source_path: r for r in parse_tree(tmp_path)}
     assert sorted(records) == ["submission-109/CERN/results", "submission-109/NCI/results"]
     nci, cern = records["submission-109/NCI/results"], records["submission-109/CERN/results"]
-    assert nci.facts.toplevel_summary == {
+    assert nci.evidence.toplevel_summary == {
         "source_file": "submission-109/result_summary.txt",
         "identical": True,
     }
-    assert cern.facts.toplevel_summary["copy_of"] == "submission-109/NCI/results"
-    assert cern.facts.summary_differs_from_run is None
+    assert cern.evidence.toplevel_summary["copy_of"] == "submission-109/NCI/results"
+    assert cern.evidence.summary_differs_from_run is None
 
 
 def test_several_runs_in_one_submission_are_separate_result_sets(tmp_path):
@@ -180,8 +180,8 @@ def test_many_io500_summaries_in_one_folder_are_one_run_with_its_attempts_listed
     assert relative(find_result_sets(tree), tree) == ["submission-100/results"]
     record = parse_result_set(tree, results)
     assert record.reported_score.total == 37.6208
-    assert record.facts.stdout_summary.endswith("io-500-summary.2019.06.07-09.57.17.txt")
-    attempts = record.facts.other_summary_attempts
+    assert record.evidence.stdout_summary.endswith("io-500-summary.2019.06.07-09.57.17.txt")
+    attempts = record.evidence.other_summary_attempts
     assert {
         "source_file": "submission-100/results/io-500-summary.2019.06.06-10.00.00.txt",
         "source_line": None,

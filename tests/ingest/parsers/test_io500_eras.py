@@ -12,15 +12,15 @@ from apps.ingest.parsers.io500.eras import (
     classify_folder,
     era_for_folder,
     era_of_record,
-    score_rule_for,
+    score_formula_for,
 )
 from apps.ingest.parsers.records import RunEvidence
 from apps.results.scoring import (
-    RULE_CAPP_SKIP_NONPOSITIVE,
-    RULE_CAPP_ZERO_ENTERS,
-    RULE_SC17,
-    RULE_SCRIPT,
-    RULES,
+    FORMULA_CAPP_SKIP_NONPOSITIVE,
+    FORMULA_CAPP_ZERO_ENTERS,
+    FORMULA_SC17,
+    FORMULA_SCRIPT,
+    FORMULAS,
 )
 from apps.results.scoring.generations import GENERATIONS
 from tests.ingest.parsers.io500_samples import (
@@ -78,23 +78,23 @@ def test_folder_kinds_have_distinct_names_and_precedences():
 
 
 def _record(**fields):
-    defaults = {"era": "script", "generation": "bash-sqrt", "benchmark_version": "", "facts": RunEvidence()}
+    defaults = {"era": "script", "generation": "bash-sqrt", "benchmark_version": "", "evidence": RunEvidence()}
     return SimpleNamespace(**{**defaults, **fields})
 
 
 def test_product_era_runs_are_scored_with_the_comparable_root():
-    assert score_rule_for(_record(generation="bash-product")) == RULE_SCRIPT
-    assert score_rule_for(_record(generation="sc17")) == RULE_SC17
+    assert score_formula_for(_record(generation="bash-product")) == FORMULA_SCRIPT
+    assert score_formula_for(_record(generation="sc17")) == FORMULA_SC17
 
 
 def test_capp_runs_are_scored_by_their_version_and_file_grammar():
-    isc21 = _record(era="capp", generation="capp-g3", facts=RunEvidence(result_txt_run_section=False))
-    assert score_rule_for(isc21) == RULE_CAPP_ZERO_ENTERS
+    isc21 = _record(era="capp", generation="capp-g3", evidence=RunEvidence(result_txt_run_section=False))
+    assert score_formula_for(isc21) == FORMULA_CAPP_ZERO_ENTERS
     sc23 = _record(era="capp", generation="capp-g3", benchmark_version="io500-sc23_v1")
-    assert score_rule_for(sc23) == RULE_CAPP_SKIP_NONPOSITIVE
+    assert score_formula_for(sc23) == FORMULA_CAPP_SKIP_NONPOSITIVE
 
 
 @pytest.mark.parametrize(("run", "_kind", "_entry", "_era", "_generation"), SAMPLE_ERAS, ids=lambda v: str(v))
-def test_every_era_names_a_known_score_rule(run, _kind, _entry, _era, _generation):
+def test_every_era_names_a_known_score_formula(run, _kind, _entry, _era, _generation):
     record = parse_result_set(SAMPLES, SAMPLES / run)
-    assert record.facts.score_rule in RULES
+    assert record.evidence.score_rule in FORMULAS

@@ -73,7 +73,7 @@ def run_with(trees, target, data: bytes):
 def assert_storable(record: IO500RunRecord) -> None:
     """What PostgreSQL must accept: valid JSON (no NaN/Infinity) without NUL or lone surrogates."""
     stored = {
-        "facts": record.facts.to_dict(),
+        "facts": record.evidence.to_dict(),
         "config": record.config,
         "info": record.info,
         "metadata": record.metadata,

@@ -70,7 +70,7 @@ def test_it_reads_a_bash_results_folder():
     assert record.config["stonewall_time"] == 0
     assert record.info["institute_name"] == "NCI Australia"
     assert record.info["num_client_nodes"] == "10"
-    assert record.facts.declared_client_nodes == {"value": 10, "source": "io500_info_num_client_nodes"}
+    assert record.evidence.declared_client_nodes == {"value": 10, "source": "io500_info_num_client_nodes"}
     assert "../io500.sh" in record.raw_files
     assert record.metadata["submission_id"] == "100"
     assert record.metadata["lustre_version"].startswith("filesystem_version=2.10.7")
@@ -78,7 +78,7 @@ def test_it_reads_a_bash_results_folder():
 
 def test_it_reports_whether_mdtest_read_back_phases_shifted_ranks(bash_run):
     record = parse_result_set(SAMPLES, SAMPLES / BASH_RUN)
-    assert record.facts.mdtest_rank_shift == dict.fromkeys(
+    assert record.evidence.mdtest_rank_shift == dict.fromkeys(
         (
             "mdtest_easy_stat",
             "mdtest_hard_stat",
@@ -93,8 +93,8 @@ def test_it_reports_whether_mdtest_read_back_phases_shifted_ranks(bash_run):
         results / "mdtest_easy_stat.txt",
         lambda lines: [line.replace('"-T" "-F"', '"-T" "-N" "1" "-F"') for line in lines],
     )
-    assert parse_result_set(tree, results).facts.mdtest_rank_shift["mdtest_easy_stat"] is True
-    assert record.facts.write_phases["mdtest_hard_write"]["source_line"] == 4
+    assert parse_result_set(tree, results).evidence.mdtest_rank_shift["mdtest_easy_stat"] is True
+    assert record.evidence.write_phases["mdtest_hard_write"]["source_line"] == 4
 
 
 def test_it_detects_the_product_formula_of_the_early_scripts():
@@ -102,7 +102,7 @@ def test_it_detects_the_product_formula_of_the_early_scripts():
     assert (record.generation, record.score_formula) == ("bash-product", "product")
     assert record.reported_score.total == 36.0674
     assert abs(record.computed_score.total - 6.005951596) / 6.005951596 < 1e-6
-    product = record.facts.product_score
+    product = record.evidence.product_score
     assert abs(product["recomputed_product"] - 36.0674) / 36.0674 < 1e-3
     assert record.client_nodes == 64
 
@@ -202,7 +202,7 @@ def test_sc18_stonewall_inflation_leaves_evidence(bash_run):
         ],
     )
     record = parse_result_set(tree, results)
-    evidence = record.facts.mdtest_stonewall_inflation["mdtest_easy_write"]
+    evidence = record.evidence.mdtest_stonewall_inflation["mdtest_easy_write"]
     assert evidence["inflated"] is True
     assert evidence["items_done_max_per_rank"] == 60319
     assert evidence["created_items_upper_bound"] == 60319 * 160
@@ -223,7 +223,7 @@ def test_it_reads_sc17_job_output_in_true_units():
     assert abs(easy.value - 794393.97e6 / 2**30) < 1e-9
     assert names["mdtest_easy_write"].value == pytest.approx(28.320444)
     assert record.reported_score.total == 7209139386.9
-    assert abs(record.facts.product_score["recomputed_product"] - 7209139386.9) / 7209139386.9 < 1e-4
+    assert abs(record.evidence.product_score["recomputed_product"] - 7209139386.9) / 7209139386.9 < 1e-4
     assert record.computed_score.total == pytest.approx(
         (record.computed_score.bw * record.computed_score.md) ** 0.5
     )

@@ -4,7 +4,7 @@ from apps.ingest.parsers.records import IO500RunRecord, RunEvidence
 
 
 def test_a_new_record_has_nothing_to_say():
-    assert IO500RunRecord(source_path="x", era="capp").facts.to_dict() == {}
+    assert IO500RunRecord(source_path="x", era="capp").evidence.to_dict() == {}
 
 
 def test_only_fields_that_say_something_are_written_out():

@@ -18,8 +18,7 @@ from apps.results.studies.analysis import (
     independent_axes,
     pivot,
     travelling_axes,
-    welch_p_value,
-    welch_p_values,
+    welch_tests,
 )
 
 
@@ -76,6 +75,11 @@ def test_holm_adjustment_matches_a_hand_computation():
     # sorted: 0.005 x 4 = 0.02; 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1 = 0.04 -> kept at 0.06 (monotone)
     assert holm_adjust([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert holm_adjust([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def welch_p_value(a, b):
+    result = welch_tests([(a, b)])[0]
+    return result.p_value if result else None
 
 
 def test_welch_needs_two_repetitions_and_some_spread():
@@ -171,7 +175,7 @@ def test_pivot_rows_and_columns_show_mean_and_stddev_as_printed_in_numeric_order
 def test_batched_welch_tests_give_each_pair_scipys_own_answer():
     pairs = [([100.0, 110.0, 95.0], [200.0, 190.0, 215.0]), ([100.0, 104.0, 99.0, 101.0], [98.0, 97.0, 103.0]),
              ([50.0, 52.0, 49.0], [51.0, 55.0, 47.0]), ([1.0], [2.0, 3.0])]
-    batched = welch_p_values(pairs)
+    batched = [result.p_value if result else None for result in welch_tests(pairs)]
     for (a, b), p_value in zip(pairs[:3], batched[:3], strict=True):
         expected = stats.ttest_ind([math.log(v) for v in a], [math.log(v) for v in b], equal_var=False).pvalue
         assert p_value == pytest.approx(expected, rel=1e-12)

@@ -25,7 +25,7 @@ from apps.ingest.parsers.io500.common import (
     to_float,
     to_int,
 )
-from apps.ingest.parsers.io500.hashes import SCORE_HASH_RULES, config_hash, same_hash, score_hash
+from apps.ingest.parsers.io500.hashes import SCORE_HASH_SCOPES, config_hash, same_hash, score_hash
 from apps.ingest.parsers.io500.phases import (
     STANDARD_PHASES,
     hash_group,
@@ -98,13 +98,13 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
         raise ParseError(files.rel, None, "no result.txt or result_summary.txt in this folder")
     record = IO500RunRecord(source_path=files.rel, era=ERA_CAPP, benchmark_version=version)
     record.generation = generation_of(result, summary, version)
-    record.facts.version = parse_version(version)
-    record.facts.mode = (result.header_value("mode") if result else "") or (
+    record.evidence.version = parse_version(version)
+    record.evidence.mode = (result.header_value("mode") if result else "") or (
         summary.mode if summary else ""
     )
     if summary_error is not None:
         record.warnings.append(f"result_summary.txt not usable: {summary_error}")
-        record.facts.summary_cross_check = {"error": str(summary_error)}
+        record.evidence.summary_cross_check = {"error": str(summary_error)}
     if result is not None:
         _from_result_txt(record, files, result, summary)
     elif summary is not None:
@@ -126,8 +126,8 @@ def _from_result_txt(
 ) -> None:
     rel = files.rel_of_present("result.txt")
     printed = _summary_phases(summary)
-    record.facts.result_txt_run_section = result.has_run_section
-    record.facts.result_txt_end_marker = result.has_end
+    record.evidence.result_txt_run_section = result.has_run_section
+    record.evidence.result_txt_end_marker = result.has_end
     if result.repeated_sections:
         record.warnings.append(
             f"result.txt repeats sections {sorted(set(result.repeated_sections))}; last kept"
@@ -143,7 +143,7 @@ def _from_result_txt(
         or parse_timestamp(files.folder.name)
     )
     if "t_start" in result.timestamp_step:
-        record.facts.timestamp_step = {
+        record.evidence.timestamp_step = {
             "t_start": result.timestamp_step["t_start"].value.strip(),
             "source_file": rel,
             "source_line": result.timestamp_step_line,
@@ -173,7 +173,7 @@ def _from_result_txt(
         record.phases.append(phase)
     record.reported_score = _score(result.score)
     score_tokens = result.score["SCORE"].value.split()
-    record.facts.reported_score_printed = printed_score_fact(
+    record.evidence.reported_score_printed = printed_score_fact(
         result.score["BW"].value,
         result.score["MD"].value,
         score_tokens[0] if score_tokens else "",
@@ -182,7 +182,7 @@ def _from_result_txt(
     )
     if result.scorex:
         record.reported_extended = _score(result.scorex)
-    record.facts.validation_messages = [
+    record.evidence.validation_messages = [
         {"source_file": rel, "source_line": c.line, "text": c.value}
         for c in result.comments
         if c.value.startswith(("ERROR", "WARNING"))
@@ -250,7 +250,7 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
     score = summary.score
     assert score is not None  # parse_capp_summary refuses a summary without one
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
-    record.facts.reported_score_printed = printed_score_fact(
+    record.evidence.reported_score_printed = printed_score_fact(
         score.bw, score.md, score.total, rel, score.line
     )
     if summary.scorex is not None:
@@ -259,10 +259,10 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
 
 
 def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
-    """Recompute the ``[SCORE]`` (and ``[SCOREX]``) hash; verified if any known build rule matches.
+    """Recompute the ``[SCORE]`` (and ``[SCOREX]``) hash; verified if any known build's hash scope matches.
 
-    The rule that matched (``SCORE_HASH_RULES``) is kept in the evidence: it tells an a69cf60-or-later
-    build from an older one.
+    The scope that matched (``SCORE_HASH_SCOPES``) is kept in the evidence (under its stored key ``rule``): it
+    tells an a69cf60-or-later build from an older one.
     """
     printed = result.score.get("hash")
     if printed is None:
@@ -273,34 +273,34 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
     marked_invalid = "[INVALID]" in tokens[1:]
     # The hash includes valid=NO for invalid runs; io500-verify accepts either ("[OK] But this is an
     # invalid run!"), so both are tried after the one the marker suggests.
-    candidates = [(rule, valid) for rule in SCORE_HASH_RULES for valid in (not marked_invalid, marked_invalid)]
+    candidates = [(scope, valid) for scope in SCORE_HASH_SCOPES for valid in (not marked_invalid, marked_invalid)]
     computed: dict[tuple[str, bool], str] = {}
-    for rule, valid in candidates:
+    for scope, valid in candidates:
         hashed = [
             (raw, score)
             for raw, score in _phase_scores(result, list(result.phases))
-            if rule.hashes_phase(hash_group(normalise_phase_name(raw)), score)
+            if scope.hashes_phase(hash_group(normalise_phase_name(raw)), score)
         ]
-        computed[rule.name, valid] = score_hash(
+        computed[scope.name, valid] = score_hash(
             version=result.header_value("version"),
             phase_scores=hashed,
-            md=result.score["MD"].value if rule.hashes_md_bw else None,
-            bw=result.score["BW"].value if rule.hashes_md_bw else None,
+            md=result.score["MD"].value if scope.hashes_md_bw else None,
+            bw=result.score["BW"].value if scope.hashes_md_bw else None,
             score=tokens[0],
             valid=valid,
         )
     match = next(
-        ((rule.name, valid) for rule, valid in candidates if same_hash(printed.value, computed[rule.name, valid])),
+        ((scope.name, valid) for scope, valid in candidates if same_hash(printed.value, computed[scope.name, valid])),
         None,
     )
     record.verification = "verified" if match else "hash_mismatch"
     first = (candidates[0][0].name, candidates[0][1])
-    record.facts.score_hash = {
+    record.evidence.score_hash = {
         "printed": printed.value.strip(),
         "computed": computed[match or first],
         "rule": match[0] if match else None,
         "hashed_as_valid": match[1] if match else None,
-        "rules_tried": [rule.name for rule in SCORE_HASH_RULES],
+        "rules_tried": [scope.name for scope in SCORE_HASH_SCOPES],
         "source_line": printed.line,
     }
     if result.scorex.get("hash") and all(k in result.scorex for k in ("MD", "BW", "SCORE")):
@@ -314,7 +314,7 @@ def _verify_score_hash(record: IO500RunRecord, result: ResultTxt) -> None:
             score=x_tokens[0],
             valid="[INVALID]" not in x_tokens[1:],
         )
-        record.facts.extended_score_hash = {
+        record.evidence.extended_score_hash = {
             "printed": result.scorex["hash"].value.strip(),
             "computed": computed_extended,
             "verified": same_hash(result.scorex["hash"].value, computed_extended),
@@ -356,7 +356,7 @@ def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary
             differences.append(
                 {"score": key, "result_txt": ours, "summary": theirs, "line": summary_score.line}
             )
-    record.facts.summary_cross_check = {
+    record.evidence.summary_cross_check = {
         "source_file": rel,
         "identical": not differences,
         "differences": differences,
@@ -403,7 +403,7 @@ def _check_complete(record: IO500RunRecord, files: ResultSetFiles) -> None:
             "although the score is not marked invalid (truncated or edited file)",
         )
     if missing:
-        record.facts.missing_phases = missing
+        record.evidence.missing_phases = missing
 
 
 def _config(record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt | None) -> None:
@@ -421,17 +421,17 @@ def _config(record: IO500RunRecord, files: ResultSetFiles, result: ResultTxt | N
     record.config["scc"] = scc
     record.config["rules"] = "scc" if scc else "regular"
     record.config["stonewall_time"] = to_int(debug_section.get("stonewall-time"))
-    record.facts.rules = record.config["rules"]
-    record.facts.scc = scc
-    record.facts.min_write_seconds = 30 if scc else 300
-    record.facts.stonewall_seconds = record.config["stonewall_time"]
+    record.evidence.rules = record.config["rules"]
+    record.evidence.scc = scc
+    record.evidence.min_write_seconds = 30 if scc else 300
+    record.evidence.stonewall_seconds = record.config["stonewall_time"]
     printed = result.header_value("config-hash") if result else ""
     if not printed or config_path is None:
         record.config_hash_status = "not_verifiable"
         return
     computed = config_hash(effective)
     record.config_hash_status = "verified" if same_hash(printed, computed) else "hash_mismatch"
-    record.facts.config_hash = {
+    record.evidence.config_hash = {
         "printed": printed,
         "computed": computed,
         "source_file": files.rel_of(config_path),

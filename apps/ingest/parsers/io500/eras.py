@@ -6,17 +6,17 @@ An :class:`Era` entry says, for one family:
   result sets) and, for a kind several eras share (a ``result_summary.txt`` is written by the bash
   scripts and by the C app), whether a folder is its own (``claims``: a look at the contents);
 * how its record is built (``build``: :class:`ResultSetFiles` -> ``IO500RunRecord``);
-* which score rule of ``apps.results.scoring`` reproduces its printed score (``score_rule``), and
-  the era-specific facts about a printed product score (``product_score_facts``);
+* which score formula of ``apps.results.scoring`` reproduces its printed score (``score_formula``), and
+  the era-specific evidence about a printed product score (``product_score_evidence``);
 * whether its raw IOR/mdtest outputs are read, and whether they, rather than the summary, carry
   the command lines.
 
-The score rules stay in ``apps.results.scoring`` (results is the ground layer and imports no
+The score formulas stay in ``apps.results.scoring`` (results is the ground layer and imports no
 ingest); the entries here name them. Generation and era names are the constants of
 ``apps.results.scoring.generations``.
 
 Adding an era: a builder module beside ``capp_run.py`` / ``script_run.py``, its generation name(s)
-in ``generations.py`` (and a rule in ``scoring/io500.py`` if it scored differently), then one
+in ``generations.py`` (and a formula in ``scoring/io500.py`` if it scored differently), then one
 entry in ``ERAS`` with its folder kinds, and tests with a sample under ``tests/data/io500``.
 """
 
@@ -35,10 +35,10 @@ from apps.ingest.parsers.io500.script import SC17_RESULTS_FILE, is_sc17_stdout
 from apps.ingest.parsers.io500.script_run import MIB_PER_MB, build_sc17_record, build_script_record
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
 from apps.results.scoring import (
-    RULE_SC17,
-    RULE_SCRIPT,
-    RULE_SCRIPT_PRODUCT,
-    capp_rule_for_version,
+    FORMULA_SC17,
+    FORMULA_SCRIPT,
+    FORMULA_SCRIPT_PRODUCT,
+    capp_formula_for_version,
     compute_io500_score,
 )
 from apps.results.scoring.generations import (
@@ -112,18 +112,18 @@ class Era:
     generations: tuple[str, ...]  # the Run.generation values its builder gives
     folder_kinds: tuple[FolderKind, ...]
     build: Callable[[ResultSetFiles], IO500RunRecord]
-    score_rule: Callable[[IO500RunRecord], str]
+    score_formula: Callable[[IO500RunRecord], str]
     claims: Callable[[ResultSetFiles], bool] | None = None  # for shared folder kinds; None: any folder
-    product_score_facts: Callable[[IO500RunRecord, Mapping[str, float | None]], None] | None = None
+    product_score_evidence: Callable[[IO500RunRecord, Mapping[str, float | None]], None] | None = None
     reads_raw_outputs: bool = True
     commands_from_raw_outputs: bool = False
 
 
-def _capp_score_rule(record: IO500RunRecord) -> str:
-    return capp_rule_for_version(
+def _capp_score_formula(record: IO500RunRecord) -> str:
+    return capp_formula_for_version(
         record.benchmark_version,
         generation=record.generation,
-        has_run_section=record.facts.result_txt_run_section is not False,
+        has_run_section=record.evidence.result_txt_run_section is not False,
     )
 
 
@@ -132,17 +132,17 @@ def _claims_capp_summary(files: ResultSetFiles) -> bool:
     return path is not None and is_capp_summary(path, files.rel_of(path))
 
 
-def _bash_product_facts(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
+def _bash_product_evidence(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
     """io500_fixed.sh printed BW x MD as TOTAL: the product recomputed from the phases."""
     if record.score_formula == "product":
-        recomputed = compute_io500_score(phases, rule=RULE_SCRIPT_PRODUCT).total
-        record.facts.product_score = {**(record.facts.product_score or {}), "recomputed_product": recomputed}
+        recomputed = compute_io500_score(phases, formula=FORMULA_SCRIPT_PRODUCT).total
+        record.evidence.product_score = {**(record.evidence.product_score or {}), "recomputed_product": recomputed}
 
 
-def _sc17_product_facts(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
+def _sc17_product_evidence(record: IO500RunRecord, phases: Mapping[str, float | None]) -> None:
     """SC17 printed BW in MB/s and MD in ops/s; its product is recomputed in those units."""
     bw, md = record.computed_score.bw, record.computed_score.md
-    record.facts.product_score = {
+    record.evidence.product_score = {
         "printed_total": record.reported_score.total,
         "units": "MB/s x IOPS",
         "recomputed_product": None if bw is None or md is None else bw / MIB_PER_MB * md * 1000,
@@ -156,7 +156,7 @@ CAPP = Era(
     folder_kinds=(RESULT_TXT, SUMMARY, SUMMARY_ONLY),
     claims=_claims_capp_summary,
     build=build_capp_record,
-    score_rule=_capp_score_rule,
+    score_formula=_capp_score_formula,
 )
 SCRIPT = Era(
     name="script",
@@ -164,10 +164,10 @@ SCRIPT = Era(
     generations=(GENERATION_BASH_PRODUCT, GENERATION_BASH_SQRT),
     folder_kinds=(IO500_SUMMARY, SUMMARY, SUMMARY_ONLY),
     build=build_script_record,
-    # Product-era runs are scored with the sqrt rule: the lists re-expressed them that way, and
+    # Product-era runs are scored with the sqrt formula: the lists re-expressed them that way, and
     # ``record.score_formula`` keeps what the script itself printed.
-    score_rule=lambda record: RULE_SCRIPT,
-    product_score_facts=_bash_product_facts,
+    score_formula=lambda record: FORMULA_SCRIPT,
+    product_score_evidence=_bash_product_evidence,
     commands_from_raw_outputs=True,
 )
 SC17 = Era(
@@ -176,8 +176,8 @@ SC17 = Era(
     generations=(GENERATION_SC17,),
     folder_kinds=(SC17_STDOUT, SC17_RESULTS),
     build=build_sc17_record,
-    score_rule=lambda record: RULE_SC17,
-    product_score_facts=_sc17_product_facts,
+    score_formula=lambda record: FORMULA_SC17,
+    product_score_evidence=_sc17_product_evidence,
     reads_raw_outputs=False,
 )
 # Order matters only between eras sharing a folder kind: the first that claims the folder builds it.
@@ -208,6 +208,6 @@ def era_of_record(record: IO500RunRecord) -> Era:
     return by_generation or next(era for era in ERAS if era.era == record.era)
 
 
-def score_rule_for(record: IO500RunRecord) -> str:
-    """The rule of ``apps.results.scoring`` that gives the comparable (sqrt) score of a record."""
-    return era_of_record(record).score_rule(record)
+def score_formula_for(record: IO500RunRecord) -> str:
+    """The formula of ``apps.results.scoring`` that gives the comparable (sqrt) score of a record."""
+    return era_of_record(record).score_formula(record)

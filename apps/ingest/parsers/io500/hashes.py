@@ -8,14 +8,14 @@ are printed with ``%X`` (no zero padding).
   scored standard phases ^ HKV("MD", md) ^ HKV("BW", bw) ^ HKV("SCORE", score) [^ HKV("valid", "NO")
   for an invalid run]. io500-isc21_v1 builds left MD and BW out. ``[SCOREX] hash``: the same over
   the optional phases only, without the version.
-* Which phases enter the ``[SCORE]`` hash depends on the build (``SCORE_HASH_RULES``): up to io500
+* Which phases enter the ``[SCORE]`` hash depends on the build (``SCORE_HASH_SCOPES``): up to io500
   commit a69cf60 (2026-06-22) every mandatory phase present in ``result.txt`` is hashed with its
   printed score, even a skipped one printed as ``0.000000``. From a69cf60 on the app asks
   ``u_should_hash_phase`` and skips optional phases and phases that do not enter the score: phases
   without a score group (``timestamp``, ``ior-rnd4K-easy-read``), and, read together with the
-  c402d45 rule that leaves phases with a score <= 0 out of the geometric mean, zero-scored phases.
+  c402d45 score formula that leaves phases with a score <= 0 out of the geometric mean, zero-scored phases.
   A phase name the app does not know is hashed (the C predicate returns true for it). Verification
-  tries every rule and records the one that matched, so old and new result files both verify.
+  tries every scope and records the one that matched, so old and new result files both verify.
 * Config hash (``config-hash``): XOR of HKV(option, value) over every option whose value is not
   NULL, including options whose default is the empty string. ``config.ini`` prints unset and empty
   options alike, so the empty-string defaults are taken from the option tables of the app
@@ -101,7 +101,7 @@ def _entered_the_score(printed: str) -> bool:
 
 
 @dataclass(frozen=True)
-class ScoreHashRule:
+class ScoreHashScope:
     """One build family's choice of what the ``[SCORE]`` hash covers.
 
     ``hashes_phase(group, printed score)`` decides per phase section of ``result.txt``; ``group`` is
@@ -115,20 +115,20 @@ class ScoreHashRule:
     hashes_phase: Callable[[str, str], bool]
 
 
-SCORE_HASH_RULES: tuple[ScoreHashRule, ...] = (
-    ScoreHashRule(
+SCORE_HASH_SCOPES: tuple[ScoreHashScope, ...] = (
+    ScoreHashScope(
         name="standard",
         description="builds before io500 a69cf60: every mandatory phase, MD and BW",
         hashes_md_bw=True,
         hashes_phase=lambda group, printed: group in ("bw", "md"),
     ),
-    ScoreHashRule(
+    ScoreHashScope(
         name="isc21_v1",
         description="io500-isc21_v1 builds: every mandatory phase, MD and BW left out",
         hashes_md_bw=False,
         hashes_phase=lambda group, printed: group in ("bw", "md"),
     ),
-    ScoreHashRule(
+    ScoreHashScope(
         name="a69cf60",
         description="builds from io500 a69cf60 (2026-06-22): optional and unscored phases skipped",
         hashes_md_bw=True,

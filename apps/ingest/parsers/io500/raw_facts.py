@@ -195,11 +195,11 @@ def _set_client_counts(
     record: IO500RunRecord, nodes: dict[str, int], procs: dict[str, int], per_node: list[int]
 ) -> None:
     if nodes:
-        record.facts.tool_client_nodes = nodes
+        record.evidence.tool_client_nodes = nodes
         record.client_nodes = record.client_nodes or _most_common(nodes)
-        record.facts.client_nodes_source = "raw IOR/mdtest outputs (mdtest launch line, IOR nodes/tasks)"
+        record.evidence.client_nodes_source = "raw IOR/mdtest outputs (mdtest launch line, IOR nodes/tasks)"
     if procs:
-        record.facts.tool_client_procs = procs
+        record.evidence.tool_client_procs = procs
         record.client_procs = record.client_procs or _most_common(procs)
     if per_node and record.procs_per_node is None:
         record.procs_per_node = Counter(per_node).most_common(1)[0][0]
@@ -229,13 +229,13 @@ def _derive_facts(record: IO500RunRecord, missing: list[str]) -> None:
                 "relative_difference": relative_difference(phase.value, raw),
             }
     if shift:
-        record.facts.mdtest_rank_shift = shift
+        record.evidence.mdtest_rank_shift = shift
     if inflation:
-        record.facts.mdtest_stonewall_inflation = inflation
+        record.evidence.mdtest_stonewall_inflation = inflation
     if cross_check:
-        record.facts.raw_value_check = cross_check
+        record.evidence.raw_value_check = cross_check
     if missing:
-        record.facts.missing_raw_files = missing
+        record.evidence.missing_raw_files = missing
 
 
 def _rank_shift(phase: PhaseRecord) -> int | None:

@@ -29,7 +29,7 @@ What the record holds beyond the numbers:
     (AppleDouble, swap files, archives) excluded: identical for the same files from a folder, a
     .tar.gz or a .zip; duplicate submissions with identical files share it.
 
-``facts``
+``evidence``
     a ``RunEvidence`` (``apps.ingest.parsers.records``): typed evidence for the anomaly rules, each
     field documented there.
 """
@@ -134,7 +134,7 @@ def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
         )
     era = era_for_folder(kind, files)
     record = era.build(files)
-    _write_phase_facts(record)
+    _write_phase_evidence(record)
     if era.reads_raw_outputs:
         attach_raw_outputs(files, record, command_from_raw=era.commands_from_raw_outputs)
     _info_and_config(record, files)
@@ -150,7 +150,7 @@ def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
 def _make_json_safe(record: IO500RunRecord) -> None:
     """Non-finite floats (``inf``/``nan`` printed in damaged files) as text in the JSON-stored parts:
     JSON has no such numbers and PostgreSQL's jsonb rejects them."""
-    record.facts = replace(record.facts, **json_safe(record.facts.to_dict()))
+    record.evidence = replace(record.evidence, **json_safe(record.evidence.to_dict()))
     record.config = json_safe(record.config)
     record.info = json_safe(record.info)
     record.metadata = json_safe(record.metadata)
@@ -158,9 +158,9 @@ def _make_json_safe(record: IO500RunRecord) -> None:
         phase.details = json_safe(phase.details)
 
 
-def _write_phase_facts(record: IO500RunRecord) -> None:
+def _write_phase_evidence(record: IO500RunRecord) -> None:
     """Seconds of every write phase with the line that printed them (result.txt: the t_delta line)."""
-    record.facts.write_phases = {
+    record.evidence.write_phases = {
         phase.name: {
             "seconds": phase.seconds,
             "printed_seconds": phase.details.get("printed_seconds", ""),
@@ -204,13 +204,13 @@ def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
             record.info["system_information_json"] = parsed
             used.append(files.rel_of(json_path))
     if used:
-        record.facts.info_sources = used
+        record.evidence.info_sources = used
     if record.era == ERA_SCRIPT and "variables" not in record.config and variables_from_script:
         record.config["variables"] = variables_from_script
         record.config["variables_source"] = "io500.sh assignments"
     declared = declared_client_nodes(record.info)
     if declared:
-        record.facts.declared_client_nodes = {"value": declared[0], "source": f"io500_info_{declared[1]}"}
+        record.evidence.declared_client_nodes = {"value": declared[0], "source": f"io500_info_{declared[1]}"}
 
 
 def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
@@ -321,12 +321,12 @@ def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> No
         p.name: p.printed_value.split()[0] if p.printed_value.split() else "" for p in record.phases
     }
     run_score = record.reported_score
-    run_file = (record.facts.reported_score_printed or {}).get("source_file", files.rel)
+    run_file = (record.evidence.reported_score_printed or {}).get("source_file", files.rel)
     for copy in summary_copies_above(files.root, files.folder):
         rel = files.rel_of(copy)
         values = _summary_values(copy, rel)
         if values is None:
-            record.facts.summary_differs_from_run = {
+            record.evidence.summary_differs_from_run = {
                 "source_file": rel,
                 "run_file": run_file,
                 "differences": [{"error": "the copy is not a readable IO500 summary"}],
@@ -351,9 +351,9 @@ def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> No
         ]
         other_run = _run_with_same_numbers(copy, values, files) if differences else None
         if other_run:
-            record.facts.toplevel_summary = {"source_file": rel, "identical": False, "copy_of": other_run}
+            record.evidence.toplevel_summary = {"source_file": rel, "identical": False, "copy_of": other_run}
         elif differences:
-            record.facts.summary_differs_from_run = {
+            record.evidence.summary_differs_from_run = {
                 "source_file": rel,
                 "run_file": run_file,
                 "toplevel_total": score["total"],
@@ -362,7 +362,7 @@ def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> No
             }
             record.warnings.append(f"{rel} is not this run: {len(differences)} value(s) differ")
         else:
-            record.facts.toplevel_summary = {"source_file": rel, "identical": True}
+            record.evidence.toplevel_summary = {"source_file": rel, "identical": True}
 
 
 def _run_with_same_numbers(copy: Path, values: tuple, files: ResultSetFiles) -> str | None:
@@ -380,11 +380,11 @@ def _run_with_same_numbers(copy: Path, values: tuple, files: ResultSetFiles) -> 
 
 
 def _scores(record: IO500RunRecord, era: Era) -> None:
-    rule = era.score_rule(record)
-    record.facts.score_rule = rule
+    formula = era.score_formula(record)
+    record.evidence.score_rule = formula  # stored under its earlier name
     values = {p.name: p.value for p in record.phases}
-    record.computed_score = compute_io500_score(values, rule=rule)
-    if era.product_score_facts is not None:
-        era.product_score_facts(record, values)
-    if record.reported_extended is not None or record.facts.mode == "extended":
-        record.computed_extended = compute_extended_score(values, rule=rule)
+    record.computed_score = compute_io500_score(values, formula=formula)
+    if era.product_score_evidence is not None:
+        era.product_score_evidence(record, values)
+    if record.reported_extended is not None or record.evidence.mode == "extended":
+        record.computed_extended = compute_extended_score(values, formula=formula)

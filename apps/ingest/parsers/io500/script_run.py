@@ -68,8 +68,8 @@ def build_script_record(files: ResultSetFiles) -> IO500RunRecord:
     source_rel = files.rel_of(source_path)
     score = block.score
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
-    record.facts.printed_bw_unit = score.bw_unit
-    record.facts.reported_score_printed = printed_score_fact(
+    record.evidence.printed_bw_unit = score.bw_unit
+    record.evidence.reported_score_printed = printed_score_fact(
         score.bw, score.md, score.total, source_rel, score.line
     )
     for phase_line in sorted(block.phases.values(), key=lambda p: p.line):
@@ -140,7 +140,7 @@ def _choose_run(
         assert block is not None  # the summary was chosen for having a run
         source = files.files[chosen_stdout[0]]
     if primary is not None and len(primary.blocks) > 1:
-        record.facts.score_blocks_in_summary = len(primary.blocks)
+        record.evidence.score_blocks_in_summary = len(primary.blocks)
     attempts = []
     for name, parsed in stdouts:
         rel = files.rel_of(files.files[name])
@@ -165,12 +165,12 @@ def _choose_run(
                 }
             )
     if attempts:
-        record.facts.other_summary_attempts = attempts
+        record.evidence.other_summary_attempts = attempts
     if chosen_stdout is not None:
-        record.facts.stdout_summary = files.rel_of(files.files[chosen_stdout[0]])
+        record.evidence.stdout_summary = files.rel_of(files.files[chosen_stdout[0]])
         for line, text in chosen_stdout[1].bad_lines:
             record.warnings.append(
-                f"{record.facts.stdout_summary}:{line}: garbled result line {text[:80]!r}"
+                f"{record.evidence.stdout_summary}:{line}: garbled result line {text[:80]!r}"
             )
     return block, source, chosen_stdout[1] if chosen_stdout else None
 
@@ -207,7 +207,7 @@ def _require_phases(
             "invalid (truncated or edited summary)",
         )
     if missing:
-        record.facts.missing_phases = missing
+        record.evidence.missing_phases = missing
 
 
 def _formula(record: IO500RunRecord) -> None:
@@ -220,7 +220,7 @@ def _formula(record: IO500RunRecord) -> None:
     sqrt_error = abs(total - math.sqrt(abs(bw * md))) / abs(total)
     if product_error < 0.01 and product_error < sqrt_error:
         record.generation, record.score_formula = GENERATION_BASH_PRODUCT, "product"
-        record.facts.product_score = {
+        record.evidence.product_score = {
             "printed_total": total,
             "bw_times_md": bw * md,
             "sqrt_bw_md": math.sqrt(abs(bw * md)),
@@ -237,7 +237,7 @@ def _validity(record: IO500RunRecord, block: ScriptBlock, rel: str, stdout: Scri
             seconds = phase.details["printed_seconds"]
             reasons.append(f"{rel}:{phase.source_line}: [RESULT-invalid] {phase.name} (time {seconds} s)")
     if stdout is not None:
-        reasons += [f"{record.facts.stdout_summary}:{line}: {text}" for line, text in stdout.notes]
+        reasons += [f"{record.evidence.stdout_summary}:{line}: {text}" for line, text in stdout.notes]
     record.invalid_reasons = reasons
 
 
@@ -246,17 +246,17 @@ def _variables(record: IO500RunRecord, stdout: ScriptSummary | None) -> None:
     if stdout is not None and stdout.assignments:
         info, variables = split_info(stdout.assignments)
         record.config["variables"] = variables
-        record.config["variables_source"] = record.facts.stdout_summary
+        record.config["variables_source"] = record.evidence.stdout_summary
         record.info.update(info)
     variables = record.config.get("variables", {})
     rules = variables.get("io500_rules", "regular").strip().lower() or "regular"
     record.config["rules"] = rules
     record.config["scc"] = rules == "scc"
     record.config["stonewall_time"] = to_int(variables.get("io500_stonewall_timer"))
-    record.facts.rules = rules
-    record.facts.scc = rules == "scc"
-    record.facts.min_write_seconds = 30 if rules == "scc" else 300
-    record.facts.stonewall_seconds = record.config["stonewall_time"]
+    record.evidence.rules = rules
+    record.evidence.scc = rules == "scc"
+    record.evidence.min_write_seconds = 30 if rules == "scc" else 300
+    record.evidence.stonewall_seconds = record.config["stonewall_time"]
 
 
 def _timestamp(files: ResultSetFiles, stdout: ScriptSummary | None) -> datetime | None:
@@ -324,14 +324,14 @@ def build_sc17_record(files: ResultSetFiles) -> IO500RunRecord:
         total=to_float(parsed.score[0]) if parsed.score else None,
     )
     if parsed.score:
-        record.facts.reported_score_printed = printed_score_fact(
+        record.evidence.reported_score_printed = printed_score_fact(
             parsed.bw_score[0] if parsed.bw_score else "",
             parsed.md_score[0] if parsed.md_score else "",
             parsed.score[0],
             sources[0][1],
             parsed.score[1],
         )
-    record.facts.sc17_printed = {
+    record.evidence.sc17_printed = {
         "bw_mb_s": parsed.bw_score[0] if parsed.bw_score else None,
         "md_iops": parsed.md_score[0] if parsed.md_score else None,
         "score_bw_times_md": parsed.score[0] if parsed.score else None,
@@ -343,14 +343,14 @@ def build_sc17_record(files: ResultSetFiles) -> IO500RunRecord:
     per_node = to_float(parsed.variables.get("ppn"))
     if nodes and nodes.is_integer():
         record.client_nodes = int(nodes)
-        record.facts.client_nodes_source = f"{sources[0][1]}: nodes= of the job script"
+        record.evidence.client_nodes_source = f"{sources[0][1]}: nodes= of the job script"
         if per_node and per_node.is_integer():
             record.procs_per_node = int(per_node)
             record.client_procs = int(nodes * per_node)
     record.config["variables"] = dict(parsed.variables)
     record.config["rules"] = "regular"
-    record.facts.rules = "regular"
-    record.facts.scc = False
-    record.facts.min_write_seconds = 300
+    record.evidence.rules = "regular"
+    record.evidence.scc = False
+    record.evidence.min_write_seconds = 300
     record.run_timestamp = parse_timestamp(parsed.variables.get("date"))
     return record

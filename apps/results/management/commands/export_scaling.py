@@ -1,4 +1,4 @@
-"""export_scaling: print a scaling series, its points and the saturation analysis (JSON or CSV)."""
+"""export_scaling: print a DNE scaling series, its points and the saturation analysis (JSON or CSV)."""
 
 import csv
 
@@ -32,7 +32,7 @@ class Command(BaseCommand):
         series = ScalingSeries.objects.filter(name=options["name"]).first()
         if series is None:
             known = ", ".join(ScalingSeries.objects.values_list("name", flat=True)[:20]) or "none yet"
-            raise CommandError(f"no scaling series named {options['name']!r} (known: {known})")
+            raise CommandError(f"no DNE scaling series named {options['name']!r} (known: {known})")
         points = list(series.points.order_by("operation", "files_per_dir", "striping", "mdt_count", "tasks", "pk"))
         if options["format"] == "csv":
             self.write_csv(points)

@@ -434,7 +434,7 @@ class Command(BaseCommand):
                                 "dir_stripe_count", "inherited"], stripings)
 
     def make_scaling_series(self, rng, systems, builds, seed, count):
-        """DNE scaling studies: mdtest rates over MDT counts 1-16 and client counts, on Lustre systems."""
+        """DNE scaling series: mdtest rates over MDT counts 1-16 and client counts, on Lustre systems."""
         lustre = [index for index, row in enumerate(systems["rows"]) if row.filesystem == "Lustre"]
         lustre = lustre or list(range(len(systems["rows"])))
         first = ScalingSeries.objects.filter(notes=MARK).count()
