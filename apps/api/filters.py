@@ -5,8 +5,9 @@ from django import forms
 from drf_spectacular.utils import extend_schema_field
 
 from apps.ingest.models import IngestJob
+from apps.ingest.tools import upload_kind_choices
 from apps.results.list_kinds import ELIGIBLE, RANKED, list_kind_choices
-from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem, Upload
+from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem
 from apps.results.querysets import SORTS
 
 SQL_INTEGER_MAX = 2**31 - 1
@@ -140,7 +141,7 @@ class EditionFilter(filters.FilterSet):
 
 class UploadFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=IngestJob.Status.choices)
-    kind = filters.ChoiceFilter(field_name="upload__kind", choices=Upload.Kind.choices)
+    kind = filters.ChoiceFilter(field_name="upload__kind", choices=upload_kind_choices)
 
     class Meta:
         model = IngestJob

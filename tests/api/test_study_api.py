@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study, StudyPoint, Upload
 from tests.api.uploading import named_file, tar_gz_of
 from tests.results.studies.study_generator import StudySpec, write_study

@@ -1,6 +1,6 @@
 """The IO500 pipeline: result directories, trees of submissions and uploads in, runs out.
 
-Parsers (``apps.ingest.parsers.io500``) turn files into plain records; this module turns records
+Parsers (``apps.ingest.tools.io500.grammar``) turn files into plain records; this module turns records
 into rows. Each run is stored in
 one transaction (an upload: all its runs in one), so a failure leaves nothing half-written. A
 run's identity is the content hash of its result files plus its path inside the ingested tree,
@@ -21,10 +21,10 @@ from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
-from apps.ingest.parsers.io500 import parse_result_set, survey_tree
+from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_problems
-from apps.ingest.pipelines.base import Pipeline
 from apps.ingest.provenance import Provenance, collect_provenance
+from apps.ingest.tools.io500.grammar import parse_result_set, survey_tree
 from apps.results import list_entries, run_upkeep
 from apps.results.anomalies.node_counts import resolved_client_nodes
 from apps.results.anomaly_checks import check_run_anomalies
@@ -164,7 +164,7 @@ def ingest_paths(paths: Iterable[Path], options: dict, *,
     overrides = {key: options[key] for key in OVERRIDE_OPTIONS if options.get(key) not in (None, "")}
     summary = IngestSummary()
     if not paths:
-        summary.merge(reprocess_uploads(Upload.objects.filter(kind=Upload.Kind.IO500).order_by("pk")))
+        summary.merge(reprocess_uploads(Upload.objects.filter(kind="io500").order_by("pk")))
     for path in map(Path, paths):
         if not path.exists():
             summary.failed.append(f"{path}: no such file or directory")

@@ -36,8 +36,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
-from apps.ingest.parsers.mdtest import PrintedNumber
 from apps.ingest.parsers.records import ParseError, cut_line, strict_lines
+from apps.ingest.tools.mdtest.grammar import PrintedNumber
 from apps.results.anomalies.facts import TaskReordering
 
 OPERATIONS = ("write", "read")

@@ -9,21 +9,21 @@ from django.db import transaction
 
 from apps.ingest.core.archive import is_junk_entry
 from apps.ingest.core.common import IngestError, IngestUsageError
-from apps.ingest.parsers.ior import looks_like_ior_output, parse_ior_bytes
-from apps.ingest.parsers.ior_study import (
-    MANIFEST_NAME,
-    StudyManifest,
-    StudyPointRecord,
-    read_study_manifest,
-    study_point_records,
-)
-from apps.ingest.parsers.records import ParseError, joined_problems
-from apps.ingest.pipelines.base import (
+from apps.ingest.core.pipeline import (
     LogBatchSession,
     LogIngestSummary,
     Pipeline,
     ingest_logs,
     unused_manifest_warning,
+)
+from apps.ingest.parsers.records import ParseError, joined_problems
+from apps.ingest.tools.ior.grammar import looks_like_ior_output, parse_ior_bytes
+from apps.ingest.tools.ior.study import (
+    MANIFEST_NAME,
+    StudyManifest,
+    StudyPointRecord,
+    read_study_manifest,
+    study_point_records,
 )
 from apps.results.models import Study, StudyPoint, Upload
 

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.ior import IorLog, IorTest
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.ior.grammar import IorLog, IorTest
 
 MANIFEST_NAME = "manifest.csv"
 LOG_COLUMN = "log"

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from apps.ingest.parsers.mdtest import (
+from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.mdtest.grammar import (
     MAX_COUNT,
     MAX_ITEMS,
     RATE,
@@ -37,7 +38,6 @@ from apps.ingest.parsers.mdtest import (
     SummaryRow,
     TaskBlock,
 )
-from apps.ingest.parsers.records import ParseError
 
 MANIFEST_COLUMNS = ("log", "mdt_count", "client_nodes", "tasks", "files_per_dir", "striping", "label")
 MANIFEST_NAME = "manifest.csv"

@@ -10,7 +10,16 @@ from django.db import transaction
 
 from apps.ingest.core.archive import is_junk_entry
 from apps.ingest.core.common import IngestError, IngestUsageError
-from apps.ingest.parsers.dne_manifest import (
+from apps.ingest.core.pipeline import (
+    LogBatchSession,
+    LogIngestSummary,
+    Pipeline,
+    ingest_logs,
+    unused_manifest_warning,
+)
+from apps.ingest.parsers.records import ParseError, joined_problems
+from apps.ingest.tools.mdtest.grammar import looks_like_mdtest_output, parse_mdtest_bytes
+from apps.ingest.tools.mdtest.manifest import (
     MANIFEST_NAME,
     Manifest,
     ManifestEntry,
@@ -18,15 +27,6 @@ from apps.ingest.parsers.dne_manifest import (
     place_log,
     read_manifest,
     scaling_point_records,
-)
-from apps.ingest.parsers.mdtest import looks_like_mdtest_output, parse_mdtest_bytes
-from apps.ingest.parsers.records import ParseError, joined_problems
-from apps.ingest.pipelines.base import (
-    LogBatchSession,
-    LogIngestSummary,
-    Pipeline,
-    ingest_logs,
-    unused_manifest_warning,
 )
 from apps.results.models import ScalingPoint, ScalingSeries, Upload
 

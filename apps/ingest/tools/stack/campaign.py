@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools import TOOLS
+from apps.ingest.tools import stack_readers
 from apps.ingest.tools.base import Figure
 from apps.results.stacks.semantics import (
     COMPONENT_LAYERS,
@@ -178,6 +178,7 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
     seen: dict[tuple[str, str], int] = {}
     fs_seen: set[tuple[str, str]] = set()
     components = campaign.inventory.components
+    readers = stack_readers()
     for line, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue
@@ -199,8 +200,8 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
                                                   f"not {layer}")
         if operation not in OPERATIONS:
             raise ParseError(MANIFEST_FILE, line, f"unknown operation {operation!r}; known: {', '.join(OPERATIONS)}")
-        if tool not in TOOLS:
-            raise ParseError(MANIFEST_FILE, line, f"unknown tool {tool!r}; known: {', '.join(sorted(TOOLS))}")
+        if tool not in readers:
+            raise ParseError(MANIFEST_FILE, line, f"unknown tool {tool!r}; known: {', '.join(sorted(readers))}")
         if layer == "file_system":
             if (log, operation) in fs_seen:
                 raise ParseError(MANIFEST_FILE, line, f"{log} is listed twice for {operation}")
@@ -212,7 +213,7 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
             seen[(component, operation)] = line
         path = _log_path(root, log, line)
         if (log, tool) not in readings:
-            readings[(log, tool)] = TOOLS[tool].read(path.read_bytes(), log)
+            readings[(log, tool)] = readers[tool].read(path.read_bytes(), log)
         reading = readings[(log, tool)]
         figure: Figure = reading.figure(operation)
         if not math.isfinite(figure.value):

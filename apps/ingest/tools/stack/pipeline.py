@@ -1,7 +1,7 @@
 """The ``stack`` pipeline: a bottom-up benchmarking campaign (stack.yaml, manifest.csv, the tools' logs)
 into one ``Stack`` with its inventory and measurements, in one transaction; nothing partial.
 
-The campaign is read completely first (``apps.ingest.parsers.stack_campaign``: every log with its
+The campaign is read completely first (``apps.ingest.tools.stack.campaign``: every log with its
 tool from ``apps.ingest.tools``), its meaning computed (``apps.results.stacks.semantics``), and only
 then written. A stack of the same name is replaced, if it belongs to the same account (the command
 line may replace any). After the commit the IO500 runs of the stack's storage system are checked
@@ -18,9 +18,9 @@ from django.utils.text import slugify
 
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, fit
+from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.records import ParseError
-from apps.ingest.parsers.stack_campaign import Campaign, find_campaign_root, read_campaign
-from apps.ingest.pipelines.base import Pipeline
+from apps.ingest.tools.stack.campaign import Campaign, find_campaign_root, read_campaign
 from apps.results.models import (
     Stack,
     StackComponent,
@@ -184,4 +184,4 @@ def _storage_system(campaign: Campaign, options: dict) -> StorageSystem | None:
     return matches[0] if len(matches) == 1 else None
 
 
-PIPELINE = Pipeline(kind=Upload.Kind.STACK, ingest_upload=ingest_stack_upload, ingest_paths=ingest_paths)
+PIPELINE = Pipeline(kind="stack", ingest_upload=ingest_stack_upload, ingest_paths=ingest_paths)

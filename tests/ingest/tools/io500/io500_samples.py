@@ -14,7 +14,7 @@ Samples (each a copy of one public IO500/submission-data submission, huge raw ou
 import shutil
 from pathlib import Path
 
-SAMPLES = Path(__file__).resolve().parents[2] / "data" / "io500"
+SAMPLES = Path(__file__).resolve().parents[3] / "data" / "io500"
 RAW = SAMPLES / "raw"
 
 BASH_RUN = "bash-results/submission-100/results"

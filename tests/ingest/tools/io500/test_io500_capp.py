@@ -4,11 +4,11 @@ from datetime import datetime
 
 import pytest
 
-from apps.ingest.parsers.io500 import parse_result_set
-from apps.ingest.parsers.io500.capp_run import parse_version
-from apps.ingest.parsers.io500.hashes import config_hash, format_hash, io500_hash, score_hash
 from apps.ingest.parsers.records import ParseError
-from tests.ingest.parsers.io500_samples import CAPP_RUN, EXTENDED_RUN, SAMPLES, copy_sample, edit_lines
+from apps.ingest.tools.io500.grammar import parse_result_set
+from apps.ingest.tools.io500.grammar.capp_run import parse_version
+from apps.ingest.tools.io500.grammar.hashes import config_hash, format_hash, io500_hash, score_hash
+from tests.ingest.tools.io500.io500_samples import CAPP_RUN, EXTENDED_RUN, SAMPLES, copy_sample, edit_lines
 
 RUN_IN_TREE = CAPP_RUN.split("/", 1)[1]
 

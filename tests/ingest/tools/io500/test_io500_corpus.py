@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from apps.ingest.parsers.io500 import parse_tree
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.tools.io500.grammar import parse_tree
 from tests.conftest import shared_path
 
 STANDARD_PHASES = (

@@ -3,9 +3,9 @@
 import shutil
 import zipfile
 
-from apps.ingest.parsers.io500 import find_result_sets, parse_result_set, parse_tree
 from apps.ingest.parsers.records import IO500RunRecord, ParseError
-from tests.ingest.parsers.io500_samples import (
+from apps.ingest.tools.io500.grammar import find_result_sets, parse_result_set, parse_tree
+from tests.ingest.tools.io500.io500_samples import (
     BASH_RUN,
     CAPP_RUN,
     EXTENDED_RUN,

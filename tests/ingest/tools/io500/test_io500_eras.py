@@ -4,9 +4,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from apps.ingest.parsers.io500 import parse_result_set
-from apps.ingest.parsers.io500.common import ResultSetFiles
-from apps.ingest.parsers.io500.eras import (
+from apps.ingest.parsers.records import RunEvidence
+from apps.ingest.tools.io500.grammar import parse_result_set
+from apps.ingest.tools.io500.grammar.common import ResultSetFiles
+from apps.ingest.tools.io500.grammar.eras import (
     ERAS,
     FOLDER_KINDS,
     classify_folder,
@@ -14,7 +15,6 @@ from apps.ingest.parsers.io500.eras import (
     era_of_record,
     score_rule_for,
 )
-from apps.ingest.parsers.records import RunEvidence
 from apps.results.scoring import (
     RULE_CAPP_SKIP_NONPOSITIVE,
     RULE_CAPP_ZERO_ENTERS,
@@ -23,7 +23,7 @@ from apps.results.scoring import (
     RULES,
 )
 from apps.results.scoring.generations import GENERATIONS
-from tests.ingest.parsers.io500_samples import (
+from tests.ingest.tools.io500.io500_samples import (
     BASH_RUN,
     CAPP_RUN,
     EXTENDED_RUN,

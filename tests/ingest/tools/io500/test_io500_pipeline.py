@@ -10,10 +10,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.ingest.core.common import IngestError
-from apps.ingest.pipelines.io500 import ingest_path, ingest_upload
+from apps.ingest.tools.io500.pipeline import ingest_path, ingest_upload
 from apps.results.models import PhaseResult, Run, StorageSystem, Upload
 from tests.conftest import REPO_ROOT
-from tests.ingest.parsers.io500_samples import SAMPLES
+from tests.ingest.tools.io500.io500_samples import SAMPLES
 
 DEMO = REPO_ROOT / "fixtures" / "demo"
 CAPP_SUBMISSION = DEMO / "Intel" / "Wolf" / "DAOS" / "2020" / "submission-8"

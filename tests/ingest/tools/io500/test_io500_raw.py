@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.io500.raw import parse_find_csv, parse_ior_output, parse_mdtest_output
-from apps.ingest.parsers.mdtest import rank_shift_option
+from apps.ingest.tools.io500.grammar.raw import parse_find_csv, parse_ior_output, parse_mdtest_output
+from apps.ingest.tools.mdtest.grammar import rank_shift_option
 from tests.conftest import shared_path
-from tests.ingest.parsers.io500_samples import RAW
+from tests.ingest.tools.io500.io500_samples import RAW
 
 
 def raw(name):
@@ -102,7 +102,7 @@ def test_rank_shift_option_in_any_quoting(command, expected):
 # The IO500 raw reader and the standalone mdtest parser share one grammar: these three files once
 # gave the IO500 path no SUMMARY rows (tab-separated rows without indentation, per-rank columns).
 # Expected values are copied from the files by eye.
-MDTEST_DATA = Path(__file__).resolve().parents[2] / "data" / "mdtest"
+MDTEST_DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"
 
 
 def test_io500_path_reads_unindented_tab_separated_summary_rows_of_mdtest_183():

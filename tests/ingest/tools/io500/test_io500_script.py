@@ -5,9 +5,9 @@ from datetime import datetime
 
 import pytest
 
-from apps.ingest.parsers.io500 import find_result_sets, parse_result_set
 from apps.ingest.parsers.records import ParseError
-from tests.ingest.parsers.io500_samples import (
+from apps.ingest.tools.io500.grammar import find_result_sets, parse_result_set
+from tests.ingest.tools.io500.io500_samples import (
     BASH_RUN,
     PRODUCT_RUN,
     RAW,

@@ -8,7 +8,7 @@ output short (no summary, no ``Finished``), so files are read in lenient mode, a
 
 import pytest
 
-from apps.ingest.parsers.ior import parse_ior_file
+from apps.ingest.tools.ior.grammar import parse_ior_file
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.corpus

@@ -7,11 +7,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.ingest.parsers.ior import IorLog, parse_ior_bytes
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.ior.grammar import IorLog, parse_ior_bytes
 from tests.ingest.mutations import mutated
 
-SAMPLES = [path.read_bytes() for path in sorted((Path(__file__).resolve().parents[2] / "data" / "ior").glob("ior-*"))]
+SAMPLES = [path.read_bytes() for path in sorted((Path(__file__).resolve().parents[3] / "data" / "ior").glob("ior-*"))]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study, StudyPoint
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.django_db
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "ior"
+DATA = Path(__file__).resolve().parents[3] / "data" / "ior"
 SLICE = DATA / "study-slice"
 EXPORT_KEYS = {"name", "margin", "axes", "points", "comparisons"}
 POINT_KEYS = {"axes", "operation", "max", "min", "mean", "stddev", "iterations", "source"}

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.ior import parse_ior_bytes, parse_ior_file
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.ior.grammar import parse_ior_bytes, parse_ior_file
 from apps.results.anomalies.facts import TaskReordering
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "ior"
+DATA = Path(__file__).resolve().parents[3] / "data" / "ior"
 
 
 def sample(name: str) -> Path:

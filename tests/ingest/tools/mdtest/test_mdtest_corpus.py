@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.mdtest import parse_mdtest_file
+from apps.ingest.tools.mdtest.grammar import parse_mdtest_file
 from tests.conftest import shared_files, shared_path
 
 ROW = re.compile(

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.dne_manifest import (
+from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.mdtest.grammar import parse_mdtest_file
+from apps.ingest.tools.mdtest.manifest import (
     INHERITED,
     NON_INHERITED,
     UNKNOWN,
@@ -18,10 +20,8 @@ from apps.ingest.parsers.dne_manifest import (
     read_manifest,
     scaling_point_records,
 )
-from apps.ingest.parsers.mdtest import parse_mdtest_file
-from apps.ingest.parsers.records import ParseError
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "mdtest"
+DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"
 SLICE = DATA / "dne-campaign-slice"
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.ingest.parsers.mdtest import parse_mdtest_bytes, read_mdtest_lenient
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.mdtest.grammar import parse_mdtest_bytes, read_mdtest_lenient
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "mdtest"
+DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"
 LOGS = sorted(path for path in DATA.glob("mdtest-*.txt"))
 SINGLE_RUN = DATA / "mdtest-1.9.3_llnl_single-run_vi4io-io-500-dev_sandia-2017.txt"
 

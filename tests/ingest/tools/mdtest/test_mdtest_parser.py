@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.mdtest import (
+from apps.ingest.tools.mdtest.grammar import (
     RATE,
     TIME,
     looks_like_mdtest_output,
@@ -16,7 +16,7 @@ from apps.ingest.parsers.mdtest import (
     split_command_line,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "mdtest"
+DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"
 
 
 def parse(name: str):

@@ -12,13 +12,13 @@ from django.core.files.base import ContentFile
 from django.core.management import CommandError, call_command
 
 from apps.ingest.core.common import IngestError
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths, ingest_mdtest_upload
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths, ingest_mdtest_upload
 from apps.results.models import ScalingPoint, ScalingSeries, Upload
 from apps.results.scaling.analysis import analyse_points
 
 pytestmark = pytest.mark.django_db
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mdtest"
+DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"
 SLICE = DATA / "dne-campaign-slice"
 RATE_TIME_LOG = "mdtest-3.3.0+dev_io500-bash-era_rate+time-tables_io500-submission-data_sub52.txt"
 
@@ -214,7 +214,7 @@ def test_manifest_rows_without_a_log_are_a_warning(campaign):
 
 
 def make_upload(data: bytes, name: str, **declared) -> Upload:
-    upload = Upload(sha256=str(abs(hash(data))), original_name=name, size=len(data), kind=Upload.Kind.MDTEST,
+    upload = Upload(sha256=str(abs(hash(data))), original_name=name, size=len(data), kind="mdtest",
                     declared_metadata=declared)
     upload.file.save(name, ContentFile(data), save=True)
     return upload

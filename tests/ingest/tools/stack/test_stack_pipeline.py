@@ -11,7 +11,7 @@ from django.core.management import call_command
 from apps.results.models import Stack, StackComponent
 from tests.conftest import shared_path
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "stack"
+DATA = Path(__file__).resolve().parents[3] / "data" / "stack"
 MEASURED_TOLERANCE = 0.005
 DERIVED_TOLERANCE = 0.01
 

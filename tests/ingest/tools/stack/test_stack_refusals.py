@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from apps.results.models import Stack, StackComponent, StackMeasurement
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "stack" / "beacon-io2"
+DATA = Path(__file__).resolve().parents[3] / "data" / "stack" / "beacon-io2"
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 pytestmark = pytest.mark.django_db
 
-TOOLS_DATA = Path(__file__).resolve().parents[1] / "data" / "tools"
+TOOLS_DATA = Path(__file__).resolve().parents[3] / "data" / "tools"
 MIB = 1.048576
 
 STACK_YAML = """\

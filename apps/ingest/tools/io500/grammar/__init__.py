@@ -10,7 +10,7 @@ Public API:
 No Django here: the package is plain Python over ``apps.ingest.parsers.records``.
 """
 
-from apps.ingest.parsers.io500.discovery import find_result_sets, survey_tree
-from apps.ingest.parsers.io500.result_set import parse_result_set, parse_tree
+from apps.ingest.tools.io500.grammar.discovery import find_result_sets, survey_tree
+from apps.ingest.tools.io500.grammar.result_set import parse_result_set, parse_tree
 
 __all__ = ["find_result_sets", "parse_result_set", "parse_tree", "survey_tree"]

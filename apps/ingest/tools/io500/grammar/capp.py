@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.io500.common import NUMBER
-from apps.ingest.parsers.io500.files import iter_lines
-from apps.ingest.parsers.io500.phases import TIMESTAMP_STEP
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.io500.grammar.common import NUMBER
+from apps.ingest.tools.io500.grammar.files import iter_lines
+from apps.ingest.tools.io500.grammar.phases import TIMESTAMP_STEP
 
 SECTION = re.compile(r"^\s*\[([^\]]*)\]\s*(?:[#;].*)?$")
 KEY_VALUE = re.compile(r"^\s*([0-9A-Za-z_.-]+)\s*=\s?(.*)$")

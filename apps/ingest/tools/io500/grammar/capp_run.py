@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.io500.capp import (
+from apps.ingest.parsers.rank_csv import rank_tables
+from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
+from apps.ingest.tools.io500.grammar.capp import (
     CappSummary,
     ResultTxt,
     SummaryPhase,
@@ -18,23 +20,21 @@ from apps.ingest.parsers.io500.capp import (
     parse_ini,
     parse_result_txt,
 )
-from apps.ingest.parsers.io500.common import (
+from apps.ingest.tools.io500.grammar.common import (
     ResultSetFiles,
     parse_timestamp,
     printed_score_fact,
     to_float,
     to_int,
 )
-from apps.ingest.parsers.io500.hashes import SCORE_HASH_RULES, config_hash, same_hash, score_hash
-from apps.ingest.parsers.io500.phases import (
+from apps.ingest.tools.io500.grammar.hashes import SCORE_HASH_RULES, config_hash, same_hash, score_hash
+from apps.ingest.tools.io500.grammar.phases import (
     STANDARD_PHASES,
     hash_group,
     normalise_phase_name,
     score_group,
     unit_for,
 )
-from apps.ingest.parsers.rank_csv import rank_tables
-from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
 from apps.results.scoring.generations import (
     ERA_CAPP,
     GENERATION_CAPP_G1,

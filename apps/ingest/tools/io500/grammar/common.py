@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from apps.ingest.parsers.io500.files import list_files, relative_posix
+from apps.ingest.tools.io500.grammar.files import list_files, relative_posix
 
 # A printed number: C %f / awk %g / exponent forms, and inf/nan accepted defensively.
 NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf(?:inity)?|nan)"

@@ -1,7 +1,7 @@
 """Finding result sets (one folder = one benchmark run) in a tree of submissions.
 
 A folder is a result set when it holds one of the folder kinds of the era registry
-(``apps.ingest.parsers.io500.eras``):
+(``apps.ingest.tools.io500.grammar.eras``):
 
 * ``result.txt`` (C application), or
 * one or more ``io-500-summary*.txt`` (bash ``io500.sh``), or
@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from apps.ingest.core.metadata import SUBMISSION_DIR
-from apps.ingest.parsers.io500.eras import SC17_RESULTS, SC17_STDOUT, SUMMARY_ONLY, classify_folder
-from apps.ingest.parsers.io500.files import (
+from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.io500.grammar.eras import SC17_RESULTS, SC17_STDOUT, SUMMARY_ONLY, classify_folder
+from apps.ingest.tools.io500.grammar.files import (
     MAX_SNIFF_BYTES,
     file_size,
     is_junk_name,
@@ -37,7 +38,6 @@ from apps.ingest.parsers.io500.files import (
     iter_lines,
     relative_posix,
 )
-from apps.ingest.parsers.records import ParseError
 
 # Lines (not script text that echoes them) that only io-500-gen job output has.
 GEN_OUTPUT_MARKERS = ("[IOR EASY WRITE]", "[MDTEST EASY WRITE]", "[IO-500 COMPLETED]")

@@ -7,8 +7,8 @@ Both readers are lenient: a file that is not the expected tool output gives ``No
 one gives whatever could be read. Only the first run in a file is used (several launches may be
 concatenated); ``launches`` counts them.
 
-mdtest output is read by ``apps.ingest.parsers.mdtest`` (its lenient mode), the one mdtest grammar,
-and IOR output by ``apps.ingest.parsers.ior`` (its lenient mode), the one IOR grammar; this module
+mdtest output is read by ``apps.ingest.tools.mdtest.grammar`` (its lenient mode), the one mdtest grammar,
+and IOR output by ``apps.ingest.tools.ior.grammar`` (its lenient mode), the one IOR grammar; this module
 only picks what an IO500 record needs from the first launch or run.
 """
 
@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.io500.common import NUMBER, to_float
-from apps.ingest.parsers.io500.files import iter_lines
-from apps.ingest.parsers.ior import IorRun, parse_ior_file
-from apps.ingest.parsers.mdtest import RATE, TIME, MdtestLaunch, read_mdtest_lenient
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.io500.grammar.common import NUMBER, to_float
+from apps.ingest.tools.io500.grammar.files import iter_lines
+from apps.ingest.tools.ior.grammar import IorRun, parse_ior_file
+from apps.ingest.tools.mdtest.grammar import RATE, TIME, MdtestLaunch, read_mdtest_lenient
 
 FIND_CSV_HEADER = re.compile(rf"runtime:\s*({NUMBER})\s+rate:\s*({NUMBER})")
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from apps.ingest.parsers.io500.common import ResultSetFiles, relative_difference, to_float, to_int
-from apps.ingest.parsers.io500.phases import MDTEST_READBACK_PHASES, STANDARD_PHASES, mdtest_operation
-from apps.ingest.parsers.io500.raw import (
+from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
+from apps.ingest.tools.io500.grammar.common import ResultSetFiles, relative_difference, to_float, to_int
+from apps.ingest.tools.io500.grammar.phases import MDTEST_READBACK_PHASES, STANDARD_PHASES, mdtest_operation
+from apps.ingest.tools.io500.grammar.raw import (
     MdtestOutput,
     parse_find_csv,
     parse_ior_output,
     parse_mdtest_output,
 )
-from apps.ingest.parsers.ior import IorRun, IorTest
-from apps.ingest.parsers.mdtest import rank_shift_option
-from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
+from apps.ingest.tools.ior.grammar import IorRun, IorTest
+from apps.ingest.tools.mdtest.grammar import rank_shift_option
 
 # An mdtest write rate is "inflated" (SC18 IOR-bundled mdtest with -W) when rate x phase time
 # exceeds the items the ranks can have created by more than this factor (docs/io500-formats.md 6.16).

@@ -45,9 +45,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from apps.ingest.core.metadata import from_layout
-from apps.ingest.parsers.io500.capp import parse_capp_summary
-from apps.ingest.parsers.io500.common import ResultSetFiles, to_float
-from apps.ingest.parsers.io500.discovery import (
+from apps.ingest.parsers.json_values import json_safe
+from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.tools.io500.grammar.capp import parse_capp_summary
+from apps.ingest.tools.io500.grammar.common import ResultSetFiles, to_float
+from apps.ingest.tools.io500.grammar.discovery import (
     classify_folder,
     find_unscoreable_submissions,
     folders_above,
@@ -55,8 +57,8 @@ from apps.ingest.parsers.io500.discovery import (
     select_result_sets,
     summary_copies_above,
 )
-from apps.ingest.parsers.io500.eras import Era, era_for_folder
-from apps.ingest.parsers.io500.files import (
+from apps.ingest.tools.io500.grammar.eras import Era, era_for_folder
+from apps.ingest.tools.io500.grammar.files import (
     file_size,
     iter_lines,
     list_files,
@@ -65,17 +67,15 @@ from apps.ingest.parsers.io500.files import (
     relative_posix,
     storable,
 )
-from apps.ingest.parsers.io500.phases import normalise_phase_name
-from apps.ingest.parsers.io500.raw_facts import attach_raw_outputs
-from apps.ingest.parsers.io500.script import parse_script_summary
-from apps.ingest.parsers.io500.sysinfo import (
+from apps.ingest.tools.io500.grammar.phases import normalise_phase_name
+from apps.ingest.tools.io500.grammar.raw_facts import attach_raw_outputs
+from apps.ingest.tools.io500.grammar.script import parse_script_summary
+from apps.ingest.tools.io500.grammar.sysinfo import (
     declared_client_nodes,
     iter_assignments,
     parse_system_information_json,
     split_info,
 )
-from apps.ingest.parsers.json_values import json_safe
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
 from apps.results.reproducibility import is_find_source
 from apps.results.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
 from apps.results.scoring.generations import ERA_SCRIPT

@@ -23,11 +23,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.io500.common import NUMBER
-from apps.ingest.parsers.io500.files import MAX_SNIFF_BYTES, file_size, iter_lines
-from apps.ingest.parsers.io500.phases import normalise_phase_name
-from apps.ingest.parsers.io500.sysinfo import iter_assignments
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.io500.grammar.common import NUMBER
+from apps.ingest.tools.io500.grammar.files import MAX_SNIFF_BYTES, file_size, iter_lines
+from apps.ingest.tools.io500.grammar.phases import normalise_phase_name
+from apps.ingest.tools.io500.grammar.sysinfo import iter_assignments
 
 RESULT_LINE = re.compile(
     rf"^\[RESULT(-invalid)?\]\s+(BW|IOPS)\s+phase\s+(\d{{1,9}})\s+(\S+)\s+({NUMBER})\s+(GB/s|GiB/s|kiops)\s*:"

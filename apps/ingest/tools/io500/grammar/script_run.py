@@ -15,15 +15,16 @@ import math
 from datetime import datetime
 from pathlib import Path
 
-from apps.ingest.parsers.io500.common import (
+from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
+from apps.ingest.tools.io500.grammar.common import (
     ResultSetFiles,
     parse_timestamp,
     printed_score_fact,
     to_float,
     to_int,
 )
-from apps.ingest.parsers.io500.phases import score_group, unit_for
-from apps.ingest.parsers.io500.script import (
+from apps.ingest.tools.io500.grammar.phases import score_group, unit_for
+from apps.ingest.tools.io500.grammar.script import (
     SC17_RESULTS_FILE,
     ScriptBlock,
     ScriptSummary,
@@ -31,8 +32,7 @@ from apps.ingest.parsers.io500.script import (
     parse_sc17,
     parse_script_summary,
 )
-from apps.ingest.parsers.io500.sysinfo import split_info
-from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
+from apps.ingest.tools.io500.grammar.sysinfo import split_info
 from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES
 from apps.results.scoring.generations import (
     ERA_SCRIPT,

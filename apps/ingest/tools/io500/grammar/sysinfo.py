@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
-from apps.ingest.parsers.io500.files import storable
+from apps.ingest.tools.io500.grammar.files import storable
 
 ASSIGNMENT = re.compile(r"^\s*(?:export\s+|local\s+)?(io500_[A-Za-z0-9_.-]*)=(.*)$")
 INFO_PREFIX = "io500_info_"
