@@ -139,9 +139,18 @@ class EditionFilter(filters.FilterSet):
         fields: list[str] = []
 
 
+class RegisteredUploadKinds:
+    """The upload kinds of the tool registry as choices, read each time they are iterated: by each request's
+    form and by each schema generation (a callable would hide the enum from the schema, a list made at import
+    would miss a tool registered later)."""
+
+    def __iter__(self):
+        return iter(upload_kind_choices())
+
+
 class UploadFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=IngestJob.Status.choices)
-    kind = filters.ChoiceFilter(field_name="upload__kind", choices=upload_kind_choices)
+    kind = filters.ChoiceFilter(field_name="upload__kind", choices=RegisteredUploadKinds())
 
     class Meta:
         model = IngestJob

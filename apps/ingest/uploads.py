@@ -156,7 +156,7 @@ def check_text_log(path: Path, kind: str, name: str, marker: bytes) -> None:
             mentions_tool = mentions_tool or marker in window
             tail = window[-(len(marker) - 1):]
     if not mentions_tool:
-        raise UploadRefused(f"{name}: not an archive and not an {kind} log (no {kind} output in it)")
+        raise UploadRefused(f"{name}: not an archive and not a log of {kind} (no {kind} output in it)")
 
 
 def existing_upload(sha256: str) -> ReceivedUpload | None:
