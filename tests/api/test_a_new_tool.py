@@ -114,7 +114,8 @@ def test_a_bare_file_without_the_tools_marker_is_refused(pingbench_registered, a
                                                       "kind": "pingbench"}, format="multipart")
 
     assert response.status_code == 400
-    assert response.json()["file"] == ["ping.log: not an archive and not a log of pingbench (no pingbench output in it)"]
+    assert response.json()["file"] == [
+        "ping.log: not an archive and not a log of pingbench (no pingbench output in it)"]
 
 
 def test_the_uploads_list_filters_by_the_new_kind(pingbench_registered, alice_client, client):
