@@ -17,6 +17,7 @@ from importlib import import_module
 from typing import Any, Literal
 
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.values import NUMBER
 from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
 
 # Every line a reader matches is at most this long: the regexes are linear, and a longer line is not a capture.
@@ -25,7 +26,6 @@ MB = 10**6
 MIB = 2**20
 __all__ = ["BANDWIDTH_OPERATIONS", "IOPS_OPERATIONS", "MAX_LINE", "MB", "MIB", "NUMBER", "OPERATIONS", "Figure",
            "Ingest", "Option", "Tool", "ToolReading", "UploadField", "number", "numbered_lines", "text_of", "unit_of"]
-NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 @dataclass(frozen=True)

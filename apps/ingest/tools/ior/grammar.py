@@ -32,12 +32,11 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.records import ParseError, cut_line, strict_lines
-from apps.ingest.tools.mdtest.grammar import PrintedNumber
+from apps.ingest.parsers.values import PrintedNumber, printed_number
 from apps.results.anomalies.facts import TaskReordering
 
 OPERATIONS = ("write", "read")
@@ -61,14 +60,12 @@ _STONEWALL = re.compile(
     r"time:\s*(?P<seconds>[\d.]+)s"
 )
 _SUMMARY_HEADER = re.compile(r"^Operation\s+Max ?\(MiB\)")
-_NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 # Where IOR's JSON document starts: its top-level object opens with "Version" (3.3+) or "Began" (3.2).
 _JSON_DOCUMENT_START = re.compile(r'^[ \t]*\{[ \t]*\r?\n[ \t]*"(?:Version|Began)"', re.MULTILINE)
 _JSON_LINE = re.compile(r"^\s*(?:$|[{}\[\]\",]|-?\d|(?:true|false|null)\s*,?\s*$)")
 _TEXT_RUN_BEGAN = re.compile(r"^(?:Run )?[Bb]egan\s*:", re.MULTILINE)
 # IOR prints doubles with "%.4f": a zero-length phase gives nan or inf, which JSON has no literal for.
 _JSON_NON_FINITE = re.compile(r"(:\s*)(-?(?:nan|inf))(?=\s*,?\s*$)", re.IGNORECASE)
-_NOT_A_NUMBER = {"na", "nan", "-nan", "+nan", "inf", "-inf", "+inf"}
 # Header names of the summary table that 2.10 prints with a space inside.
 _SPACED_COLUMNS = {
     "Max (MiB)": "Max(MiB)",
@@ -280,17 +277,6 @@ class IorLog:
     @property
     def tests(self) -> list[IorTest]:
         return [test for run in self.runs for test in run.tests]
-
-
-def printed_number(text: str) -> PrintedNumber:
-    """A printed cell as ``PrintedNumber``; NA, nan and inf have no value."""
-    token = text.strip()
-    if token.lower() in _NOT_A_NUMBER or not _NUMBER.match(token):
-        return PrintedNumber(token, None)
-    try:
-        return PrintedNumber(token, Decimal(token))
-    except InvalidOperation:
-        return PrintedNumber(token, None)
 
 
 def summary_column_names(printed: list[str]) -> list[str]:

@@ -16,13 +16,12 @@ and stripe counts sort and compare as numbers.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.values import csv_rows, read_manifest_text
 from apps.ingest.tools.ior.grammar import IorLog, IorTest
 
 MANIFEST_NAME = "manifest.csv"
@@ -62,15 +61,10 @@ def read_study_manifest(path: str | Path, display_name: str | None = None) -> St
     """A manifest CSV: a ``log`` column and any axis columns. Errors name the file and line."""
     path = Path(path)
     name = display_name or str(path)
-    try:
-        text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise ParseError(name, None, f"cannot read: {exc.strerror or exc}") from exc
-    reader = csv.reader(io.StringIO(text))
-    rows = list(reader)
+    rows = list(csv_rows(read_manifest_text(path, name), name))
     if not rows:
         raise ParseError(name, 1, "empty manifest: a header with a 'log' column is expected")
-    header = [column.strip() for column in rows[0]]
+    header = [column.strip() for column in rows[0][1]]
     if LOG_COLUMN not in header:
         raise ParseError(name, 1, f"the manifest header has no '{LOG_COLUMN}' column: {', '.join(header)}")
     for column in header:
@@ -80,7 +74,7 @@ def read_study_manifest(path: str | Path, display_name: str | None = None) -> St
         raise ParseError(name, 1, "the manifest header repeats a column")
     columns = [column for column in header if column != LOG_COLUMN]
     manifest = StudyManifest(path=path, columns=columns)
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.records import ParseError, ProblemList, cut_line, strict_lines
+from apps.ingest.parsers.values import NOT_A_NUMBER, PrintedNumber
 
 RATE = "rate"
 TIME = "time"
@@ -92,20 +93,11 @@ _ITERATION_LINE = re.compile(
     rf"(?:^|\s)(?P<label>{_LABEL})\s*:\s*(?P<seconds>\S+)\s+sec,\s*(?P<rate>\S+)\s+ops/sec\s*$"
 )
 _NUMBER = re.compile(r"^[-+]?(?:(?P<int>\d+)(?:\.\d*)?|\.\d+)$")
-_NOT_A_NUMBER = {"na", "nan", "-nan", "+nan", "inf", "-inf", "+inf"}
 # mdtest prints %f, so a rate or a time never has more integer digits than this; a longer token
 # is corruption, and refusing it here keeps it out of fixed-precision database columns.
 _MAX_INTEGER_DIGITS = 18
 # Short options of mdtest (all versions) that take a value; every other letter is a flag.
 _OPTIONS_WITH_VALUE = frozenset("abdefGiIlnNOpsVwWxz")
-
-
-@dataclass(frozen=True)
-class PrintedNumber:
-    """A number as mdtest printed it; ``value`` is None for NA, nan and inf cells."""
-
-    printed: str
-    value: Decimal | None
 
 
 @dataclass
@@ -618,7 +610,7 @@ class _LogReader:
                 self._problem(number, f"{token[:40]!r} is too long to be an mdtest value")
                 return None
             return PrintedNumber(token, Decimal(token))
-        if token.lower() in _NOT_A_NUMBER:
+        if token.lower() in NOT_A_NUMBER:
             return PrintedNumber(token, None)
         self._problem(number, f"{token[:40]!r} is not a number")
         return None

@@ -19,14 +19,13 @@ Plain Python: no Django, so the rules can be tested on their own.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.values import csv_rows, read_manifest_text
 from apps.ingest.tools.mdtest.grammar import (
     MAX_COUNT,
     MAX_ITEMS,
@@ -93,29 +92,23 @@ class Manifest:
 def read_manifest(path: str | Path) -> Manifest:
     """Read a manifest file; errors name the file and the CSV line."""
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    except OSError as exc:
-        raise ParseError(str(path), None, f"cannot read the manifest: {exc.strerror or exc}") from exc
-    return parse_manifest(text, name=str(path), folder=path.resolve().parent)
+    return parse_manifest(read_manifest_text(path, str(path)), name=str(path), folder=path.resolve().parent)
 
 
 def parse_manifest(text: str, *, name: str, folder: Path) -> Manifest:
     """Manifest rows keyed by the resolved path of their log (``log`` is relative to ``folder``)."""
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [column.strip().lower() for column in reader.fieldnames or []]
+    rows = csv_rows(text, name)
+    header = [column.strip().lower() for column in next(rows, (1, []))[1]]
     if "log" not in header:
         raise ParseError(name, 1, f"a manifest needs a 'log' column; columns are {', '.join(MANIFEST_COLUMNS)}")
     unknown = [column for column in header if column and column not in MANIFEST_COLUMNS]
     if unknown:
         raise ParseError(name, 1, f"unknown manifest column(s) {unknown}; expected {', '.join(MANIFEST_COLUMNS)}")
-    reader.fieldnames = header
     entries: dict[Path, ManifestEntry] = {}
-    for row in reader:
-        line = reader.line_num
-        if None in row:
+    for line, row in rows:
+        if len(row) > len(header):
             raise ParseError(name, line, "more cells than columns")
-        cells = {key: (value or "").strip() for key, value in row.items()}
+        cells = {key: value.strip() for key, value in zip(header, row, strict=False)}
         if not any(cells.values()):
             continue
         log = cells.get("log", "")

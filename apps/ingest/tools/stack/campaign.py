@@ -10,8 +10,6 @@ for. The layout and the schema are the stack-sample README's (``docs/stacks.md``
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,6 +18,7 @@ from typing import Any
 import yaml
 
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.values import csv_rows, manifest_text
 from apps.ingest.tools import stack_readers
 from apps.ingest.tools.base import Figure
 from apps.results.stacks.semantics import (
@@ -166,9 +165,8 @@ def read_stack_yaml(data: bytes | None) -> Campaign:
 
 def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
     """Read every manifest row's log with its tool and add its measurement to ``campaign``."""
-    text = data.decode("utf-8-sig", errors="replace")
-    rows = _csv_rows(text)
-    header = [cell.strip() for cell in next(rows, None) or []]
+    rows = csv_rows(manifest_text(data), MANIFEST_FILE)
+    header = [cell.strip() for cell in next(rows, (1, []))[1]]
     missing = [name for name in MANIFEST_COLUMNS if name not in header]
     if missing:
         raise ParseError(MANIFEST_FILE, 1, f"the header lacks {', '.join(missing)} "
@@ -179,7 +177,7 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
     fs_seen: set[tuple[str, str]] = set()
     components = campaign.inventory.components
     readers = stack_readers()
-    for line, row in enumerate(rows, start=2):
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if line > MAX_MANIFEST_ROWS:
@@ -221,19 +219,6 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
         campaign.measurements.append(Measurement(component=component, layer=layer, operation=operation,
                                                  measured=figure.value, tool=tool, source=log))
         campaign.figures.append(LogFigure(reading.version, figure.printed, figure.line, line))
-
-
-def _csv_rows(text: str):
-    """The manifest's rows; a row csv cannot read (an unclosed quote, a field over csv's limit) is refused."""
-    reader = csv.reader(io.StringIO(text))
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            raise ParseError(MANIFEST_FILE, reader.line_num, f"not a CSV row: {error}") from None
-        yield row
 
 
 def _log_path(root: Path, log: str, line: int) -> Path:
