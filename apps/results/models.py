@@ -303,7 +303,7 @@ class Run(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     # The submission and its review (apps.results.review). Runs loaded from published archives were accepted
-    # by the committee of their day, hence the default; uploads start as submitted (apps.ingest.pipelines).
+    # by the committee of their day, hence the default; uploads start as submitted (apps.ingest.tools.*.pipeline).
     reproducibility = models.JSONField(
         default=dict, blank=True,
         help_text="questionnaire, target level and list, production declaration, acknowledgements "
