@@ -5,6 +5,7 @@ from django.core.management import CommandError, call_command
 
 from apps.ingest.core.common import IngestError, fit
 from apps.ingest.core.pipeline import Pipeline, ingest_upload, pipeline_for
+from apps.ingest.management.commands.ingest import Command
 from apps.ingest.tools import upload_kinds
 from apps.results.models import LustrePatch, PhaseResult, Upload
 
@@ -40,3 +41,11 @@ def test_text_is_cut_to_the_column_the_model_declares():
     assert fit(PhaseResult, "printed_unit", "G" * 30) == "G" * 20
     assert fit(LustrePatch, "ticket", "LU-12345") == "LU-12345"
     assert fit(LustrePatch, "ticket", None) == ""
+
+
+def test_an_option_two_tools_declare_is_offered_once_naming_each_use():
+    usage = " ".join(Command().create_parser("manage.py", "ingest").format_help().split())
+
+    assert ("--manifest FILE mdtest: manifest CSV (log, mdt_count, client_nodes, tasks, files_per_dir, striping, "
+            "label); ior: CSV of log, then axis columns") in usage
+    assert "--margin MARGIN ior: the study's equivalence margin as a fraction (default 0.05 = 5 %)" in usage
