@@ -225,3 +225,9 @@ def test_task_blocks_become_points_of_their_own_client_count():
     assert [
         (record.tasks, record.client_nodes, record.block_index, record.mdt_count) for record in creations
     ] == [(4, None, 0, 4), (8, 2, 1, 4)]
+
+
+def test_a_row_csv_cannot_read_is_refused_naming_its_line():
+    over_the_field_limit = "x" * 200_000
+    with pytest.raises(ParseError, match=r"manifest.csv:2: not a CSV row: field larger than field limit"):
+        manifest(f"log,mdt_count\n{over_the_field_limit},4\n")
