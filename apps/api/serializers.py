@@ -406,11 +406,16 @@ class UploadStatusSerializer(serializers.ModelSerializer):
     sha256 = serializers.CharField(source="upload.sha256")
     original_name = serializers.CharField(source="upload.original_name")
     size = serializers.IntegerField(source="upload.size")
-    kind = serializers.CharField(source="upload.kind", help_text="the upload's kind: a tool of apps.ingest.tools")
+    kind = serializers.ChoiceField(source="upload.kind", choices=[])  # the registry's kinds: get_fields
     uploader = serializers.CharField(source="upload.uploader.get_username", allow_null=True, default=None)
     declared_metadata = serializers.JSONField(source="upload.declared_metadata")
     created_at = serializers.DateTimeField(source="upload.created_at")
     runs = UploadRunSerializer(many=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["kind"].choices = upload_kind_choices()
+        return fields
 
     class Meta:
         model = IngestJob
