@@ -23,8 +23,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from apps.ingest.anomaly_facts import facts_from_record  # noqa: E402
-from apps.ingest.parsers.io500 import parse_tree  # noqa: E402
 from apps.ingest.parsers.records import ParseError  # noqa: E402
+from apps.ingest.tools.io500.grammar import parse_tree  # noqa: E402
 from apps.results.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
 from apps.results.anomalies.calibration import (  # noqa: E402
     LABEL_TO_RULE,

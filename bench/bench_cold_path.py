@@ -163,7 +163,7 @@ def _submitter():
 def one_upload(base: str) -> dict:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from apps.ingest.pipelines import ingest_upload
+    from apps.ingest.core.pipeline import ingest_upload
     from apps.ingest.uploads import receive_upload
     from apps.results import list_entries
     from apps.results.models import ListEntry

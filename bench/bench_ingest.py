@@ -110,7 +110,7 @@ def child_ingest(corpus: Path) -> dict:
     child_setup()
     from django.db import connection
 
-    from apps.ingest.pipelines.io500 import ingest_path
+    from apps.ingest.tools.io500.pipeline import ingest_path
     from apps.results.models import Run
 
     stats = {"queries": 0, "db_seconds": 0.0}

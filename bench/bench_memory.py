@@ -62,7 +62,7 @@ def child_upload_ingest(archive: Path) -> dict:
     django.setup()
     from django.core.files import File
 
-    from apps.ingest.pipelines.io500 import ingest_upload
+    from apps.ingest.tools.io500.pipeline import ingest_upload
     from apps.results.models import Run, Upload
 
     with open(archive, "rb") as handle:

@@ -451,7 +451,7 @@ class PrivatePostgres:
 def parse_like_the_ingest(root: Path, overrides: dict | None = None) -> list:
     """What ``ingest_upload`` does before touching the database: find the result sets below root and
     parse each (ParsedRun or ParseError). Kept in one place so the benches follow the service's API."""
-    from apps.ingest.pipelines.io500 import parse_io500_tree, survey_tree
+    from apps.ingest.tools.io500.pipeline import parse_io500_tree, survey_tree
 
     return list(parse_io500_tree(root, survey_tree(root)[0], overrides))
 

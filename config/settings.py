@@ -320,7 +320,7 @@ SPECTACULAR_SETTINGS = {
     # different choices (an IOR upload makes no run); a change's kind and status share their field names.
     "ENUM_NAME_OVERRIDES": {
         "RunKindEnum": "apps.results.models.Run.Kind",
-        "UploadKindEnum": "apps.results.models.Upload.Kind",
+        "UploadKindEnum": "apps.ingest.tools.upload_kind_choices",
         "ChangeKindEnum": "apps.results.models.Change.Kind",
         "ChangeStatusEnum": "apps.results.models.Change.Status",
         "ListKindEnum": "apps.results.list_kinds.LIST_KIND_SLUGS",

@@ -5,9 +5,10 @@ from django import forms
 from drf_spectacular.utils import extend_schema_field
 
 from apps.ingest.models import IngestJob
+from apps.ingest.tools import upload_kind_choices
 from apps.results.list_columns import CRITERIA, SORT_CHOICES, Criterion
 from apps.results.list_kinds import ELIGIBLE, RANKED, list_kind_choices
-from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem, Upload
+from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem
 
 SQL_INTEGER_MAX = 2**31 - 1
 SCORE_MAX = 1e12
@@ -151,9 +152,18 @@ class EditionFilter(filters.FilterSet):
         fields: list[str] = []
 
 
+class RegisteredUploadKinds:
+    """The upload kinds of the tool registry as choices, read each time they are iterated: by each request's
+    form and by each schema generation (a callable would hide the enum from the schema, a list made at import
+    would miss a tool registered later)."""
+
+    def __iter__(self):
+        return iter(upload_kind_choices())
+
+
 class UploadFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=IngestJob.Status.choices)
-    kind = filters.ChoiceFilter(field_name="upload__kind", choices=Upload.Kind.choices)
+    kind = filters.ChoiceFilter(field_name="upload__kind", choices=RegisteredUploadKinds())
 
     class Meta:
         model = IngestJob

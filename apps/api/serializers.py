@@ -7,6 +7,8 @@ from rest_framework import serializers
 
 from apps.api.inputs import BoundedTextMixin, JSONTextField
 from apps.ingest.models import IngestJob
+from apps.ingest.tools import DEFAULT_KIND, upload_kind_choices, upload_kinds
+from apps.ingest.tools.base import UploadField
 from apps.results.citations import cite, run_citations
 from apps.results.list_kinds import LIST_KINDS
 from apps.results.models import (
@@ -26,7 +28,6 @@ from apps.results.models import (
     StorageSystem,
     Striping,
     Tunable,
-    Upload,
 )
 from apps.results.reproducibility import LEVELS, QuestionnaireError, clean_reproducibility
 from apps.results.review import reproducibility_report
@@ -313,16 +314,20 @@ class CompareQuerySerializer(BoundedTextMixin, serializers.Serializer):
 
 
 class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
-    """The multipart upload: the file, its kind, and the optional ioboard.yaml sidecar fields."""
+    """The multipart upload: the file, its kind, the ioboard.yaml sidecar fields every kind takes, and each
+    tool's own fields (``Tool.ingest.upload_fields`` in ``apps.ingest.tools``: series, study, margin, stack).
 
-    METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count",
-                       "year", "submission_id", "series", "study", "margin", "stack", "notes")
+    The kind's choices and the tools' fields are built for each serializer from the registry, never at
+    import, so a tool registered later is offered here and in the schema."""
+
+    SHARED_METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes",
+                              "server_count", "year", "submission_id", "notes")
 
     file = serializers.FileField(
         allow_empty_file=False,
-        help_text="a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder, or mdtest or IOR logs",
+        help_text="a .tar.gz/.tgz/.zip of the kind's files (an IO500 result directory or submission folder, "
+                  "a bottom-up campaign, mdtest or IOR logs), or one bare log of a kind that takes one",
     )
-    kind = serializers.ChoiceField(choices=Upload.Kind.choices, default=Upload.Kind.IO500)
     institution = serializers.CharField(required=False, max_length=255)
     system = serializers.CharField(required=False, max_length=255)
     filesystem = serializers.CharField(required=False, max_length=255)
@@ -331,14 +336,6 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
     server_count = serializers.IntegerField(required=False, min_value=1)
     year = serializers.IntegerField(required=False, min_value=2000, max_value=2100)
     submission_id = serializers.CharField(required=False, max_length=50)
-    series = serializers.CharField(required=False, max_length=255, help_text="mdtest scaling series name")
-    study = serializers.CharField(required=False, max_length=255,
-                                  help_text="IOR parameter study name (kind=ior; an archive may hold a manifest.csv)")
-    margin = serializers.FloatField(
-        required=False, min_value=0.001, max_value=1.0,
-        help_text="kind=ior: the equivalence margin of a study this upload creates (default 0.05 = 5 %)")
-    stack = serializers.SlugField(required=False, max_length=100,
-                                  help_text="stack name (kind=stack: an archive of a bottom-up campaign)")
     notes = serializers.CharField(required=False)
     reproducibility = JSONTextField(
         required=False, binary=True,
@@ -351,9 +348,32 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
         except QuestionnaireError as error:
             raise serializers.ValidationError(str(error)) from error
 
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["kind"] = serializers.ChoiceField(
+            choices=upload_kind_choices(), default=DEFAULT_KIND,
+            help_text="the benchmark tool whose files these are: "
+                      + "; ".join(f"{name}: {tool.ingest.stores}" for name, tool in upload_kinds().items()))
+        fields.update({name: tool_field(declared) for name, declared in tool_upload_fields().items()})
+        return fields
+
     def metadata(self) -> dict:
-        return {name: self.validated_data[name] for name in (*self.METADATA_FIELDS, "reproducibility")
-                if name in self.validated_data}
+        names = (*self.SHARED_METADATA_FIELDS, *tool_upload_fields(), "reproducibility")
+        return {name: self.validated_data[name] for name in names if name in self.validated_data}
+
+
+def tool_upload_fields() -> dict[str, UploadField]:
+    """The upload fields the registered tools declare, by name (a name two tools declare is one field)."""
+    return {field.name: field for tool in upload_kinds().values() for field in tool.ingest.upload_fields}
+
+
+def tool_field(declared: UploadField) -> serializers.Field:
+    """The API field of a tool's declared upload field."""
+    if declared.value == "fraction":
+        return serializers.FloatField(required=False, min_value=0.001, max_value=1.0, help_text=declared.help)
+    if declared.value == "slug":
+        return serializers.SlugField(required=False, max_length=100, help_text=declared.help)
+    return serializers.CharField(required=False, max_length=255, help_text=declared.help)
 
 
 class UploadAcceptedSerializer(serializers.Serializer):
@@ -387,11 +407,16 @@ class UploadStatusSerializer(serializers.ModelSerializer):
     sha256 = serializers.CharField(source="upload.sha256")
     original_name = serializers.CharField(source="upload.original_name")
     size = serializers.IntegerField(source="upload.size")
-    kind = serializers.ChoiceField(source="upload.kind", choices=Upload.Kind.choices)
+    kind = serializers.ChoiceField(source="upload.kind", choices=[])  # the registry's kinds: get_fields
     uploader = serializers.CharField(source="upload.uploader.get_username", allow_null=True, default=None)
     declared_metadata = serializers.JSONField(source="upload.declared_metadata")
     created_at = serializers.DateTimeField(source="upload.created_at")
     runs = UploadRunSerializer(many=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["kind"].choices = upload_kind_choices()
+        return fields
 
     class Meta:
         model = IngestJob

@@ -334,8 +334,9 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
                              description="these bytes were uploaded before: the existing upload, not ingested again"),
     })
     def create(self, request, *args, **kwargs):
-        """Upload a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder (or mdtest logs with
-        kind=mdtest). The file is checked and kept, then ingested in the background: poll status_url."""
+        """Upload a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder, or the files of another
+        kind (``kind``: mdtest or IOR logs, a bottom-up campaign). The file is checked and kept, then ingested
+        in the background: poll status_url."""
         try:
             refuse_oversized_request(int(request.META.get("CONTENT_LENGTH") or 0))
             form = self.get_serializer(data=request.data)

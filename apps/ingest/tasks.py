@@ -21,8 +21,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from apps.ingest.core.archive import SCRATCH_PREFIX, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
+from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
-from apps.ingest.pipelines import ingest_upload
 from apps.results.list_entries import analyze_after_bulk_write
 
 logger = logging.getLogger(__name__)

@@ -27,11 +27,10 @@ from apps.ingest.core.archive import ArchiveError, inspect_archive, is_archive
 from apps.ingest.core.common import archive_limits
 from apps.ingest.models import IngestJob
 from apps.ingest.tasks import ingest_upload_task
+from apps.ingest.tools import upload_kinds
 from apps.results.models import Upload
 
 CHUNK_BYTES = 1024 * 1024
-# A bare (not archived) log upload must mention its tool somewhere (lower case).
-TEXT_LOG_MARKERS = {Upload.Kind.MDTEST: b"mdtest", Upload.Kind.IOR: b"ior"}
 # A multipart body carries the form fields and boundaries besides the file itself.
 MULTIPART_OVERHEAD_BYTES = 64 * 1024
 # The scratch copy's name: generated, never the client's (which only ever appears in messages).
@@ -121,12 +120,18 @@ def copy_with_cap(fileobj: BinaryIO, destination: Path, name: str) -> tuple[str,
 
 
 def check_content(path: Path, *, kind: str, name: str) -> None:
-    """Prove the upload is something we ingest: an archive within the caps, or (for mdtest, IOR) a text log.
+    """Prove the upload is something we ingest: an archive within the caps, or (for a tool whose registry
+    entry has a bare-log marker: mdtest, IOR) a text log.
 
-    An archive is judged by its directory alone (``inspect_archive``); nothing of it is expanded here.
+    The kind must be a registered upload kind (``apps.ingest.tools``). An archive is judged by its
+    directory alone (``inspect_archive``); nothing of it is expanded here.
     """
-    if kind in TEXT_LOG_MARKERS and not is_archive(path):
-        check_text_log(path, kind, name)
+    tools = upload_kinds()
+    if kind not in tools:
+        raise UploadRefused(f"{name}: unknown kind {kind!r}; known: {', '.join(tools)}")
+    marker = tools[kind].ingest.log_marker
+    if marker and not is_archive(path):
+        check_text_log(path, kind, name, marker)
         return
     try:
         summary = inspect_archive(path, archive_limits(), label=name)
@@ -136,13 +141,13 @@ def check_content(path: Path, *, kind: str, name: str) -> None:
         raise UploadRefused(f"{name}: archive contains no files")
 
 
-def check_text_log(path: Path, kind: str, name: str) -> None:
-    """A bare mdtest or IOR upload must be text that mentions its tool, within the per-file cap; anything
-    else is an unknown format."""
+def check_text_log(path: Path, kind: str, name: str, marker: bytes) -> None:
+    """A bare log must be text that mentions its tool (``marker``, lower case), within the per-file cap;
+    anything else is an unknown format."""
     cap = settings.IOBOARD_ARCHIVE_MAX_FILE_BYTES
     if path.stat().st_size > cap:
         raise UploadRefused(f"{name}: a log of {path.stat().st_size} bytes is over the per-file limit of {cap} bytes")
-    marker, tail, mentions_tool = TEXT_LOG_MARKERS[kind], b"", False
+    tail, mentions_tool = b"", False
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK_BYTES), b""):
             if b"\x00" in chunk:
@@ -151,7 +156,7 @@ def check_text_log(path: Path, kind: str, name: str) -> None:
             mentions_tool = mentions_tool or marker in window
             tail = window[-(len(marker) - 1):]
     if not mentions_tool:
-        raise UploadRefused(f"{name}: not an archive and not an {kind} log (no {kind} output in it)")
+        raise UploadRefused(f"{name}: not an archive and not a log of {kind} (no {kind} output in it)")
 
 
 def existing_upload(sha256: str) -> ReceivedUpload | None:

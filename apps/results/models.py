@@ -149,19 +149,17 @@ class SystemAlias(models.Model):
 
 
 class Upload(models.Model):
-    """A file exactly as it was received, content-addressed, so it can always be re-ingested."""
+    """A file exactly as it was received, content-addressed, so it can always be re-ingested.
 
-    class Kind(models.TextChoices):
-        IO500 = "io500", "IO500"
-        MDTEST = "mdtest", "mdtest"
-        IOR = "ior", "IOR"
-        STACK = "stack", "bottom-up campaign"
+    ``kind`` names the benchmark tool whose pipeline ingests it. Its valid values are the upload kinds of
+    the tool registry (``apps.ingest.tools``), checked where an upload is received: this app imports no
+    other, and a new tool needs no migration."""
 
     file = models.FileField(upload_to="uploads/%Y/%m/")
     sha256 = models.CharField(max_length=64, unique=True)
     original_name = models.CharField(max_length=500)
     size = models.BigIntegerField()
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.IO500)
+    kind = models.CharField(max_length=40, default="io500", help_text="an upload kind of apps.ingest.tools")
     uploader = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="uploads"
     )
@@ -305,7 +303,7 @@ class Run(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     # The submission and its review (apps.results.review). Runs loaded from published archives were accepted
-    # by the committee of their day, hence the default; uploads start as submitted (apps.ingest.pipelines).
+    # by the committee of their day, hence the default; uploads start as submitted (apps.ingest.tools.*.pipeline).
     reproducibility = models.JSONField(
         default=dict, blank=True,
         help_text="questionnaire, target level and list, production declaration, acknowledgements "

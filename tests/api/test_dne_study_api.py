@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.results.models import ScalingSeries
 
 pytestmark = pytest.mark.django_db

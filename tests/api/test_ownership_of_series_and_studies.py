@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.results.models import ScalingPoint, ScalingSeries, Study, StudyPoint
 from tests.api.test_ownership_attacks import archive
 from tests.api.uploading import client_with_token, named_file

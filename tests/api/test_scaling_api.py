@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.results.models import ScalingSeries
 from tests.api.uploading import named_file, tar_gz_of
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study, StudyPoint, Upload
 from tests.api.uploading import named_file, tar_gz_of
 from tests.results.studies.study_generator import StudySpec, write_study
@@ -57,7 +57,7 @@ def test_an_uploaded_garbled_log_fails_its_job_naming_the_file_and_line(alice_cl
 def test_a_bare_upload_that_is_not_ior_output_is_refused(alice_client, private_storage):
     response = post_upload(alice_client, b"hello world\n", "notes.txt")
     assert response.status_code == 400
-    assert "not an ior log" in response.json()["file"][0]
+    assert "not an archive and not a log of ior (no ior output in it)" in response.json()["file"][0]
     assert not Upload.objects.exists()
 
 

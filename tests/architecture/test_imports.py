@@ -25,3 +25,16 @@ def test_the_import_contracts_of_pyproject_are_kept():
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+def test_a_tool_folder_is_plain_python_but_for_its_pipeline():
+    # The contract in pyproject lists the plain modules' names; this catches a new module it does not name.
+    graph = grimp.build_graph("apps", "django")
+    tool_modules = graph.find_descendants("apps.ingest.tools") | {"apps.ingest.tools"}
+    plain = sorted(module for module in tool_modules if not module.endswith(".pipeline"))
+    assert len(plain) > 30
+    reaching_django = [module for module in plain
+                       if any(upstream.startswith("django") for upstream in graph.find_upstream_modules(module))]
+    assert reaching_django == []
+    assert {module for module in tool_modules if module.endswith(".pipeline")} == {
+        f"apps.ingest.tools.{tool}.pipeline" for tool in ("io500", "mdtest", "ior", "stack")}

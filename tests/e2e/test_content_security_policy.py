@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.leaderboard.finders import PLOTLY_CSS_STATIC_PATH
 from apps.results.editions import freeze_edition
 from apps.results.models import ScalingSeries, Study

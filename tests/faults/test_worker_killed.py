@@ -31,7 +31,7 @@ import os, sys, time
 from pathlib import Path
 import django
 django.setup()
-from apps.ingest.pipelines import io500 as services
+from apps.ingest.tools.io500 import pipeline as services
 original = services.store_children
 def stall(run, parsed):
     original(run, parsed)

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Run
 from tests.conftest import shared_path
 

@@ -18,8 +18,8 @@ from django.core.management import call_command
 from django.db import DatabaseError
 
 from apps.ingest.core.common import IngestUsageError
-from apps.ingest.pipelines.ior import ingest_ior_paths
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.results.models import ScalingPoint, ScalingSeries, Study, StudyPoint
 from tests.conftest import shared_path
 

@@ -1,7 +1,7 @@
 """Fuzzing the parsers that had no property test of their own: any input gives a result or their own error.
 
-IO500 result sets (tests/ingest/parsers/test_io500_fuzz.py) and mdtest logs
-(tests/ingest/parsers/test_mdtest_errors.py) are fuzzed next to their parsers. This file covers
+IO500 result sets (tests/ingest/tools/io500/test_io500_fuzz.py) and mdtest logs
+(tests/ingest/tools/mdtest/test_mdtest_errors.py) are fuzzed next to their parsers. This file covers
 the rest of what reads uploaded bytes: the Lustre provenance parsers (documented never to raise),
 the DNE manifest (a result or a ParseError), the ``ioboard.yaml`` sidecar (a dict or a
 SidecarError) and archive extraction (a tree or an ArchiveError, nothing left behind). Inputs are
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from apps.ingest.core.archive import ArchiveError, extract_archive
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, read_sidecar, resolve_metadata
-from apps.ingest.parsers.dne_manifest import parse_manifest
 from apps.ingest.parsers.lustre import inventory, shell, striping, tunables, versions
 from apps.ingest.parsers.lustre.sidecar import parse_sidecar_lustre
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.mdtest.manifest import parse_manifest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LUSTRE_FILES = sorted((DATA / "lustre").glob("*"))

@@ -1,16 +1,22 @@
-"""One pipeline per input kind, chosen by the upload's kind; the core they share."""
+"""One pipeline per upload kind, in its tool's folder, chosen by the upload's kind; the core they share."""
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from apps.ingest.core.common import IngestError, fit
-from apps.ingest.pipelines import PIPELINES, ingest_upload, pipeline_for
+from apps.ingest.core.pipeline import Pipeline, ingest_upload, pipeline_for
+from apps.ingest.management.commands.ingest import Command
+from apps.ingest.tools import upload_kinds
 from apps.results.models import LustrePatch, PhaseResult, Upload
 
 
-def test_every_upload_kind_has_its_pipeline():
-    assert set(PIPELINES) == set(Upload.Kind.values)
-    assert all(PIPELINES[kind].kind == kind for kind in PIPELINES)
+def test_every_upload_kind_has_its_pipeline_in_its_folder():
+    assert list(upload_kinds()) == ["io500", "mdtest", "ior", "stack"]
+    for kind, tool in upload_kinds().items():
+        assert tool.ingest.pipeline == f"apps.ingest.tools.{kind}.pipeline"
+        pipeline = pipeline_for(kind)
+        assert isinstance(pipeline, Pipeline)
+        assert pipeline.kind == kind
 
 
 def test_an_upload_of_an_unknown_kind_is_bad_content_naming_the_kind():
@@ -21,7 +27,6 @@ def test_an_upload_of_an_unknown_kind_is_bad_content_naming_the_kind():
 def test_the_command_offers_exactly_the_registered_kinds():
     with pytest.raises(CommandError, match="invalid choice: 'hdf5'"):
         call_command("ingest", "--kind", "hdf5", "somewhere")
-    assert pipeline_for("mdtest") is PIPELINES["mdtest"]
 
 
 def test_a_pipeline_reports_a_missing_option_as_a_command_error():
@@ -36,3 +41,11 @@ def test_text_is_cut_to_the_column_the_model_declares():
     assert fit(PhaseResult, "printed_unit", "G" * 30) == "G" * 20
     assert fit(LustrePatch, "ticket", "LU-12345") == "LU-12345"
     assert fit(LustrePatch, "ticket", None) == ""
+
+
+def test_an_option_two_tools_declare_is_offered_once_naming_each_use():
+    usage = " ".join(Command().create_parser("manage.py", "ingest").format_help().split())
+
+    assert ("--manifest FILE mdtest: manifest CSV (log, mdt_count, client_nodes, tasks, files_per_dir, striping, "
+            "label); ior: CSV of log, then axis columns") in usage
+    assert "--margin MARGIN ior: the study's equivalence margin as a fraction (default 0.05 = 5 %)" in usage

@@ -6,10 +6,10 @@ import shutil
 import pytest
 import yaml
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Run
 from tests.conftest import REPO_ROOT
-from tests.ingest.test_io500_pipeline import CAPP_SUBMISSION
+from tests.ingest.tools.io500.test_io500_pipeline import CAPP_SUBMISSION
 
 pytestmark = pytest.mark.django_db
 

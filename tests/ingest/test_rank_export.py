@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from tests.conftest import shared_path
-from tests.ingest.parsers.io500_samples import SAMPLES
+from tests.ingest.tools.io500.io500_samples import SAMPLES
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.base import ContentFile
 from django.core.management import call_command
 
-from apps.ingest.pipelines.io500 import ingest_upload
+from apps.ingest.tools.io500.pipeline import ingest_upload
 from apps.results.models import PhaseResult, Run, ScalingPoint, ScalingSeries, Upload
 from tests.api.test_ownership_attacks import PUBLISHED_AT, archive
 from tests.api.uploading import DEMO_SUBMISSION

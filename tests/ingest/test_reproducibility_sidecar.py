@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Run
 from tests.api.uploading import DEMO_SUBMISSION
 

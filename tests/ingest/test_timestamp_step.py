@@ -12,10 +12,10 @@ import pytest
 from django.apps import apps as django_apps
 from django.core.management import call_command
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import PhaseResult, Run
 from tests.factories import RunFactory
-from tests.ingest.parsers.io500_samples import SAMPLES
+from tests.ingest.tools.io500.io500_samples import SAMPLES
 
 pytestmark = pytest.mark.django_db
 

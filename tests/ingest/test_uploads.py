@@ -123,7 +123,7 @@ def test_an_archive_of_mdtest_logs_is_checked_like_any_archive(storage, tmp_path
 
 @pytest.mark.parametrize(("data", "problem"), [
     (b"\x7fELF\x02\x01\x01\x00" + bytes(100), "mdtest.out: not an archive and not a text log (binary data)"),
-    (b"hello, world\n" * 10, "mdtest.out: not an archive and not an mdtest log (no mdtest output in it)"),
+    (b"hello, world\n" * 10, "mdtest.out: not an archive and not a log of mdtest (no mdtest output in it)"),
 ])
 def test_an_mdtest_upload_that_is_no_log_is_refused(data, problem, storage):
     with pytest.raises(UploadRefused) as refusal:

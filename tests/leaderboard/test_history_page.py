@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from django.core.management import call_command
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.changes.events import Event
 from apps.results.changes.services import detect_all_changes
 from apps.results.models import Change, StorageSystem

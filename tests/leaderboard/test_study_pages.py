@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study
 from tests.pages import cdn_hosts
 from tests.results.studies.study_generator import StudySpec, write_study

@@ -10,8 +10,8 @@ from collections import defaultdict
 import pytest
 
 from apps.ingest.anomaly_facts import facts_from_record
-from apps.ingest.parsers.io500 import parse_tree
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.tools.io500.grammar import parse_tree
 from apps.results.anomalies import DEFAULT_THRESHOLDS, evaluate_all
 from apps.results.anomalies.calibration import (
     LABEL_TO_RULE,

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.changes.services import detect_all_changes
 from apps.results.models import Change
 from tests.conftest import shared_path

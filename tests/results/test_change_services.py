@@ -5,7 +5,7 @@ from unittest import mock
 import pytest
 from django.core.management import call_command
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results import tasks
 from apps.results.changes import services
 from apps.results.models import Annotation, Change, MetricNoise, StorageSystem

@@ -223,7 +223,7 @@ def test_only_the_verbs_open_run_writes():
 
 def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_list_once(monkeypatch, bumps,
                                                                                         committing):
-    from apps.ingest.pipelines.io500 import ingest_path
+    from apps.ingest.tools.io500.pipeline import ingest_path
     from tests.conftest import REPO_ROOT
 
     maintained = []

@@ -2,7 +2,7 @@
 
 import pytest
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.anomalies import RunFacts, evaluate_all
 from apps.results.anomalies.node_counts import best_supported, node_count_evidence, resolved_client_nodes
 from apps.results.models import ListEntry, Run

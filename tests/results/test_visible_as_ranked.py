@@ -6,7 +6,7 @@ from itertools import product
 
 import pytest
 
-from apps.ingest.pipelines.io500 import ingest_path
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results import runs
 from apps.results.changes import services
 from apps.results.models import Change, ReviewStatus, Run, StorageSystem

@@ -4,8 +4,9 @@
 * ``metadata``: who ran it, on what (options, ``ioboard.yaml`` sidecars, info values, and the one
   definition of the public archive layout ``Institution/System/Filesystem/Year/submission-N``);
 * ``common``: ``IngestError``, the configured archive limits, and storing text in model fields
-  cut to their ``max_length``.
+  cut to their ``max_length``;
+* ``pipeline``: what a pipeline is, the dispatcher by kind, and what the log-by-log pipelines share.
 
-``archive`` and ``metadata`` are plain Python (parsers may use them); ``common`` knows Django.
-The pipelines built on this core live in ``apps.ingest.pipelines``.
+``archive`` and ``metadata`` are plain Python (parsers may use them); ``common`` and ``pipeline`` know
+Django. The pipelines built on this core live in their tools' folders, ``apps/ingest/tools/<tool>/pipeline.py``.
 """

@@ -1,7 +1,7 @@
 """Plain-Python records that parsers hand to the ingest service.
 
 Parsers never import Django: they turn files into these records (or raise
-``ParseError``), and ``apps.ingest.pipelines.io500`` turns records into rows. Keeping the
+``ParseError``), and ``apps.ingest.tools.io500.pipeline`` turns records into rows. Keeping the
 boundary a set of dataclasses lets the parsers be tested and fuzzed without a
 database, and lets the storage layer change without touching the grammars.
 """
@@ -95,10 +95,10 @@ class PhaseRecord:
     source_file: str = ""  # path relative to the ingested root
     source_line: int | None = None
     rank_shift: int | None = None
-    """mdtest phases: the ``-N`` rank shift, extracted once by ``parsers.mdtest`` (its own "Shifting
+    """mdtest phases: the ``-N`` rank shift, extracted once by ``tools.mdtest.grammar`` (its own "Shifting
     ranks by" line, else ``rank_shift_option`` of the command); 0 = none, None = unknown."""
     task_reordering: TaskReordering | None = None
-    """IOR phases: read-back task reordering (``-C``/``-Z``/``-Q``), to be extracted by ``parsers.ior``."""
+    """IOR phases: read-back task reordering (``-C``/``-Z``/``-Q``), to be extracted by ``tools.ior.grammar``."""
     details: dict = field(default_factory=dict)  # tool version, tasks, nodes, stonewall figures...
 
 

@@ -1,4 +1,5 @@
-"""What every tool reader shares: the reading (one figure per operation), the line walk and its limits.
+"""What every tool shares: the registry entry (``Tool``, with its optional reader and upload kind), the
+reading (one figure per operation), the line walk and its limits.
 
 A tool reader turns the raw bytes of one capture (prompts, warnings and carriage returns included)
 into a ``ToolReading``: the tool's own aggregate for each operation the log measures, already in the
@@ -12,17 +13,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Literal
 
 from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.values import NUMBER
 from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
 
 # Every line a reader matches is at most this long: the regexes are linear, and a longer line is not a capture.
 MAX_LINE = 64 * 1024
 MB = 10**6
 MIB = 2**20
-__all__ = ["BANDWIDTH_OPERATIONS", "IOPS_OPERATIONS", "MAX_LINE", "MB", "MIB", "NUMBER", "OPERATIONS", "Figure", "Tool",
-           "ToolReading", "number", "numbered_lines", "text_of", "unit_of"]
-NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+__all__ = ["BANDWIDTH_OPERATIONS", "IOPS_OPERATIONS", "MAX_LINE", "MB", "MIB", "NUMBER", "OPERATIONS", "Figure",
+           "Ingest", "Option", "Tool", "ToolReading", "UploadField", "number", "numbered_lines", "text_of", "unit_of"]
 
 
 @dataclass(frozen=True)
@@ -60,13 +63,74 @@ class ToolReading:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One ``manage.py ingest`` option a tool reads (``--series NAME``), as argparse takes it.
+
+    Two tools may declare the same flag (``--manifest``) with the same ``type``: the command offers it
+    once, its help naming each tool's use."""
+
+    flag: str
+    help: str
+    type: Callable[[str], Any] = str
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        """The key the pipeline reads in the command's options (``--storage-vendor`` -> ``storage_vendor``)."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class UploadField:
+    """One metadata field an upload of this kind takes (API and form), kept in ``Upload.declared_metadata``.
+
+    ``value`` says what it holds, so the API builds the field without this package knowing DRF:
+    ``text`` (at most 255 characters), ``slug`` (at most 100) or ``fraction`` (0.001 to 1)."""
+
+    name: str
+    help: str
+    value: Literal["text", "slug", "fraction"] = "text"
+
+
+@dataclass(frozen=True)
+class Ingest:
+    """What makes a tool an upload kind: how its files are stored and what an ingest of them takes.
+
+    ``pipeline`` names the module whose ``PIPELINE`` (``apps.ingest.core.pipeline.Pipeline``) stores
+    them: a name, not an import, because pipelines are Django and this registry is plain Python (the
+    stack reader and the import-linter contracts import it without Django). ``log_marker`` is the
+    lower-case bytes a bare (not archived) log of this kind must contain; None: archives only."""
+
+    label: str  # as people name the kind: "IOR", "bottom-up campaign"
+    stores: str  # what an ingest makes, for help texts: "runs", "a DNE scaling series"
+    pipeline: str
+    log_marker: bytes | None = None
+    options: tuple[Option, ...] = ()
+    upload_fields: tuple[UploadField, ...] = ()
+
+    def load_pipeline(self) -> Any:
+        return import_module(self.pipeline).PIPELINE
+
+
+@dataclass(frozen=True)
 class Tool:
-    """One benchmark tool as the registry knows it: its manifest name, what it reads, and its reader."""
+    """One benchmark tool as the registry knows it: its name, what it reads, and what it can do.
+
+    Two optional capabilities, one registry: ``read`` reads one log into a ``ToolReading`` (a stack
+    manifest's ``tool`` column names it), and ``ingest`` makes it an upload kind (``Upload.kind``,
+    ``ingest --kind``). IOR has both; fio only the first; IO500, mdtest and stack only the second."""
 
     name: str
     reads: str  # one sentence: the output it reads and the figure it takes
-    operations: tuple[str, ...]
-    read: Callable[[bytes, str], ToolReading]
+    operations: tuple[str, ...] = ()
+    read: Callable[[bytes, str], ToolReading] | None = None
+    ingest: Ingest | None = None
+
+    def read_one(self, data: bytes, path: str) -> ToolReading:
+        """Read one log with ``read``; a tool that reads no single log is refused, naming the file."""
+        if self.read is None:
+            raise ParseError(path, None, f"{self.name} reads no single log")
+        return self.read(data, path)
 
 
 def text_of(data: bytes) -> str:

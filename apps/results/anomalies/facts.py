@@ -22,7 +22,7 @@ class TaskReordering:
     """How IOR reassigned tasks before reading back (``-C``, ``-Z``, ``-Q``), as its reader extracted it.
 
     Without reordering each task reads the data it wrote itself, from its own node's page cache.
-    Filled by the IOR reader (``apps.ingest.parsers.ior``); rules read it, never the command line.
+    Filled by the IOR reader (``apps.ingest.tools.ior.grammar``); rules read it, never the command line.
     """
 
     constant: bool = False  # -C: read back with a constant shift of offset x tasks per node (IO500 default)

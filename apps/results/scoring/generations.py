@@ -4,7 +4,7 @@ An *era* is the program that produced a run (``Run.era``): the bash ``io500.sh``
 job scripts (``script``), or the C application (``capp``). A *generation* (``Run.generation``) is a
 finer grammar and scoring family inside an era (docs/io500-formats.md, section 2). The score formulas here,
 the anomaly rules, the models' choices and ingest's era registry
-(``apps.ingest.parsers.io500.eras``) all use these constants, never the strings.
+(``apps.ingest.tools.io500.grammar.eras``) all use these constants, never the strings.
 """
 
 ERA_SCRIPT = "script"  # io500.sh (2018-2020) and the SC17 job scripts

@@ -15,10 +15,10 @@ import pytest
 import apps.ingest.core.metadata
 import apps.ingest.parsers
 import apps.ingest.tools
-from apps.ingest.parsers.ior import parse_ior_bytes
 from apps.ingest.parsers.lustre.shell import shell_words
-from apps.ingest.parsers.mdtest import parse_mdtest_bytes, read_mdtest_lenient
 from apps.ingest.parsers.records import MAX_KEPT_PROBLEMS, MAX_LINE_CHARS, ParseError, joined_problems
+from apps.ingest.tools.ior.grammar import parse_ior_bytes
+from apps.ingest.tools.mdtest.grammar import parse_mdtest_bytes, read_mdtest_lenient
 
 GRAMMAR_MODULES = [apps.ingest.core.metadata] + [
     importlib.import_module(info.name)
@@ -52,7 +52,7 @@ SECONDS_PER_PATTERN = 0.25
 
 def test_the_grammar_modules_are_all_found():
     assert len(PATTERNS) > 60
-    assert any(name.endswith("mdtest._STARTED") for name, _ in PATTERNS)
+    assert any(name.endswith("mdtest.grammar._STARTED") for name, _ in PATTERNS)
 
 
 @pytest.mark.parametrize(("name", "pattern"), PATTERNS, ids=[name for name, _ in PATTERNS])

@@ -10,7 +10,7 @@ from apps.ingest.parsers.rank_csv import (
     stonewall_spread,
 )
 from apps.ingest.parsers.records import ParseError
-from tests.ingest.parsers.io500_samples import CAPP_RUN, SAMPLES
+from tests.ingest.tools.io500.io500_samples import CAPP_RUN, SAMPLES
 
 RUN = SAMPLES / CAPP_RUN
 

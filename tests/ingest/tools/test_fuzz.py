@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools import TOOLS, read_log
+from apps.ingest.tools import read_log, stack_readers
 from tests.ingest.mutations import mutated
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "tools"
 FOLDERS = {"obdfilter-survey": "obdfilter_survey"}
-SAMPLES = [(tool, path.read_bytes()) for tool in TOOLS
+SAMPLES = [(tool, path.read_bytes()) for tool in stack_readers()
            for path in sorted((DATA / FOLDERS.get(tool, tool)).glob("*"))]
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -44,7 +44,7 @@ def test_any_mutation_gives_a_reading_or_a_parse_error_naming_the_file(sample):
 
 
 @FUZZ
-@given(st.sampled_from(sorted(TOOLS)), st.binary(max_size=2000))
+@given(st.sampled_from(sorted(stack_readers())), st.binary(max_size=2000))
 def test_arbitrary_bytes_give_a_reading_or_a_parse_error(tool, data):
     _, refused = outcome(lambda: read_log(tool, data, "noise.bin"))
     assert refused is None or refused.path == "noise.bin"

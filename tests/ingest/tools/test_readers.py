@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools import TOOLS, read_log
+from apps.ingest.tools import TOOLS, read_log, stack_readers, upload_kinds
 from apps.ingest.tools.base import MAX_LINE
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "tools"
@@ -118,7 +118,10 @@ def test_an_over_long_line_is_refused_with_its_number():
 
 
 def test_every_tool_folder_describes_itself():
-    assert set(TOOLS) == {"xdd", "iozone", "fio", "ib_write_bw", "lnet_selftest", "obdfilter-survey", "ior"}
+    assert set(stack_readers()) == {"xdd", "iozone", "fio", "ib_write_bw", "lnet_selftest", "obdfilter-survey", "ior"}
+    assert set(upload_kinds()) == {"io500", "mdtest", "ior", "stack"}
+    assert set(TOOLS) == set(stack_readers()) | set(upload_kinds())
     for tool in TOOLS.values():
         assert tool.reads
+    for tool in stack_readers().values():
         assert tool.operations

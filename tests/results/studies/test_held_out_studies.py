@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
-from apps.ingest.pipelines.ior import ingest_ior_paths
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from tests.results.studies.study_generator import StudySpec, write_study
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,7 @@
-"""ingest: IO500 result directories / archives / trees, mdtest logs or IOR logs, into the database.
+"""ingest: files into the database, with the pipeline of the tool ``--kind`` names (IO500 by default).
 
-Thin: ``--kind`` chooses the pipeline (``apps.ingest.pipelines``), which reads the options it needs.
+Thin: the kinds, their options and their help come from the tool registry (``apps.ingest.tools``);
+the kind's pipeline reads the options it needs.
 """
 
 import sys
@@ -9,38 +10,35 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.ingest.core.common import IngestUsageError
-from apps.ingest.pipelines import PIPELINES
+from apps.ingest.core.pipeline import pipeline_for
+from apps.ingest.tools import DEFAULT_KIND, upload_kinds
 from apps.results.list_entries import analyze_after_bulk_write
 
 
 class Command(BaseCommand):
-    help = (
-        "Ingest IO500 result directories, .tar.gz/.zip archives or whole trees of submissions "
-        "(--kind io500, the default), mdtest logs into a scaling series (--kind mdtest), or IOR logs into "
-        "a parameter study (--kind ior --study NAME [--manifest FILE] [--margin 0.05]). "
-        "With --reprocess and no PATH, re-parse every stored upload."
-    )
+    @property
+    def help(self) -> str:
+        stores = "; ".join(f"--kind {name}: {tool.ingest.stores}" for name, tool in upload_kinds().items())
+        return (f"Ingest files with the pipeline of their kind (default {DEFAULT_KIND}). {stores}. "
+                "With --reprocess and no PATH, re-parse every stored upload.")
 
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="*", type=Path)
-        parser.add_argument("--kind", choices=sorted(PIPELINES), default="io500")
+        parser.add_argument("--kind", choices=list(upload_kinds()), default=DEFAULT_KIND,
+                            help="the tool whose files these are")
         parser.add_argument("--institution")
         parser.add_argument("--system")
         parser.add_argument("--filesystem")
         parser.add_argument("--storage-vendor", dest="storage_vendor")
         parser.add_argument("--client-nodes", dest="client_nodes", type=int)
         parser.add_argument("--reprocess", action="store_true", help="re-parse and rewrite existing runs")
-        parser.add_argument("--series", help="mdtest: the scaling series to add the logs to")
-        parser.add_argument("--manifest", type=Path,
-                            help="mdtest: manifest CSV (log, mdt_count, ...); ior: CSV of log, then axis columns")
-        parser.add_argument("--study", help="ior: the parameter study to add the logs to")
-        parser.add_argument("--margin", type=float,
-                            help="ior: the study's equivalence margin as a fraction (default 0.05 = 5 %%): smaller "
-                                 "significant differences are not called different; sets it on an existing study")
-        parser.add_argument("--name", help="stack: the name of the bottom-up campaign (default: stack.yaml's)")
+        for options in tool_options().values():
+            first = options[0]
+            parser.add_argument(first.flag, dest=first.dest, type=first.type, metavar=first.metavar,
+                                help="; ".join(option.help for option in options).replace("%", "%%"))
 
     def handle(self, *args, **options):
-        pipeline = PIPELINES[options["kind"]]
+        pipeline = pipeline_for(options["kind"])
         try:
             report = pipeline.ingest_paths(options["paths"], options, progress_for=self.progress_bar)
         except IngestUsageError as error:
@@ -63,3 +61,16 @@ class Command(BaseCommand):
             sys.stderr.flush()
 
         return show
+
+
+def tool_options() -> dict[str, list]:
+    """Every tool's own options by flag; tools that share a flag (``--manifest``) share its type."""
+    by_flag: dict[str, list] = {}
+    for tool in upload_kinds().values():
+        for option in tool.ingest.options:
+            shared = by_flag.setdefault(option.flag, [])
+            if shared and shared[0].type is not option.type:
+                raise TypeError(f"{option.flag} is a {shared[0].type.__name__} for one tool and a "
+                                f"{option.type.__name__} for {tool.name}")
+            shared.append(option)
+    return by_flag

@@ -15,10 +15,10 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.ingest.pipelines.io500 import ingest_path
-from apps.ingest.pipelines.ior import ingest_ior_paths
-from apps.ingest.pipelines.mdtest import ingest_mdtest_paths
-from apps.ingest.pipelines.stack import ingest_paths as ingest_stack_paths
+from apps.ingest.tools.io500.pipeline import ingest_path
+from apps.ingest.tools.ior.pipeline import ingest_ior_paths
+from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
+from apps.ingest.tools.stack.pipeline import ingest_paths as ingest_stack_paths
 from apps.results.custom_lists import save_custom_list
 from apps.results.editions import freeze_lists
 from apps.results.models import CustomList, Edition, Run, Stack

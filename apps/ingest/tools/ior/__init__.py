@@ -1,11 +1,15 @@
-"""IOR (2.10, 3.x, 4.x; the sample has 3.0.1 and 3.3.0): the parallel file system.
+"""IOR (2.10, 3.x, 4.x): bandwidth logs into a parameter study, and the file-system layer of a stack.
 
-Reads the ``Max(MiB)`` column of the ``Summary of all tests`` row of each operation (MiB/s;
-x 1.048576; the highest over the tests of a ``-f`` script). The grammar is the one IOR reader,
-``apps/ingest/parsers/ior.py``, in strict mode; ``reading.py`` turns its log into a reading.
+``grammar.py`` is the one IOR grammar (text and JSON; strict for uploads, lenient for the raw files
+inside IO500 result folders); ``study.py`` reads a study's manifest CSV and turns tests into study
+points; ``pipeline.py`` stores them in a ``Study`` (see ``docs/studies.md``). As a stack reader,
+``reading.py`` takes the ``Max(MiB)`` column of the ``Summary of all tests`` row of each operation
+(MiB/s; x 1.048576; the highest over the tests of a ``-f`` script).
 """
 
-from apps.ingest.tools.base import BANDWIDTH_OPERATIONS, Tool
+from pathlib import Path
+
+from apps.ingest.tools.base import BANDWIDTH_OPERATIONS, Ingest, Option, Tool, UploadField
 from apps.ingest.tools.ior.reading import read_ior
 
 TOOL = Tool(
@@ -13,4 +17,22 @@ TOOL = Tool(
     reads="IOR text or JSON: Max(MiB) of the 'Summary of all tests' row of write and read",
     operations=BANDWIDTH_OPERATIONS,
     read=read_ior,
+    ingest=Ingest(
+        label="IOR",
+        stores="a parameter study (IOR logs, optionally with a manifest CSV)",
+        pipeline="apps.ingest.tools.ior.pipeline",
+        log_marker=b"ior",
+        options=(
+            Option("--study", "ior: the parameter study to add the logs to", metavar="NAME"),
+            Option("--manifest", "ior: CSV of log, then axis columns", type=Path, metavar="FILE"),
+            Option("--margin", "ior: the study's equivalence margin as a fraction (default 0.05 = 5 %): smaller "
+                               "significant differences are not called different; sets it on an existing study",
+                   type=float),
+        ),
+        upload_fields=(
+            UploadField("study", "IOR parameter study name (kind=ior; an archive may hold a manifest.csv)"),
+            UploadField("margin", "kind=ior: the equivalence margin of a study this upload creates "
+                                  "(default 0.05 = 5 %)", value="fraction"),
+        ),
+    ),
 )

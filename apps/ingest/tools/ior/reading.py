@@ -1,11 +1,11 @@
-"""An IOR log as a tool reading: the one IOR grammar (``apps.ingest.parsers.ior``), strict, and the
+"""An IOR log as a tool reading: the one IOR grammar (``apps.ingest.tools.ior.grammar``), strict, and the
 ``Max(MiB)`` of its ``Summary of all tests`` rows."""
 
 from __future__ import annotations
 
-from apps.ingest.parsers.ior import parse_ior_bytes
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools.base import MIB, Figure, ToolReading
+from apps.ingest.tools.ior.grammar import parse_ior_bytes
 
 
 def read_ior(data: bytes, path: str) -> ToolReading:

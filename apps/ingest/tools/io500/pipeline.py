@@ -1,0 +1,416 @@
+"""The IO500 pipeline: result directories, trees of submissions and uploads in, runs out.
+
+Parsers (``apps.ingest.tools.io500.grammar``) turn files into plain records; this module turns records
+into rows. Each run is stored in
+one transaction (an upload: all its runs in one), so a failure leaves nothing half-written. A
+run's identity is the content hash of its result files plus its path inside the ingested tree,
+so ingesting the same data again finds the existing run and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC
+from pathlib import Path
+
+from apps.ingest.anomaly_facts import facts_from_record
+from apps.ingest.core.archive import ArchiveError, open_input
+from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
+from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
+from apps.ingest.core.pipeline import Pipeline
+from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_problems
+from apps.ingest.provenance import Provenance, collect_provenance
+from apps.ingest.tools.io500.grammar import parse_result_set, survey_tree
+from apps.results import list_entries, runs
+from apps.results.anomalies.node_counts import resolved_client_nodes
+from apps.results.anomaly_checks import check_run_anomalies
+from apps.results.models import (
+    LustreBuild,
+    LustrePatch,
+    PhaseRankStats,
+    PhaseResult,
+    ReviewStatus,
+    Run,
+    RunFile,
+    StorageSystem,
+    Striping,
+    Tunable,
+    Upload,
+)
+from apps.results.ownership import may_reprocess, owner_name, same_account, system_claim
+from apps.results.rank_stats import summarise_ranks
+from apps.results.reproducibility import QuestionnaireError, clean_reproducibility
+from apps.results.tasks import schedule_change_detection
+
+logger = logging.getLogger(__name__)
+
+# Options of the ``ingest`` command that name the system, overriding the files.
+OVERRIDE_OPTIONS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes")
+
+
+@dataclass
+class IngestSummary:
+    created: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def run_ids(self) -> list[int]:
+        return self.created + self.updated + self.unchanged
+
+    def merge(self, other: IngestSummary) -> None:
+        for name in ("created", "updated", "unchanged", "failed", "skipped"):
+            getattr(self, name).extend(getattr(other, name))
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def write_report(self, out, err) -> None:
+        """Failures and skipped folders to ``err``, the counts to ``out`` (the ``ingest`` command's report)."""
+        for failure in self.failed:
+            err.write(f"FAILED {failure}")
+        for skipped in self.skipped:
+            err.write(f"skipped {skipped}")
+        out.write(
+            f"created {len(self.created)}, updated {len(self.updated)}, "
+            f"unchanged {len(self.unchanged)}, failed {len(self.failed)}, skipped {len(self.skipped)}"
+        )
+
+
+@dataclass
+class ParsedRun:
+    """A record with what was found around it: sidecar, layout and provenance."""
+
+    record: IO500RunRecord
+    metadata: dict
+    provenance: Provenance
+
+
+def parse_io500_tree(root: Path, result_dirs: list[Path], overrides: dict | None = None,
+                     ) -> Iterable[ParsedRun | ParseError]:
+    """Each result set, parsed, with its metadata resolved; failures are yielded, not raised."""
+    for result_dir in result_dirs:
+        try:
+            record = parse_result_set(root, result_dir)
+            sidecar = find_sidecar(result_dir, root)
+            metadata = resolve_metadata(
+                overrides=overrides, sidecar=sidecar, info=record.info,
+                record_metadata=record.metadata, layout=from_layout(result_dir, root),
+            )
+            provenance = collect_provenance(record, sidecar, result_dir, root)
+            metadata["reproducibility"] = reproducibility_answers(overrides, sidecar, result_dir, root)
+        except SidecarError as exc:
+            yield ParseError(str(exc), None, "sidecar could not be read")
+            continue
+        except ParseError as exc:
+            yield exc
+            continue
+        yield ParsedRun(record, metadata, provenance)
+
+
+def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: Path, root: Path) -> dict:
+    """The `reproducibility:` answers: the upload's field when given, else the sidecar's (checked either way)."""
+    if (overrides or {}).get("reproducibility"):
+        return clean_reproducibility(overrides["reproducibility"], "upload field reproducibility")
+    try:
+        return clean_reproducibility(sidecar.get("reproducibility"))
+    except QuestionnaireError as exc:
+        where = (result_dir.resolve().relative_to(root.resolve()) / "ioboard.yaml").as_posix()
+        raise SidecarError(f"{where}: {exc}") from exc
+
+
+def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = False,
+                progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+    """Ingest a folder, archive or tree of submissions; one transaction per run, failures collected."""
+    summary = IngestSummary()
+    try:
+        with list_entries.maintained_after_batch(), open_input(Path(path), **archive_caps()) as root:
+            result_dirs, unscoreable = survey_tree(root)
+            summary.skipped.extend(f"{folder.relative_to(root).as_posix()}: {reason}" for folder, reason in unscoreable)
+            if not result_dirs and not unscoreable:
+                summary.skipped.append(f"{path}: no IO500 result directory found")
+            for done, item in enumerate(parse_io500_tree(root, result_dirs, overrides), start=1):
+                if isinstance(item, ParseError):
+                    summary.failed.append(str(item))
+                else:
+                    run, outcome = store_parsed_run(item, reprocess=reprocess)  # one transaction (runs.writes)
+                    getattr(summary, outcome).append(run.pk)
+                if progress:
+                    progress(done, len(result_dirs))
+    except ArchiveError as exc:
+        summary.failed.append(f"{path}: {exc}")
+    schedule_change_detection(summary.created + summary.updated)
+    return summary
+
+
+def ingest_paths(paths: Iterable[Path], options: dict, *,
+                 progress_for: Callable[[Path], Callable[[int, int], None] | None] | None = None) -> IngestSummary:
+    """The ``ingest --kind io500`` command: each path in turn; with ``reprocess`` and no path, every stored upload.
+
+    ``options`` may name the system (``institution``, ``system``, ``filesystem``, ``storage_vendor``,
+    ``client_nodes``), overriding what the files say.
+    """
+    paths = list(paths)
+    if not paths and not options.get("reprocess"):
+        raise IngestUsageError("give at least one PATH (or --reprocess to re-parse stored uploads)")
+    overrides = {key: options[key] for key in OVERRIDE_OPTIONS if options.get(key) not in (None, "")}
+    summary = IngestSummary()
+    if not paths:
+        summary.merge(reprocess_uploads(Upload.objects.filter(kind="io500").order_by("pk")))
+    for path in map(Path, paths):
+        if not path.exists():
+            summary.failed.append(f"{path}: no such file or directory")
+            continue
+        summary.merge(ingest_path(path, overrides=overrides, reprocess=bool(options.get("reprocess")),
+                                  progress=progress_for(path) if progress_for else None))
+    return summary
+
+
+def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
+    """Ingest a stored upload, all or nothing. Re-running it finds the runs its account already stored.
+
+    Result directories already stored by another owner (another account, or the operator's command-line
+    ingest) are *already published*: the upload fails, naming them, and changes nothing. Reprocessing an
+    upload rewrites only the runs it owns and leaves the others alone (apps.results.ownership).
+    """
+    overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
+    try:
+        with open_input(Path(upload.file.path), **archive_caps()) as root:
+            result_dirs = survey_tree(root)[0]
+            check_runs_per_upload(len(result_dirs), upload.original_name)
+            parsed = list(parse_io500_tree(root, result_dirs, overrides))
+    except ArchiveError as exc:
+        raise IngestError(f"{upload.original_name}: {exc}") from exc
+    failures = [item for item in parsed if isinstance(item, ParseError)]
+    if failures:
+        raise IngestError(joined_problems([str(failure) for failure in failures]))
+    if not parsed:
+        raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
+    stored = []
+    with runs.writes():
+        published = []
+        for item in parsed:
+            run, outcome = store_parsed_run(item, upload=upload, reprocess=reprocess)
+            if outcome == FOREIGN:
+                published.append(f"{item.record.source_path or '.'} is run {run.pk} of {owner_name(run.upload)}")
+            else:
+                stored.append(run)
+        if published and not reprocess:
+            raise IngestError(f"{upload.original_name}: already published, this upload changes nothing: "
+                              + "; ".join(published))
+        schedule_change_detection(run.pk for run in stored)
+    return stored
+
+
+#: The outcome of a run stored by another owner than the writer: left as it is (apps.results.ownership).
+FOREIGN = "foreign"
+
+
+def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
+    """Create the run (or find it, or rewrite it when reprocessing), in one transaction (or the caller's).
+
+    Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
+    The run is saved more than once (created, then its verdicts) in one write: its list entries are brought
+    in line once, at the end (apps.results.runs).
+    """
+    with runs.writes():
+        return _store_parsed_run(parsed, upload=upload, reprocess=reprocess)
+
+
+def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bool) -> tuple[Run, str]:
+    record = parsed.record
+    identity = Run.make_identity(record.content_hash, record.source_path)
+    existing = Run.objects.select_for_update().filter(identity=identity).first()
+    if existing and not reprocess:
+        # The operator's command line finds any run; an upload only the runs of its own account.
+        return existing, "unchanged" if upload is None or same_account(upload, existing.upload) else FOREIGN
+    if existing and not may_reprocess(upload, existing.upload):
+        return existing, FOREIGN
+    fields = run_fields(parsed)
+    claim = system_claim(fields["system"], upload)
+    if not claim:  # who claims another owner's system does not describe it either
+        fields["system"].fill_blanks(storage_vendor=parsed.metadata.get("storage_vendor", ""),
+                                     server_count=_as_int(parsed.metadata.get("server_count")))
+    if existing:
+        if claim and fields["system"].pk != existing.system_id:
+            fields.update(review_status=ReviewStatus.SUBMITTED, system_claim=claim)
+        run, outcome = runs.rewrite(existing, fields), "updated"
+    else:
+        # A new upload is a submission the committee has yet to review, unless its uploader may publish
+        # without review and it claims no other owner's system; published archives ingested from the
+        # command line were reviewed.
+        status = ReviewStatus.SUBMITTED if upload and (upload.needs_review or claim) else ReviewStatus.ACCEPTED
+        run = runs.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
+        outcome = "created"
+    store_children(run, parsed)
+    check_run_anomalies(run)
+    return run, outcome
+
+
+def run_fields(parsed: ParsedRun) -> dict:
+    """The run's columns from a parsed record. The storage system is found or created by its names; the caller
+    fills in its description (`StorageSystem.fill_blanks`) unless the writer claims another owner's system."""
+    record, metadata = parsed.record, parsed.metadata
+    system = StorageSystem.resolve(metadata.get("institution", ""), metadata.get("system", ""),
+                                   metadata.get("filesystem", ""), storage_vendor=metadata.get("storage_vendor", ""),
+                                   server_count=_as_int(metadata.get("server_count")), fill_blanks=False)
+    timestamp = record.run_timestamp
+    if timestamp and timestamp.tzinfo is None:
+        timestamp = timestamp.replace(tzinfo=UTC)
+    facts = facts_from_record(record, metadata)
+    # Explicit metadata (an option, a sidecar, an upload field) wins; else the count the evidence supports best,
+    # which is the tools' count whenever the evidence agrees (apps.results.anomalies.node_counts).
+    client_nodes = _as_int(metadata.get("client_nodes")) or resolved_client_nodes(facts, record.client_nodes)
+    procs_per_node = record.procs_per_node
+    if client_nodes != record.client_nodes:
+        divides = bool(client_nodes and record.client_procs and record.client_procs % client_nodes == 0)
+        procs_per_node = record.client_procs // client_nodes if divides else None
+    year = _as_int(metadata.get("year")) or (timestamp.year if timestamp else None)
+    extended = {}
+    if record.computed_extended or record.reported_extended:
+        extended = {
+            "computed": vars(record.computed_extended) if record.computed_extended else None,
+            "reported": vars(record.reported_extended) if record.reported_extended else None,
+        }
+    return {
+        "system": system,
+        "content_hash": record.content_hash,
+        "source_path": record.source_path,
+        "submission_id": str(metadata.get("submission_id", "")),
+        "kind": Run.Kind.IO500,
+        "benchmark_version": fit(Run, "benchmark_version", record.benchmark_version),
+        "era": record.era,
+        "generation": fit(Run, "generation", record.generation),
+        "run_timestamp": timestamp,
+        "year": year,
+        "client_nodes": client_nodes,
+        "client_procs": record.client_procs,
+        "procs_per_node": procs_per_node,
+        "config": record.config,
+        "info": {**record.info, **({"notes": metadata["notes"]} if metadata.get("notes") else {})},
+        "facts": facts.to_dict(),
+        "lustre_build": store_lustre_build(parsed.provenance),
+        "score_bw": record.computed_score.bw,
+        "score_md": record.computed_score.md,
+        "score_total": record.computed_score.total,
+        "reported_bw": record.reported_score.bw,
+        "reported_md": record.reported_score.md,
+        "reported_total": record.reported_score.total,
+        "score_formula": record.score_formula,
+        "extended_scores": extended,
+        "valid": record.valid,
+        "invalid_reasons": record.invalid_reasons,
+        "verification": record.verification,
+        "config_hash_status": record.config_hash_status,
+        "reproducibility": metadata.get("reproducibility") or {},
+    }
+
+
+def store_children(run: Run, parsed: ParsedRun) -> None:
+    record, provenance = parsed.record, parsed.provenance
+    seen, phases = set(), []
+    for position, phase in enumerate(record.phases):
+        if phase.name in seen:
+            continue
+        seen.add(phase.name)
+        phases.append(PhaseResult(
+            run=run, name=phase.name, position=position, value=phase.value, unit=phase.unit,
+            seconds=phase.seconds, printed_value=fit(PhaseResult, "printed_value", phase.printed_value),
+            printed_unit=fit(PhaseResult, "printed_unit", phase.printed_unit),
+            score_group=phase.score_group, command=phase.command, invalid=phase.invalid,
+            source_file=fit(PhaseResult, "source_file", phase.source_file), source_line=phase.source_line,
+            details=phase.details,
+        ))
+    PhaseResult.objects.bulk_create(phases)
+    RunFile.objects.bulk_create(
+        RunFile(run=run, name=fit(RunFile, "name", name), content=content.replace("\x00", ""))
+        for name, content in record.raw_files.items()
+    )
+    PhaseRankStats.objects.bulk_create(rank_stats_rows(run, record.rank_tables))
+    Tunable.objects.bulk_create(
+        Tunable(run=run, parameter=fit(Tunable, "parameter", t.parameter), value=fit(Tunable, "value", str(t.value)),
+                scope=t.scope, source_file=fit(Tunable, "source_file", t.source_file), source_line=t.source_line)
+        for t in provenance.tunables
+    )
+    Striping.objects.bulk_create(
+        Striping(run=run, path_role=fit(Striping, "path_role", s.path_role or s.path), stripe_count=s.stripe_count,
+                 stripe_size=fit(Striping, "stripe_size", str(s.stripe_size or "")), overstriping=s.overstriping,
+                 dir_stripe_count=s.dir_stripe_count, inherited=s.inherited, command=s.command or "",
+                 source_file=fit(Striping, "source_file", s.source_file), source_line=s.source_line)
+        for s in provenance.stripings
+    )
+
+
+def rank_stats_rows(run: Run, tables: dict) -> list[PhaseRankStats]:
+    rows = []
+    for phase, table in sorted(tables.items()):
+        samples = [(s.rank, s.runtime, s.throughput) for s in table.samples]
+        summary = summarise_ranks(samples)
+        rows.append(PhaseRankStats(
+            run=run, phase=phase[:50], tool=table.tool, **summary.to_dict(), stonewall_pairs=table.stonewall_pairs,
+            per_rank=[list(sample) for sample in samples], source_file=table.source_file[:1000],
+        ))
+    return rows
+
+
+def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
+    """The shared LustreBuild row for this exact build (same versions, base and patches), or None."""
+    build = provenance.lustre
+    if build is None:
+        return None
+    row, created = LustreBuild.objects.get_or_create(
+        fingerprint=provenance.lustre_fingerprint,
+        defaults={
+            "server_version": fit(LustreBuild, "server_version", build.server_version),
+            "client_version": fit(LustreBuild, "client_version", build.client_version),
+            "base_tag": fit(LustreBuild, "base_tag", build.base_tag),
+            "base_commit": fit(LustreBuild, "base_commit", build.base_commit),
+            "notes": build.notes or "",
+        },
+    )
+    if created:
+        LustrePatch.objects.bulk_create(
+            LustrePatch(build=row, position=position, commit=fit(LustrePatch, "commit", p.commit),
+                        ticket=fit(LustrePatch, "ticket", p.ticket),
+                        component=fit(LustrePatch, "component", p.component), summary=p.summary or "",
+                        review_url=fit(LustrePatch, "review_url", p.review_url), status=p.status)
+            for position, p in enumerate(build.patches)
+        )
+    return row
+
+
+def reprocess_uploads(uploads: Iterable[Upload]) -> IngestSummary:
+    """Re-parse stored uploads after a parser change, rewriting the runs each owns (apps.results.ownership).
+
+    One upload that cannot be re-read (its file gone, content the parsers now refuse, a database error) is
+    reported, naming the upload and the reason, and the next one is reprocessed: each upload is its own
+    transaction, so nothing of a failed one is written.
+    """
+    summary = IngestSummary()
+    for upload in uploads:
+        try:
+            reprocessed = ingest_upload(upload, reprocess=True)
+        except Exception as exc:
+            if not isinstance(exc, IngestError):
+                logger.exception("reprocessing upload %s failed", upload.pk)
+            summary.failed.append(f"upload {upload.pk} ({upload.original_name}): {exc}")
+        else:
+            summary.updated.extend(run.pk for run in reprocessed)
+    return summary
+
+
+def _as_int(value) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None
+
+
+PIPELINE = Pipeline(kind="io500", ingest_upload=ingest_upload, ingest_paths=ingest_paths)
