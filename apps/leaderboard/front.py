@@ -39,7 +39,7 @@ def _top_entries(kind: str) -> list:
 def home(request):
     states = {state.kind: state for state in ListState.objects.all()}
     tops = [(LIST_KINDS[kind], _top_entries(kind), states.get(kind)) for kind in AWARD_LISTS]
-    newest_runs = list(Run.objects.filter(kind="io500").select_related("system__institution")
+    newest_runs = list(Run.objects.filter(kind="io500").without_pending_claims().select_related("system__institution")
                        .only("pk", "run_timestamp", "year", "score_total", "client_nodes", "created_at",
                              "system__name", "system__institution__name")
                        .order_by("-pk")[:NEWEST])
@@ -108,7 +108,7 @@ def system_index(request):
 
 def pickable_runs(query: str, limit: int = 50) -> list:
     """The newest runs of the systems matching `query`, for the compare page's picker."""
-    runs = Run.objects.filter(kind="io500").select_related("system__institution").only(
+    runs = Run.objects.filter(kind="io500").without_pending_claims().select_related("system__institution").only(
         "pk", "run_timestamp", "year", "score_total", "client_nodes", "system__name", "system__filesystem",
         "system__institution__name")
     if query:

@@ -112,13 +112,15 @@ def system_history(request, pk: int):
 def triage_event(request, pk: int):
     """Staff set the status (and note) of every change of one event from the history page."""
     status, changes = request.POST.get("status", ""), request.POST.get("changes", "")
-    if status not in Change.Status.values or not all(part.isdigit() for part in changes.split(",")):
+    if status not in Change.Status.values or not all(part.isdecimal() for part in changes.split(",")):
         return HttpResponseBadRequest("status must be one of " + ", ".join(Change.Status.values)
                                       + "; changes a comma-separated list of change ids")
     chosen = list(Change.objects.filter(system_id=pk, pk__in=[int(part) for part in changes.split(",")]))
     if not chosen:
         return HttpResponseBadRequest("no change of this system among " + changes)
     note = request.POST.get("note", "").strip() or None
+    if note is not None and "\x00" in note:
+        return HttpResponseBadRequest("the note contains a NUL character, which cannot be stored")
     for change in chosen:
         triage(change, status=status, note=note, user=request.user)
     return redirect(reverse("system-history", args=[pk]) + f"#change-{chosen[0].pk}")

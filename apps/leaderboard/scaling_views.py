@@ -83,7 +83,7 @@ def _threshold(raw: str | None) -> tuple[float, str]:
 
 
 def _other_series(raw: str | None, series: ScalingSeries) -> ScalingSeries | None:
-    if not raw or not raw.isdigit() or int(raw) == series.pk:
+    if not raw or not raw.isdecimal() or int(raw) == series.pk:  # "²" is a digit int() refuses
         return None
     return ScalingSeries.objects.filter(pk=int(raw)).first()
 

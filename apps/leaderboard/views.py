@@ -208,7 +208,7 @@ def run_upload(request, pk: int):
 def system_detail(request, pk: int):
     system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
     runs = list(
-        system.runs.select_related("lustre_build")
+        system.runs.without_pending_claims().select_related("lustre_build")
         .without_large_fields()
         .with_badges()
         .order_by(F("run_timestamp").desc(nulls_last=True), F("year").desc(nulls_last=True), "-pk")

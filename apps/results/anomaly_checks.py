@@ -1,19 +1,34 @@
 """Running the anomaly rules against stored runs and keeping their findings as Anomaly rows.
 
 The rules themselves are plain Python (apps.results.anomalies); this module supplies what only
-the database knows (other runs with the same content) and the thresholds from settings.
+the database knows (other runs with the same result) and the thresholds from settings.
 """
 
 from django.conf import settings
+from django.db.models import Q
 
 from apps.results import runs
 from apps.results.anomalies import RuleContext, RunFacts, evaluate_all
 from apps.results.models import Anomaly, Run, Stack
 
 
+def same_result(run: Run) -> Q:
+    """The stored runs that are this run's benchmark execution: the same files, or the same three scores.
+
+    The scores too because the content hash covers every file of the result directory: the same files with
+    one more beside them (an ``ioboard.yaml`` naming another institution and system) hash differently, and a
+    published result could be filed again under another name unnoticed. Three recomputed floats equal to
+    the last bit are one execution (positive ones: zeros are what every broken run scores)."""
+    same = Q(content_hash=run.content_hash)
+    scores = (run.score_total, run.score_bw, run.score_md)
+    if None not in scores and min(scores) > 0:
+        same |= Q(score_total=run.score_total, score_bw=run.score_bw, score_md=run.score_md)
+    return same
+
+
 def duplicate_context(run: Run) -> RuleContext:
     others = (
-        Run.objects.filter(content_hash=run.content_hash)
+        Run.objects.filter(same_result(run))
         .exclude(pk=run.pk)
         .select_related("system__institution")
         .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")

@@ -10,8 +10,9 @@ or to the *operator* when they came from the command line (no upload). The rules
 - An upload adds to a series or a study only when its account created it; points stored by another upload or
   by the operator are never replaced or deleted by it.
 - Reprocessing an upload rewrites only what that upload owns.
-- Deleting an upload deletes only what it owns; a series or study it created that still holds points of
-  others passes to the owner of those points.
+- Deleting an upload deletes only what it owns, all of it: its runs, points and stacks; a series or study it
+  created that still holds points of others passes to the owner of those points. (Nothing it stored may stay
+  behind without its upload: that is how the operator's rows look, which no account may replace.)
 - An upload naming an existing storage system that holds runs of another owner makes a *claim*: its run waits
   as submitted, with the claim said on the run, until the committee accepts it (`system_claim`).
 
@@ -27,6 +28,7 @@ from django.db import transaction
 from apps.results import runs
 from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import Run, ScalingPoint, StorageSystem, StudyPoint, Upload
+from apps.results.tasks import schedule_ceiling_check
 
 OPERATOR = "the operator (command-line ingest)"
 
@@ -89,11 +91,15 @@ def system_claim(system: StorageSystem, writer: Upload | None) -> str:
 
 
 def delete_upload(upload: Upload) -> None:
-    """Remove an upload and what it owns: its runs and points, and the series and studies it created unless they
-    hold points of others (those pass to the owner of the remaining points); then its jobs and its file."""
+    """Remove an upload and what it owns: its runs, points and stacks, and the series and studies it created unless
+    they hold points of others (those pass to the owner of the remaining points); then its jobs and its file. The
+    runs of a deleted stack's system are checked again (against an older stack's ceiling, or none)."""
     stored = upload.file
     with transaction.atomic():
         runs.delete(upload.runs.all())
+        for system_id in set(upload.stacks.exclude(system=None).values_list("system", flat=True)):
+            schedule_ceiling_check(system_id)
+        upload.stacks.all().delete()
         ScalingPoint.objects.filter(upload=upload).delete()
         StudyPoint.objects.filter(upload=upload).delete()
         for series in upload.scaling_series.all():

@@ -40,7 +40,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, NullIf, RowNumber
 
 from apps.results.list_columns import COLUMNS_BY_KEY, column_field, criteria_condition, sort_column
-from apps.results.list_kinds import ELIGIBLE, EVERY_RUN_LIST, RANKED, list_kind, ranked_condition
+from apps.results.list_kinds import ACCEPTED_CONDITIONS, ELIGIBLE, EVERY_RUN_LIST, RANKED, list_kind, ranked_condition
 
 #: The run columns only a run's own page reads: its configuration, info and anomaly facts (JSON of kilobytes
 #: each), its extended scores and the benchmark's reasons. Every view of many runs (lists, system pages, exports,
@@ -139,6 +139,13 @@ class RunQuerySet(models.QuerySet):
         """Runs visible as ranked: eligible and accepted by review (`list_kinds.ranked_condition`). What the API's
         `ranked` flag and filter, a system's best score and change detection read; lists read their entries."""
         return self.filter(RANKED)
+
+    def without_pending_claims(self):
+        """Runs shown under their system's name: all but an upload's claim on a system of another owner that the
+        committee has not accepted (`Run.system_claim`). Such a run is listed on the historic list (unranked) and
+        on its own page only, so a fabricated run named after an existing system appears nowhere as that
+        system's until accepted: not among the newest runs, the system's runs or the compare picker."""
+        return self.filter(Q(system_claim="") | Q(**ACCEPTED_CONDITIONS))
 
     def with_normalised(self):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""

@@ -211,3 +211,21 @@ def test_through_the_real_worker_a_second_accounts_upload_is_already_published(
     assert "already published" in bobs["error"]
     assert snapshot(run) == before
     assert bob_client.delete(f"/api/v1/runs/{run.pk}/").status_code == 403
+
+
+def test_the_published_files_refiled_with_a_sidecar_inside_wait_as_a_flagged_duplicate(
+        operator_run, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    """A sidecar inside the result directory changes its files' hash, so the copy is no longer "already
+    published": it is the attacker's own run of its own new system, and must not pass review as a new result.
+    It waits as submitted, flagged as the same result as the operator's run, which keeps its place."""
+    before = snapshot(operator_run)
+    inside = {PUBLISHED_AT: DEMO_SUBMISSION, f"{PUBLISHED_AT}/ioboard.yaml": RENAMING_SIDECAR}
+
+    status = upload(bob_client, archive(inside), django_capture_on_commit_callbacks)
+
+    assert status["status"] == "done", status["error"]
+    (copy,) = Run.objects.filter(pk__in=[run["id"] for run in status["runs"]]).select_related("system")
+    assert (copy.system.name, copy.review_status) == ("Stolen", ReviewStatus.SUBMITTED)
+    (duplicate,) = copy.anomalies.filter(rule="duplicate_result")
+    assert f"another system: {PUBLISHED_AT}" in duplicate.message
+    assert snapshot(operator_run) == before

@@ -115,3 +115,19 @@ def test_an_account_cannot_hold_another_owners_runs_to_a_ceiling_of_its_own(
     assert "is ingested by the operator" in status["error"]
     assert not Stack.objects.exists()
     assert not Anomaly.objects.filter(run=operators_run, rule="above_measured_ceiling").exists()
+
+
+def test_deleting_a_stack_upload_deletes_its_stack(bob_client, private_storage, celery_eager,
+                                                   django_capture_on_commit_callbacks):
+    """Left behind without its upload, a stack would look like the operator's, which no account may replace or
+    delete: an account could make its stack permanent by deleting its own upload (issue #22, found live)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(bob_client, tar_gz_of(CAMPAIGN), name="b.tgz", kind="stack", stack="bobs")
+    status = bob_client.get(response.json()["status_url"]).json()
+    assert status["status"] == "done", status["error"]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert bob_client.delete(f"/api/v1/uploads/{status['id']}/").status_code == 204
+
+    assert not Stack.objects.filter(name="bobs").exists()
+    assert bob_client.get("/api/v1/stacks/bobs/").status_code == 404

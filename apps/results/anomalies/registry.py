@@ -38,7 +38,8 @@ class AnomalyFinding:
 
 @dataclass
 class RuleContext:
-    """What only the database knows: this run's identity and the stored runs sharing its content hash.
+    """What only the database knows: this run's identity and the stored runs of the same result (the same content
+    hash, or the same scores: ``apps.results.anomaly_checks.same_result``).
 
     ``system`` identifies this run's storage system; each entry of ``runs_with_same_content_hash``
     describes one other run, e.g. ``{"run_id": 17, "submission": "193", "path": "...",

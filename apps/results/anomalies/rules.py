@@ -528,7 +528,8 @@ class NodeCountMismatchRule(AnomalyRule):
 
 @register
 class DuplicateResultRule(AnomalyRule):
-    """The same result files are stored under another run, possibly of another system.
+    """The same result (its files, or its three scores to the last bit) is stored under another run, possibly of
+    another system.
 
     Identical content hashes mean one benchmark execution submitted twice (CERN 179/193, JAMSTEC
     548/689 in the public corpus), sometimes under a different system name. warn: a ranked list
@@ -549,7 +550,7 @@ class DuplicateResultRule(AnomalyRule):
         ]
         names = ", ".join(str(other.get("path") or other.get("submission") or other.get("run_id")) for other in others)
         where = "another system" if other_systems else "another run"
-        message = f"the same result files are also stored under {where}: {names}"
+        message = f"the same result (its files or its three scores) is also stored under {where}: {names}"
         evidence = {
             "content_hash": facts.content_hash,
             "run_id": context.run_id,

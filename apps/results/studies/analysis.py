@@ -514,7 +514,8 @@ def _sort_key(value: Any) -> Any:
     if isinstance(value, int | float):
         return (0, value)
     chunks = re.split(r"(\d+)", str(value))
-    return (1, tuple((0, int(chunk), "") if chunk.isdigit() else (1, 0, chunk) for chunk in chunks))
+    # isdecimal, not isdigit: a superscript ("4²") is a digit int() cannot read, and names come from uploads.
+    return (1, tuple((0, int(chunk), "") if chunk.isdecimal() else (1, 0, chunk) for chunk in chunks))
 
 
 def _rounded(value: float | None) -> float | None:
