@@ -1,6 +1,6 @@
 """API viewsets: fetch with one queryset method, serialize, done. The rules live in apps.results and apps.ingest."""
 
-from django.db.models import Count, F, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -26,7 +26,16 @@ from apps.results.diff import diff_runs, load_runs
 from apps.results.editions import EditionError, freeze_lists
 from apps.results.equations import EquationError
 from apps.results.list_kinds import ListKind
-from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, RulesEdition, Run, StorageSystem
+from apps.results.models import (
+    CustomList,
+    Edition,
+    EditionEntry,
+    ListEntry,
+    ReviewStatus,
+    RulesEdition,
+    Run,
+    StorageSystem,
+)
 from apps.results.ownership import delete_upload
 from apps.results.querysets import CountedKeys, load_listed
 from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
@@ -150,10 +159,11 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         best_score = Run.objects.filter(system=OuterRef("pk")).ranked().order_by(*BY_SCORE_NULLS_LAST)
         systems = StorageSystem.objects.select_related("institution").annotate(
-            run_count=Count("runs"), best_score=Subquery(best_score.values("score_total")[:1])
+            run_count=Count("runs", filter=Q(runs__system_claim="") | Q(runs__review_status=ReviewStatus.ACCEPTED)),
+            best_score=Subquery(best_score.values("score_total")[:1])
         ).order_by("institution__name", "name", "pk")
         if self.action == "retrieve":
-            runs = Run.objects.without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
+            runs = Run.objects.without_pending_claims().without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
             systems = systems.prefetch_related(Prefetch("runs", queryset=runs))
         return systems
 

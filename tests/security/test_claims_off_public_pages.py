@@ -54,3 +54,12 @@ def test_once_the_committee_accepts_the_claim_it_is_the_systems_run(client, clai
     runs.edit(claimed_run, ["review_status"])
     assert f"/runs/{claimed_run.pk}/" in client.get(f"/systems/{claimed_run.system_id}/").content.decode()
     assert f"/runs/{claimed_run.pk}/" in client.get("/").content.decode()
+
+
+def test_the_systems_api_counts_and_lists_only_the_systems_own_runs_until_the_claim_is_accepted(
+        client, claimed_run, operators_run):
+    system = client.get(f"/api/v1/systems/{claimed_run.system_id}/").json()
+    assert system["run_count"] == 1
+    assert [run["id"] for run in system["runs"]] == [operators_run.pk]
+    listed = client.get("/api/v1/systems/", {"name": "Pavo"}).json()["results"]
+    assert [row["run_count"] for row in listed] == [1]
