@@ -1,6 +1,7 @@
 """Load at the deadline: readers browse lists, runs and compare while accounts upload through the API.
 
-    .venv/bin/python -m bench.load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--json FILE]
+    .venv/bin/python -m bench.load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--think MIN MAX]
+                                             [--json FILE]
 
 Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
 synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
@@ -8,15 +9,18 @@ First measures idle `/healthz` (the yardstick), then runs --readers reader threa
 pages (filtered, sorted, deep pages), run pages and compare pages of the seeded runs, while 5 accounts post
 --uploads real corpus archives at once through the API with their tokens and poll them until done (as
 `bench.load_uploads` does, whose archive building, polling and database checks this reuses). Readers keep
-reading until every upload is done. The page cache is off (the cold path) unless --page-cache.
+reading until every upload is done. The page cache is off (the cold path) unless --page-cache. By default a
+reader asks for its next page as soon as it is answered (a closed loop: 32 such readers keep every CPU busy,
+so their latency is N / throughput whatever the pages cost); --think MIN MAX makes each pause between pages
+as a person (or locust's `between(MIN, MAX)`) does, which is the load 32 concurrent people put on a site.
 
 Checks: no reader error (any status but 200, or no answer), every upload done, each expected run stored exactly
 once; exit status 1 when one fails. The latency target (readers' p95 within 10x the idle `/healthz` median) is
 reported as met or not, without failing the command, so that `bench.report` still writes the figures that miss it.
 
 Why threads and urllib rather than locust: the bench harness already drives gunicorn, Celery and the uploads
-this way (`bench/harness.py`, `bench/load_uploads.py`), and the load is a fixed set of 32 closed-loop
-readers, which needs no event loop; locust would add gevent to the shared environment for that.
+this way (`bench/harness.py`, `bench/load_uploads.py`), and the load is a fixed set of 32 readers, which
+needs no event loop; locust would add gevent to the shared environment for that.
 """
 
 from __future__ import annotations
@@ -55,12 +59,17 @@ def reader_pages(run_ids: list[int], rng: random.Random) -> list[str]:
     return [f"/compare/?runs={first}&runs={second}"]
 
 
-def read_until(base: str, run_ids: list[int], stop: threading.Event, seed: int, samples: list) -> None:
+def read_until(base: str, run_ids: list[int], stop: threading.Event, seed: int, samples: list,
+               think: tuple[float, float] = (0.0, 0.0)) -> None:
+    """One reader: ask for a page, wait for the answer, then think for a time drawn uniformly from ``think``
+    (seconds; locust's ``between(a, b)``) before the next page. ``(0, 0)``: a closed loop with no pause."""
     rng = random.Random(seed)
     while not stop.is_set():
         for path in reader_pages(run_ids, rng):
             status, _, seconds = harness.http("GET", base + path, timeout=60)
             samples.append((path.split("?")[0].split("/")[1], status, seconds, path))
+        if think[1] > 0:
+            stop.wait(rng.uniform(*think))
 
 
 def load_average() -> str:
@@ -85,6 +94,9 @@ def main() -> None:
     parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
     parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
+                        help="seconds each reader pauses between pages, drawn uniformly (locust's between(MIN, MAX)); "
+                             "default 0 0: every reader asks again as soon as it is answered")
     harness.add_json_option(parser)
     args = parser.parse_args()
 
@@ -128,7 +140,8 @@ def main() -> None:
             healthz = idle_healthz(base)
             load_before = load_average()
             print(f"{args.readers} readers and {len(chosen)} uploads from {USERS} accounts at {base} …")
-            readers = [threading.Thread(target=read_until, args=(base, run_ids, stop, n, samples), daemon=True)
+            readers = [threading.Thread(target=read_until, args=(base, run_ids, stop, n, samples, tuple(args.think)),
+                                        daemon=True)
                        for n in range(args.readers)]
             for reader in readers:
                 reader.start()
@@ -196,7 +209,8 @@ def main() -> None:
     print(harness.table(["figure", "value"], rows))
     for failure in failures:
         print("FAILED:", failure)
-    harness.write_json(args.json, {"runs": args.runs, "readers": args.readers, "uploads": len(chosen),
+    harness.write_json(args.json, {"runs": args.runs, "readers": args.readers, "think_seconds": list(args.think),
+                                   "uploads": len(chosen),
                                    "healthz_median_seconds": healthz_median, "readers_p95_seconds": p95_all,
                                    "reader_errors": len(errors), "load_before": load_before, "load_after": load_after,
                                    "within_bound": within_bound, "failures": failures})
