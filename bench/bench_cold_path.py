@@ -104,7 +104,50 @@ def pages() -> list[tuple[str, str]]:
     custom = custom_list()
     urls += [(f"/lists/custom/{custom}/", "custom list"), (f"/lists/custom/{custom}/?page=20", "custom list, page 20"),
              (f"/api/v1/custom-lists/{custom}/", "API custom list")]
+    study, stack = study_and_stack()
+    urls += [
+        (f"/systems/{busiest}/history/", "system history"),
+        ("/changes/feed/", "changes feed"),
+        ("/scaling/", "scaling index"),
+        ("/studies/", "studies index"),
+        (f"/studies/{study}/", "study page"),
+        ("/stacks/", "stacks index"),
+        (f"/stacks/{stack}/", "stack page"),
+        ("/editions/", "editions index"),
+        (CUSTOM_LIST_BUILDER, "custom-list builder (signed in)"),
+        ("/lists/custom/check/?equation=sqrt(ior_easy_write*mdtest_easy_write)", "builder's live equation check"),
+    ]
     return urls
+
+
+#: The one page served only to a signed-in account: measured with a session of its own.
+CUSTOM_LIST_BUILDER = "/lists/custom/new/"
+
+
+def study_and_stack() -> tuple[int, str]:
+    """The pk of an IOR study and the name of a stack, the demo's (fixtures/demo-ior-study, fixtures/demo-stack),
+    ingested before anything is timed if the database has none: synthetic seeding makes neither."""
+    from apps.ingest.pipelines.ior import ingest_ior_paths
+    from apps.ingest.pipelines.stack import ingest_paths as ingest_stack_paths
+    from apps.results.models import Stack, Study
+
+    if not Study.objects.exists():
+        ingest_ior_paths([REPO_ROOT / "fixtures" / "demo-ior-study"], study_name="bench: demo IOR study")
+    if not Stack.objects.exists():
+        ingest_stack_paths([REPO_ROOT / "fixtures" / "demo-stack"], {"name": "bench-beacon"})
+    return Study.objects.order_by("pk").values_list("pk", flat=True)[0], Stack.objects.order_by("pk")[0].name
+
+
+def session_cookie() -> str:
+    """A Cookie header of a signed-in account (an ordinary one), for the builder page."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(username="bench-reader")
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
 def custom_list() -> str:
@@ -125,11 +168,13 @@ def custom_list() -> str:
 def measure(base: str, urls: list[tuple[str, str]], rounds: int, warmup: int) -> dict[str, list[float]]:
     timings: dict[str, list[float]] = {url: [] for url, _ in urls}
     order = [url for url, _ in urls]
+    signed_in = {"Cookie": session_cookie()}
     shuffler = random.Random(13)
     for round_number in range(warmup + rounds):
         shuffler.shuffle(order)
         for url in order:
-            status, _, seconds = harness.http("GET", base + url, timeout=180)
+            headers = signed_in if url == CUSTOM_LIST_BUILDER else None
+            status, _, seconds = harness.http("GET", base + url, headers=headers, timeout=180)
             if status != 200:
                 raise SystemExit(f"{url} answered {status}")
             if round_number >= warmup:

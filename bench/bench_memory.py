@@ -96,9 +96,11 @@ def measure_upload_ingest(folder: Path, corpus: Path, archive: Path, database: s
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     url = harness.fresh_database(database)
     media = scratch / "media"
+    # The whole corpus as one upload is past the runs-per-upload cap an account meets (IOBOARD_UPLOAD_MAX_RUNS):
+    # lifted here, as an administrator ingesting it would, since its memory at that size is what is measured.
     measured = harness.run_measured(
         [harness.PYTHON, "-m", "bench.bench_memory", "--child-upload", str(archive)],
-        env={"DATABASE_URL": url, "MEDIA_ROOT": str(media)}, timeout=1800,
+        env={"DATABASE_URL": url, "MEDIA_ROOT": str(media), "IOBOARD_UPLOAD_MAX_RUNS": "100000"}, timeout=1800,
     )
     if measured.returncode != 0:
         raise RuntimeError(f"upload ingest child failed:\n{measured.stderr[-4000:]}")

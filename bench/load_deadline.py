@@ -143,6 +143,7 @@ def main() -> None:
             readers = [threading.Thread(target=read_until, args=(base, run_ids, stop, n, samples, tuple(args.think)),
                                         daemon=True)
                        for n in range(args.readers)]
+            reading_started = time.perf_counter()
             for reader in readers:
                 reader.start()
             time.sleep(5)  # readers at full speed before the uploads start
@@ -156,6 +157,7 @@ def main() -> None:
             stop.set()
             for reader in readers:
                 reader.join(timeout=90)
+            reading_seconds = time.perf_counter() - reading_started
             load_after = load_average()
             failures, figures = verify(chosen, posted, media, seeded_runs=seeded)
         except Exception:
@@ -179,11 +181,13 @@ def main() -> None:
         failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
     healthz_p95 = harness.percentile(healthz, 0.95)
     rows = [["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"]]
+    page_types = {}
     for kind in sorted({s[0] for s in samples}):
         times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
         if not times:
             continue
         p95 = harness.percentile(times, 0.95)
+        page_types[kind] = {"requests": len(times), "median_seconds": harness.median(times), "p95_seconds": p95}
         rows.append([f"readers: /{kind}/ ({len(times)} requests) median / p95 ms (p95 x /healthz)",
                      f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x)"])
     all_times = [s[2] for s in samples if s[1] == 200]
@@ -191,9 +195,12 @@ def main() -> None:
     within_bound = p95_all <= bound
     finals = Counter(p["final"].get("status") for p in posted)
     twice = ">0" if any("more than once" in f for f in failures) else "0"
+    throughput = len(samples) / reading_seconds
     rows += [
         ["readers: all pages, requests / errors / p95 ms (x /healthz)",
          f"{len(samples)} / {len(errors)} / {p95_all * 1e3:.1f} ({p95_all / healthz_median:.1f}x)"],
+        ["readers: requests/s over the reading window; mean latency it implies for closed-loop readers (N / X)",
+         f"{throughput:.1f}; {args.readers / throughput * 1e3:.0f} ms"],
         ["uploads: accounts / archives / final states", f"{USERS} / {len(chosen)} / "
          + ", ".join(f"{state}: {n}" for state, n in sorted(finals.items()))],
         ["uploads: first POST to last done s", f"{finished:.1f}"],
@@ -212,7 +219,9 @@ def main() -> None:
     harness.write_json(args.json, {"runs": args.runs, "readers": args.readers, "think_seconds": list(args.think),
                                    "uploads": len(chosen),
                                    "healthz_median_seconds": healthz_median, "readers_p95_seconds": p95_all,
-                                   "reader_errors": len(errors), "load_before": load_before, "load_after": load_after,
+                                   "reader_errors": len(errors), "reader_requests": len(samples),
+                                   "reading_seconds": reading_seconds, "page_types": page_types,
+                                   "cpus": os.cpu_count(), "load_before": load_before, "load_after": load_after,
                                    "within_bound": within_bound, "failures": failures})
     sys.exit(1 if failures else 0)
 

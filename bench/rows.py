@@ -220,16 +220,35 @@ def concurrent_uploads(result: dict) -> list[Figure]:
      full=("--runs", "100000", "--readers", "32", "--uploads", "50"), needs=("postgres", "corpus"))
 def deadline_load(result: dict) -> list[Figure]:
     """The scenario is defined at its size (32 readers at 100k runs, 50 uploads from 5 accounts), at both scales:
-    fewer readers or runs would not say whether a deadline is survived."""
+    fewer readers or runs would not say whether a deadline is survived.
+
+    The readers are a closed loop with no think time: each asks for its next page as soon as the last one
+    answered, so their latency is the number of readers over the throughput (Little's law), whatever the
+    pages cost alone. The last figure says what CPU time per request the target would take on this machine."""
     healthz = result["healthz_median_seconds"]
-    return [
-        Figure(f"{result['readers']} readers at {result['runs']:,} runs: p95 (x idle `/healthz` median; target 10x)",
+    figures = [
+        Figure(f"{result['readers']} readers at {result['runs']:,} runs, no think time: p95 (x idle `/healthz` "
+               "median; target 10x)",
                f"{result['readers_p95_seconds'] * 1e3:.1f} ms ({result['readers_p95_seconds'] / healthz:.1f}x: "
                + ("met" if result["within_bound"] else "NOT met") + ")"),
         Figure("idle `/healthz` median", f"{healthz * 1e3:.1f} ms"),
         Figure(f"reader errors; {result['uploads']} uploads from 5 accounts, checks",
                f"{result['reader_errors']}; "
                + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED")),
-        Figure("load average (1, 5, 15 min) before / after: other engineers' work on the shared 2-CPU machine",
-               f"{result.get('load_before', 'n/a')} / {result.get('load_after', 'n/a')}"),
     ]
+    if result.get("page_types"):
+        figures.append(Figure("p95 per page type (which pages make the readers' p95)",
+                              ", ".join(f"/{kind}/ {page['p95_seconds'] * 1e3:.0f} ms"
+                                        for kind, page in sorted(result["page_types"].items()))))
+    if result.get("reading_seconds"):
+        throughput = result["reader_requests"] / result["reading_seconds"]
+        target = 10 * healthz
+        figures.append(Figure(
+            f"readers' throughput X and the mean latency it makes for {result['readers']} closed-loop readers "
+            f"(N / X); CPU per request on {result['cpus']} CPUs, measured / what a {target * 1e3:.0f} ms target "
+            "would allow (N / X <= target)",
+            f"{throughput:.0f} requests/s, {result['readers'] / throughput * 1e3:.0f} ms; "
+            f"{result['cpus'] / throughput * 1e3:.1f} ms / {result['cpus'] * target / result['readers'] * 1e3:.1f} ms"))
+    figures.append(Figure("load average (1, 5, 15 min) before / after: other engineers' work on the shared 2-CPU "
+                          "machine", f"{result.get('load_before', 'n/a')} / {result.get('load_after', 'n/a')}"))
+    return figures

@@ -75,6 +75,13 @@ def celery_argv(queue: str, name: str) -> list[str]:
             "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
 
 
+def prefork_worker_argv(queue: str) -> list[str]:
+    """A worker as deployed (prefork, so the ingest task's time limits hold), one process, on ``queue``."""
+    return ["-m", "celery", "-A", "config", "worker", "--pool", "prefork", "--concurrency", "1", "--queues", queue,
+            "--hostname", f"prefork-{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+            "--loglevel", "INFO"]
+
+
 @pytest.fixture
 def fault_queue():
     return f"ioboard-fault-{uuid.uuid4().hex[:12]}"

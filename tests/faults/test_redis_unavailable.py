@@ -7,7 +7,9 @@ half-open connection through a firewall), the fault that hangs a client without 
 and broker are both pointed at the fault, as they share one Redis in production.
 """
 
+import shutil
 import socket
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -19,13 +21,18 @@ from apps.ingest.models import IngestJob
 from apps.ingest.tasks import requeue_jobs
 from apps.results import freshness
 from apps.results.models import CustomList, Run, Upload
+from bench import harness
 from tests.factories import RunFactory
+from tests.faults.conftest import needs_real_services, prefork_worker_argv, wait_for, worker_env
 from tests.faults.test_broker_down import closed_loopback_port, post_demo, use_broker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: What a client may wait for an answer while Redis is away.
 ANSWER_SECONDS = 5
+#: From Redis back to the upload's runs stored: a prefork worker starting (~10 s on a loaded 2-CPU machine), its
+#: worker_ready sweep enqueueing the job, and one ingest.
+INGESTED_SECONDS = 90
 
 
 @contextmanager
@@ -58,27 +65,35 @@ def silent_server():
         server.close()
 
 
+@contextmanager
+def redis_at(url: str, settings):
+    """Cache and broker of this process on ``url``, with the production socket timeouts; restored after."""
+    from config.celery import app as celery_app
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                                   "OPTIONS": {"socket_connect_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
+                                               "socket_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT}}}
+    previous = celery_app.conf.broker_url, celery_app.conf.task_always_eager
+    previous_options = dict(celery_app.conf.broker_transport_options or {})
+    celery_app.conf.broker_transport_options = {
+        **previous_options, "socket_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT,
+        "socket_connect_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT}
+    use_broker(url, eager=False)
+    freshness.forget_shared_cache_failure()
+    try:
+        yield
+    finally:
+        celery_app.conf.broker_transport_options = previous_options
+        use_broker(previous[0], eager=previous[1])
+
+
 @pytest.fixture(params=["refused", "silent"])
 def redis_away(request, settings):
     """Cache and broker on a Redis that refuses, or that accepts and never answers (with the production timeouts)."""
-    from config.celery import app as celery_app
-
     with silent_server() as silent_port:
         port = closed_loopback_port() if request.param == "refused" else silent_port
-        url = f"redis://127.0.0.1:{port}/0"
-        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
-                                       "OPTIONS": {"socket_connect_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
-                                                   "socket_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT}}}
-        previous = celery_app.conf.broker_url, celery_app.conf.task_always_eager
-        previous_options = dict(celery_app.conf.broker_transport_options or {})
-        celery_app.conf.broker_transport_options = {
-            **previous_options, "socket_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT,
-            "socket_connect_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT}
-        use_broker(url, eager=False)
-        freshness.forget_shared_cache_failure()
-        yield request.param
-        celery_app.conf.broker_transport_options = previous_options
-        use_broker(previous[0], eager=previous[1])
+        with redis_at(f"redis://127.0.0.1:{port}/0", settings):
+            yield request.param
 
 
 def timed(call):
@@ -131,3 +146,54 @@ def test_a_custom_list_saves_and_reads_as_being_ranked(alice_client, client, red
     page = client.get(f"/lists/custom/{token}/")
     assert page.status_code == 200
     assert "Being ranked" in page.content.decode()
+
+
+@contextmanager
+def stopped_redis(port: int, log_dir):
+    """A private redis-server started on ``port`` and stopped again: what a client meets when Redis went down."""
+    harness.private_redis(port, log_dir=log_dir).stop()
+    yield
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("fault", ["stopped", "silent"])
+def test_an_upload_kept_while_redis_is_away_is_ingested_once_by_a_real_worker_when_it_is_back(
+        alice_client, private_storage, settings, workers, fault):
+    needs_real_services()
+    if not shutil.which("redis-server"):
+        pytest.skip("no redis-server binary to start a private Redis that can be stopped")
+    logs = private_storage / "logs"
+    logs.mkdir()
+    port = harness.free_port()
+    away = stopped_redis(port, logs) if fault == "stopped" else silent_server()
+    with away as silent_port:
+        port = silent_port or port
+        url = f"redis://127.0.0.1:{port}/0"
+        with redis_at(url, settings):
+            response, seconds = timed(lambda: post_demo(alice_client))
+    assert response.status_code == 202, response.content[:500]
+    assert seconds < ANSWER_SECONDS, f"{fault}: answered after {seconds:.1f} s"
+    job = IngestJob.objects.get()
+    assert job.status == IngestJob.Status.PENDING
+
+    redis = harness.private_redis(port, log_dir=logs)  # Redis is back, on the address the site was given
+    worker = None
+    try:
+        back = time.monotonic()
+        worker = workers.start(prefork_worker_argv("celery"), worker_env(private_storage / "media", REDIS_URL=url),
+                               private_storage / "worker.log")
+
+        def finished():
+            job.refresh_from_db()
+            return job.status in (IngestJob.Status.DONE, IngestJob.Status.FAILED)
+
+        wait_for(finished, timeout=INGESTED_SECONDS, what="the kept upload to be ingested", worker=worker)
+        ingested = time.monotonic() - back
+    finally:
+        if worker:
+            worker.stop()
+        redis.stop()
+    assert job.status == IngestJob.Status.DONE, job.error
+    assert Run.objects.count() == 1
+    assert list(job.runs.all()) == list(Run.objects.filter(upload=job.upload))
+    print(f"{fault}: answered in {seconds:.2f} s; ingested {ingested:.1f} s after Redis was back", file=sys.stderr)

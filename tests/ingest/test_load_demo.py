@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.models import Change, CustomList, Edition, Run, ScalingSeries, Stack
+from apps.results.list_kinds import LIST_KINDS
+from apps.results.models import Change, CustomList, Edition, ListEntry, Run, ScalingSeries, Stack
+from apps.results.review import clause_outcomes
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +101,16 @@ def test_the_demo_has_a_stack_with_its_ceiling(demo, client):
     assert stack.ceiling_write == pytest.approx(11487, rel=0.001)
     assert stack.limited_by == {"read": "storage", "write": "storage"}
     assert client.get("/stacks/beacon/").status_code == 200
+
+
+@pytest.mark.parametrize("kind", [slug for slug, kind in LIST_KINDS.items() if kind.track == "production"])
+def test_the_demos_production_number_one_fails_no_submission_rule(demo, client, kind):
+    top = ListEntry.objects.filter(kind=kind, ranked=True).order_by("-score").select_related("run").first()
+    assert top is not None, f"the demo's {kind} list is empty"
+
+    _, outcomes = clause_outcomes(top.run)
+    failing = {outcome.clause.id: outcome.detail for outcome in outcomes if outcome.outcome == "fail"}
+
+    assert outcomes
+    assert failing == {}
+    assert "IO500-APP-VERSION" in {outcome.clause.id for outcome in outcomes if outcome.outcome == "pass"}

@@ -6,9 +6,9 @@ from decimal import Decimal
 import pytest
 from django.template import Context, Template
 
-from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows, point_rows
+from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows, point_rows, stack_figure
 from apps.results.diff import Delta, Difference
-from apps.results.models import ScalingPoint
+from apps.results.models import ScalingPoint, StackMeasurement
 from tests.pages import elements
 
 # The templates the tags replaced, kept here as the specification of their markup.
@@ -104,3 +104,20 @@ def test_change_colours_follow_the_noise_verdict():
     assert '<td class="num change flat" title="within run-to-run noise">−1.1 %</td>' in judged
     assert '<td class="num change down" title="beyond run-to-run noise">−1.1 %</td>' in judged
     assert '<td class="num change down">−1.1 %</td>' in delta_rows([delta])
+
+
+# The included template the stack page's figure cells used (a thousand per page), with floatformat.
+STACK_FIGURE = Template("""{% if m %}{{ m.measured|floatformat:0 }}{% if m.efficiency is not None %} \
+<span class="muted">({{ m.efficiency|floatformat:2 }})</span>{% endif %}{% if m.is_outlier %} \
+<span class="badge warn" title="below 0.8 × the peers' median {{ m.peer_median|floatformat:0 }}">outlier</span>\
+{% endif %}{% else %}<span class="muted">—</span>{% endif %}""")
+
+
+@pytest.mark.parametrize("measurement", [
+    None,
+    StackMeasurement(measured=1567.8, efficiency=0.7012),
+    StackMeasurement(measured=866.2, efficiency=0.49, is_outlier=True, peer_median=1301.4),
+    StackMeasurement(measured=45000.0),
+], ids=["none", "with efficiency", "outlier", "bare"])
+def test_a_stack_figure_is_the_included_templates_markup(measurement):
+    assert stack_figure(measurement) == STACK_FIGURE.render(Context({"m": measurement}))

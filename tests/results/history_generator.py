@@ -1,10 +1,11 @@
 """Held-out run histories with known changes, for accepting change detection beyond the shared sample.
 
-`write_history(root, seed)` writes IO500 C-application results in the io500-sc23 format
-(`result_summary.txt`, no `result.txt`) with an `ioboard.yaml` sidecar per submission, laid out like the
-public archive (`<institution>/<system>/Lustre/<year>/submission-<id>/`), and returns the truth in the
-shape of `../shared/history-sample/truth.json` (each step with its detectability ``z``).
-Everything random comes from the seed: the systems,
+`write_history(root, seed)` writes IO500 C-application results in the format of the io500-isc21_v1 and later
+releases (`result_summary.txt`, no `result.txt`), each naming the release a site had at its date, with an
+`ioboard.yaml` sidecar per submission, laid out like the public archive
+(`<institution>/<system>/Lustre/<year>/submission-<id>/`), and returns the truth in the shape of
+`../shared/history-sample/truth.json` (each step with its detectability ``z``). Everything random comes from the
+seed: the systems,
 their length, their noise (log-normal, 3 to 5 %), the provenance events (a Lustre upgrade, a patch, a
 tunable, more client nodes) and which phases each event moves (x1.18 to x1.6, or its inverse), events that
 move nothing, one-off outliers (x0.45 or x1.9 of one phase, with no provenance change), and a flat
@@ -113,8 +114,22 @@ def _sidecar(system: _System, submission: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _summary(values: dict[str, float], seconds: dict[str, float]) -> str:
-    lines = ["IO500 version io500-sc23_v1 (standard)"]
+#: The IO500 release a site running on a date would use: the one published for the list before the list the run is
+#: made for (the ISC list in June takes runs up to May, the SC list in November up to November, a December run is
+#: for the next ISC list). Tags as the public archive's result files print them.
+RELEASE_BEFORE_LIST = {"isc23": "io500-sc22_v2", "sc23": "io500-isc23", "isc24": "io500-sc23_v1",
+                       "sc24": "io500-isc24_v3", "isc25": "io500-sc24_v1", "sc25": "io500-isc25_v2",
+                       "isc26": "io500-sc25"}
+
+
+def release_at(when: datetime) -> str:
+    """The release tag a run made on ``when`` prints in its header."""
+    year, conference = (when.year + 1, "isc") if when.month == 12 else (when.year, "isc" if when.month <= 5 else "sc")
+    return RELEASE_BEFORE_LIST[f"{conference}{year % 100:02d}"]
+
+
+def _summary(values: dict[str, float], seconds: dict[str, float], release: str) -> str:
+    lines = [f"IO500 version {release} (standard)"]
     for printed, name, unit, _ in PHASES:
         lines.append(f"[RESULT] {printed:>20} {values[name]:15.6f} {unit} : time {seconds[name]:.3f} seconds")
         if name == "mdtest_easy_write":
@@ -133,7 +148,7 @@ def write_submission(root: Path, institution: str, system: str, submission: int,
     results = folder / "results" / when.strftime("%Y.%m.%d-%H.%M.%S")
     results.mkdir(parents=True)
     (folder / "ioboard.yaml").write_text(sidecar)
-    (results / "result_summary.txt").write_text(_summary(values, {phase: 400.0 for phase in values}))
+    (results / "result_summary.txt").write_text(_summary(values, {phase: 400.0 for phase in values}, release_at(when)))
     return folder
 
 

@@ -28,7 +28,7 @@ from apps.ingest.tasks import ingest_upload_task
 from apps.results.models import Run, StorageSystem, Upload
 from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file
 from tests.factories import UserFactory
-from tests.faults.conftest import needs_real_services, wait_for, worker_env
+from tests.faults.conftest import needs_real_services, prefork_worker_argv, wait_for, worker_env
 
 # 9 levels of 9 aliases: 9**9 (387 million) strings from about 750 bytes, the attacker's sidecar.
 ALIAS_BOMB = "\n".join(
@@ -149,13 +149,6 @@ def test_an_archive_bomb_is_a_400_from_the_request_within_3_seconds_and_nothing_
 
 
 # --- the rest: on a real worker ------------------------------------------------------------------
-
-def prefork_worker_argv(queue: str) -> list[str]:
-    """A worker as deployed (prefork, so the ingest task's time limits hold), one process, on the test's queue."""
-    return ["-m", "celery", "-A", "config", "worker", "--pool", "prefork", "--concurrency", "1", "--queues", queue,
-            "--hostname", f"bounded-{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-            "--loglevel", "INFO"]
-
 
 def process_tree_rss(pid: int) -> int:
     """Resident bytes of ``pid`` and each of its children, the largest of them (each must stay under the cap)."""

@@ -53,6 +53,21 @@ def num(value, digits=2) -> str:
     return f"{value:.{int(digits)}f}"
 
 
+@register.filter
+def stack_figure(measurement) -> SafeString:
+    """A stack layer's figure in its table cell: measured (efficiency), an outlier badge naming the peers' median.
+    A filter, not an included template: a stack page has a thousand of these cells."""
+    if not measurement:
+        return mark_safe('<span class="muted">—</span>')
+    html = num(measurement.measured, 0)
+    if measurement.efficiency is not None:
+        html += f' <span class="muted">({num(measurement.efficiency)})</span>'
+    if measurement.is_outlier:
+        html += (f""" <span class="badge warn" title="below 0.8 × the peers' median """
+                 f"""{num(measurement.peer_median, 0)}">outlier</span>""")
+    return mark_safe(html)  # noqa: S308 - numbers and constants only
+
+
 def noise_trend(change, beyond) -> tuple[str, str]:
     """The colour class and hover text of a change whose noise verdict is `beyond` (None: no verdict). A change
     within run-to-run noise is never coloured as a gain or a loss, however large its sign looks."""
