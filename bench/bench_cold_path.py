@@ -127,8 +127,8 @@ CUSTOM_LIST_BUILDER = "/lists/custom/new/"
 def study_and_stack() -> tuple[int, str]:
     """The pk of an IOR study and the name of a stack, the demo's (fixtures/demo-ior-study, fixtures/demo-stack),
     ingested before anything is timed if the database has none: synthetic seeding makes neither."""
-    from apps.ingest.pipelines.ior import ingest_ior_paths
-    from apps.ingest.pipelines.stack import ingest_paths as ingest_stack_paths
+    from apps.ingest.tools.ior.pipeline import ingest_ior_paths
+    from apps.ingest.tools.stack.pipeline import ingest_paths as ingest_stack_paths
     from apps.results.models import Stack, Study
 
     if not Study.objects.exists():
