@@ -25,8 +25,8 @@ sys.path.insert(0, str(REPO_ROOT))
 from apps.ingest.anomaly_facts import facts_from_record  # noqa: E402
 from apps.ingest.parsers.records import ParseError  # noqa: E402
 from apps.ingest.tools.io500.grammar import parse_tree  # noqa: E402
-from apps.results.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
-from apps.results.anomalies.calibration import (  # noqa: E402
+from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
+from apps.results.judgements.anomalies.calibration import (  # noqa: E402
     LABEL_TO_RULE,
     NODE_COUNT_LABEL,
     NODE_COUNT_LABELS,
@@ -46,7 +46,7 @@ from apps.results.anomalies.calibration import (  # noqa: E402
     submission_id,
     with_node_count_label,
 )
-from apps.results.anomalies.rules import WRITE_PHASES, score_reproduction  # noqa: E402
+from apps.results.judgements.anomalies.rules import WRITE_PHASES, score_reproduction  # noqa: E402
 
 QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99)
 

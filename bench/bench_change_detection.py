@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from apps.results.changes.detection import detect
+from apps.results.judgements.changes.detection import detect
 
 
 def main(seed: int) -> None:

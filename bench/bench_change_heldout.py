@@ -25,7 +25,7 @@ def main(first: int, last: int) -> None:
     from django.core.management import call_command
 
     from apps.ingest.tools.io500.pipeline import ingest_path
-    from apps.results.changes.services import detect_all_changes
+    from apps.results.services.changes.history import detect_all_changes
     from tests.results.history_generator import write_history
     from tests.results.test_change_acceptance import DERIVED, detected_changes, names_cause
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from apps.results.changes.detection import DetectionParameters, detect
+from apps.results.judgements.changes.detection import DetectionParameters, detect
 from bench.change_histories import HELD_OUT, METRICS, TRAINING, History, history
 
 OTAVA_PYTHON = Path(__file__).resolve().parent / ".venv-otava" / "bin" / "python"

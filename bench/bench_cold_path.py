@@ -63,8 +63,8 @@ def prepare(database_url: str, runs: int) -> dict:
 
 
 def pages() -> list[tuple[str, str]]:
-    from apps.results.list_columns import SORT_CHOICES
     from apps.results.models import ListEntry, Run, ScalingSeries, StorageSystem
+    from apps.results.models.list_columns import SORT_CHOICES
 
     run = ListEntry.objects.filter(kind="ten-node").order_by("run_id").values_list("run_id", flat=True).first()
     system = Run.objects.filter(pk=run).values_list("system_id", flat=True).get()
@@ -152,8 +152,8 @@ def session_cookie() -> str:
 
 def custom_list() -> str:
     """The token of a custom list over the Full list, saved (its values computed) before anything is timed."""
-    from apps.results.custom_lists import fill_custom_list, save_custom_list
     from apps.results.models import CustomList
+    from apps.results.services.custom_lists import fill_custom_list, save_custom_list
 
     name, equation = "bench: easy write x easy write", "sqrt(ior_easy_write * mdtest_easy_write)"
     saved = CustomList.objects.filter(name=name, equation=equation, base_list="full").first()
@@ -210,9 +210,9 @@ def one_upload(base: str) -> dict:
 
     from apps.ingest.core.pipeline import ingest_upload
     from apps.ingest.uploads import receive_upload
-    from apps.results import list_entries
     from apps.results.models import ListEntry
-    from apps.results.runs import delete as delete_runs
+    from apps.results.services import list_entries
+    from apps.results.services.runs import delete as delete_runs
 
     scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-upload-"))
     try:

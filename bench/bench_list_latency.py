@@ -139,8 +139,8 @@ def run_benchmark(database_url: str, args, scratch: Path):
     env = prepare(database_url, args.runs, str(static_root))
     from django.urls import NoReverseMatch, reverse
 
-    from apps.results.freshness import data_version_key
     from apps.results.models import ListEntry, Run
+    from apps.results.services.freshness import data_version_key
 
     try:
         reverse("api:list-io500-list")

@@ -24,9 +24,9 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from scipy import stats  # noqa: E402
 
-from apps.results.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
-from apps.results.anomalies.cache_physics import WEIGHT_KEYS  # noqa: E402
-from apps.results.anomalies.calibration import (  # noqa: E402
+from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all  # noqa: E402
+from apps.results.judgements.anomalies.cache_physics import WEIGHT_KEYS  # noqa: E402
+from apps.results.judgements.anomalies.calibration import (  # noqa: E402
     SPLITS,
     agreement,
     held_out_rules,

@@ -164,8 +164,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis: broker and cache when REDIS_URL is set; otherwise eager tasks and a local-memory cache.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # A Redis that refuses, or accepts and never answers, must not hold a request: every socket to it has a
-# deadline (seconds). Cache calls then fail open (apps.results.freshness.shared_cache_call); a publish is retried
-# once and then left to the sweep (apps.ingest.tasks), so an upload is answered within a few seconds.
+# deadline (seconds). Cache calls then fail open (apps.results.services.freshness.shared_cache_call); a publish is
+# retried once and then left to the sweep (apps.ingest.tasks), so an upload is answered within a few seconds.
 IOBOARD_CACHE_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_CACHE_SOCKET_TIMEOUT", "0.25"))
 IOBOARD_BROKER_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_BROKER_SOCKET_TIMEOUT", "1.0"))
 if REDIS_URL:
@@ -205,6 +205,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILI
 CELERY_BROKER_CONNECTION_TIMEOUT = IOBOARD_BROKER_SOCKET_TIMEOUT
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Tasks live beside the services they run, not in an app's tasks.py that autodiscovery would find: the
+# worker imports them by name. Each keeps the name it was queued under (name= on the task).
+CELERY_IMPORTS = [
+    "apps.results.services.custom_lists",
+    "apps.results.services.list_entries",
+    "apps.results.services.tasks",
+]
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-uploads": {"task": "apps.ingest.tasks.requeue_stuck_uploads", "schedule": 300.0},
 }
@@ -323,7 +330,7 @@ SPECTACULAR_SETTINGS = {
         "UploadKindEnum": "apps.ingest.tools.upload_kind_choices",
         "ChangeKindEnum": "apps.results.models.Change.Kind",
         "ChangeStatusEnum": "apps.results.models.Change.Status",
-        "ListKindEnum": "apps.results.list_kinds.LIST_KIND_SLUGS",
+        "ListKindEnum": "apps.results.models.list_kinds.LIST_KIND_SLUGS",
         "ReviewStatusEnum": "apps.results.models.ReviewStatus",
         "IngestStatusEnum": "apps.ingest.models.IngestJob.Status",
     },
@@ -347,16 +354,16 @@ IOBOARD_INGEST_CLAIM_SECONDS = envint("IOBOARD_INGEST_CLAIM_SECONDS", IOBOARD_IN
 # Anonymous list pages are cached until the data version changes (apps.web.page_cache); only with a
 # cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
 IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)
-# Every page-cache and data-version key starts with this (apps.results.freshness.cache_key), so two
+# Every page-cache and data-version key starts with this (apps.results.services.freshness.cache_key), so two
 # deployments sharing one Redis never serve each other's pages. Default: one prefix per database.
 IOBOARD_CACHE_PREFIX = os.environ.get("IOBOARD_CACHE_PREFIX") or f"ioboard:{Path(DATABASES['default']['NAME']).stem}"
-# Overrides of apps.results.anomalies.DEFAULT_THRESHOLDS, e.g. {"stat_over_create_easy": 30}.
+# Overrides of apps.results.judgements.anomalies.DEFAULT_THRESHOLDS, e.g. {"stat_over_create_easy": 30}.
 IOBOARD_ANOMALY_THRESHOLDS: dict = {}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-# Saved custom lists an account may keep: each is re-evaluated after every upload (apps.results.custom_lists).
+# Saved custom lists an account may keep: each is re-evaluated after every upload (apps.results.services.custom_lists).
 IOBOARD_CUSTOM_LISTS_PER_USER = envint("IOBOARD_CUSTOM_LISTS_PER_USER", 50)
 # After a failed call on the cache (Redis refused or silent), a process goes without it this long
-# (apps.results.freshness.shared_cache_call), so an outage costs one socket timeout, not one per call.
+# (apps.results.services.freshness.shared_cache_call), so an outage costs one socket timeout, not one per call.
 IOBOARD_CACHE_RETRY_SECONDS = envint("IOBOARD_CACHE_RETRY_SECONDS", 10)
 # The longest text an API field takes when neither its model column nor its serializer says otherwise.
 IOBOARD_API_MAX_TEXT_CHARS = envint("IOBOARD_API_MAX_TEXT_CHARS", 10000)
@@ -371,6 +378,6 @@ LOGGING = {
     "loggers": {"celery.app.trace": {"level": "WARNING"}} if CELERY_TASK_ALWAYS_EAGER else {},
 }
 
-# Overrides of apps.results.changes.detection.DetectionParameters (see docs/changes.md),
+# Overrides of apps.results.judgements.changes.detection.DetectionParameters (see docs/changes.md),
 # e.g. {"magnitude_floor_pct": 10, "step_sigmas": 5}.
 IOBOARD_CHANGE_DETECTION: dict = {}

@@ -39,7 +39,7 @@ def shared_files(folder: str, pattern: str) -> list[Path]:
 def shared_cache_tried_afresh():
     """A test that made the cache fail leaves the next test a cache that is tried again, not skipped."""
     yield
-    from apps.results.freshness import forget_shared_cache_failure
+    from apps.results.services.freshness import forget_shared_cache_failure
 
     forget_shared_cache_failure()
 

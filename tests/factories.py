@@ -6,8 +6,9 @@ import itertools
 import factory
 from django.contrib.auth import get_user_model
 
-from apps.results import models, runs
-from apps.results.models import identity_key
+from apps.results import models
+from apps.results.models.systems import identity_key
+from apps.results.services import runs
 
 _counter = itertools.count(1)
 
@@ -78,7 +79,8 @@ class RunFactory(factory.django.DjangoModelFactory):
 
     @classmethod
     def _create(cls, model_class, *args, **kwargs):
-        """Stored through the verb every writer uses (apps.results.runs): listed as an ingested run would be."""
+        """Stored through the verb every writer uses (apps.results.services.runs): listed as an ingested
+        run would be."""
         return runs.store(**kwargs)
 
     @factory.post_generation

@@ -14,8 +14,8 @@ from apps.api.filters import IntegerFilter
 from apps.api.inputs import BoundedTextMixin
 from apps.api.serializers import SystemSummarySerializer
 from apps.api.views import ApiDefaults
-from apps.results.changes.services import triage
 from apps.results.models import Change
+from apps.results.services.changes.history import triage
 
 
 class IsStaffOrReadOnly(BasePermission):

@@ -6,9 +6,9 @@ from drf_spectacular.utils import extend_schema_field
 
 from apps.ingest.models import IngestJob
 from apps.ingest.tools import upload_kind_choices
-from apps.results.list_columns import CRITERIA, SORT_CHOICES, Criterion
-from apps.results.list_kinds import ELIGIBLE, RANKED, list_kind_choices
 from apps.results.models import Edition, ListEntry, ReviewStatus, Run, StorageSystem
+from apps.results.models.list_columns import CRITERIA, SORT_CHOICES, Criterion
+from apps.results.models.list_kinds import ELIGIBLE, RANKED, list_kind_choices
 
 SQL_INTEGER_MAX = 2**31 - 1
 SCORE_MAX = 1e12
@@ -100,7 +100,7 @@ def criterion_filter(criterion: Criterion) -> filters.Filter:
 class ListCriteriaFilter(filters.FilterSet):
     """Criteria narrow a ranked list without re-ranking it: a rank stays the place on the whole list.
 
-    The criteria and sort keys are the leaderboard pages' own (apps.results.list_columns, applied by
+    The criteria and sort keys are the leaderboard pages' own (apps.results.models.list_columns, applied by
     ListEntryQuerySet.filter_listed/sort_listed), so the API and the HTML lists cannot disagree.
     """
 

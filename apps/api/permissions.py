@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from apps.results.ownership import account_may_change
+from apps.results.services.ownership import account_may_change
 
 
 class IsUploaderOrStaff(BasePermission):

@@ -2,7 +2,7 @@
 
 Rates and times are the decimals mdtest printed, serialised as strings ("846368.737") so no digit
 is lost to a float; ``printed`` keeps every string of the point's rows. The analysis is computed on
-request from the stored points (``apps.results.scaling.analysis``), with the saturation threshold
+request from the stored points (``apps.results.judgements.scaling.analysis``), with the saturation threshold
 adjustable per request.
 """
 
@@ -14,14 +14,14 @@ from rest_framework import serializers, viewsets
 
 from apps.api.serializers import SystemSummarySerializer
 from apps.api.views import ApiDefaults
-from apps.results.models import ScalingPoint, ScalingSeries
-from apps.results.scaling.analysis import (
+from apps.results.judgements.scaling.analysis import (
     DEFAULT_DECLINE_TOLERANCE,
     DEFAULT_SATURATION_THRESHOLD,
     DEFAULT_VARIATION_THRESHOLD,
     ScalingAnalysis,
     analyse_points,
 )
+from apps.results.models import ScalingPoint, ScalingSeries
 
 
 class ScalingPointSerializer(serializers.ModelSerializer):

@@ -9,8 +9,7 @@ from apps.api.inputs import BoundedTextMixin, JSONTextField
 from apps.ingest.models import IngestJob
 from apps.ingest.tools import DEFAULT_KIND, upload_kind_choices, upload_kinds
 from apps.ingest.tools.base import UploadField
-from apps.results.citations import cite, run_citations
-from apps.results.list_kinds import LIST_KINDS
+from apps.results.judgements.reproducibility import LEVELS, QuestionnaireError, clean_reproducibility
 from apps.results.models import (
     Anomaly,
     CustomList,
@@ -29,10 +28,11 @@ from apps.results.models import (
     Striping,
     Tunable,
 )
-from apps.results.reproducibility import LEVELS, QuestionnaireError, clean_reproducibility
-from apps.results.review import reproducibility_report
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.services.citations import cite, run_citations
+from apps.results.services.review import reproducibility_report
 
-#: The two verdicts every run answer carries (apps.results.list_kinds: one definition of each).
+#: The two verdicts every run answer carries (apps.results.models.list_kinds: one definition of each).
 ELIGIBLE_HELP = "may be ranked by its files and verdicts (valid, scored, not excluded), whatever its review"
 RANKED_HELP = "visible as ranked: eligible and accepted by the committee (submitted or rejected runs are not)"
 
@@ -76,7 +76,7 @@ class PhaseSerializer(serializers.ModelSerializer):
 
 
 class ScoreSerializer(serializers.Serializer):
-    """The recomputed score as the run's export record has it (``apps.results.export.score_record``)."""
+    """The recomputed score as the run's export record has it (``apps.results.services.export.score_record``)."""
 
     bw = serializers.FloatField(source="score_bw", allow_null=True, help_text="GiB/s")
     md = serializers.FloatField(source="score_md", allow_null=True, help_text="kIOPS")
@@ -515,7 +515,8 @@ class CustomListSerializer(BoundedTextMixin, serializers.ModelSerializer):
 
     name = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
     # No max_length of its own: the grammar refuses an over-long equation itself, with the position
-    # (apps.results.equations); BoundedTextMixin's bound only stops a body the grammar should never have to read.
+    # (apps.results.judgements.equations); BoundedTextMixin's bound only stops a body the grammar should never
+    # have to read.
     equation = serializers.CharField(trim_whitespace=False)
     base_list = serializers.ChoiceField(choices=list(LIST_KINDS), default="full")
     url = serializers.SerializerMethodField()

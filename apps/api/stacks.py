@@ -2,7 +2,7 @@
 their measurements, read by everyone. A campaign is uploaded as an archive through ``/uploads/`` with
 ``kind=stack`` (and optionally ``stack`` = its name); the upload's Celery job stores it.
 
-``/stacks/{name}/export/`` gives the ``export_stack --format json`` object (``apps.results.stack_export``).
+``/stacks/{name}/export/`` gives the ``export_stack --format json`` object (``apps.results.services.stack_export``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from apps.api.serializers import SystemSummarySerializer
 from apps.api.views import ApiDefaults
 from apps.results.models import Stack, StackComponent, StackMeasurement
-from apps.results.stack_export import stack_to_dict
+from apps.results.services.stack_export import stack_to_dict
 
 
 class StackSerializer(serializers.ModelSerializer):

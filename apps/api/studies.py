@@ -1,7 +1,7 @@
 """API for parameter studies: the studies, their points (values as IOR printed them) and comparisons.
 
 Printed values are strings ("3378.82", "NA") so no digit is lost. The comparisons are computed on
-request from the stored points (``apps.results.studies``), with the same shape as
+request from the stored points (``apps.results.judgements.studies``), with the same shape as
 ``export_study --format json``.
 """
 
@@ -13,8 +13,8 @@ from rest_framework import serializers, viewsets
 
 from apps.api.serializers import SystemSummarySerializer
 from apps.api.views import ApiDefaults
+from apps.results.judgements.studies.analysis import Verdict, axis_names, comparisons_of
 from apps.results.models import Study, StudyPoint
-from apps.results.studies.analysis import Verdict, axis_names, comparisons_of
 
 
 class StudyPointSerializer(serializers.ModelSerializer):

@@ -2,14 +2,14 @@
 
 The counters live in the cache (Redis in production). Rate limits protect the service; they must
 not take it down with the cache, so a throttle whose cache is unreachable (or was a moment ago:
-apps.results.freshness.shared_cache_call) lets the request through and logs a warning. The custom-list
+apps.results.services.freshness.shared_cache_call) lets the request through and logs a warning. The custom-list
 cap (IOBOARD_CUSTOM_LISTS_PER_USER) is counted in the database and holds without the cache.
 """
 
 from redis.exceptions import RedisError
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
-from apps.results.freshness import note_shared_cache_failure, shared_cache_available
+from apps.results.services.freshness import note_shared_cache_failure, shared_cache_available
 
 
 class FailOpenThrottle:

@@ -7,7 +7,7 @@ from apps.api.changes import ChangeViewSet
 from apps.api.scaling import ScalingSeriesViewSet
 from apps.api.stacks import StackComponentViewSet, StackMeasurementViewSet, StackViewSet
 from apps.api.studies import StudyViewSet
-from apps.results.list_kinds import LIST_KINDS
+from apps.results.models.list_kinds import LIST_KINDS
 
 app_name = "api"
 

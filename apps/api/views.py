@@ -19,13 +19,8 @@ from apps.api.schema import ApiSchema
 from apps.api.throttles import READ_THROTTLES, CustomListRateThrottle, UploadRateThrottle
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
-from apps.results.awards import edition_awards
-from apps.results.citations import mixed_lists_warning
-from apps.results.custom_lists import CustomListLimit, CustomListRows, save_custom_list
-from apps.results.diff import diff_runs, load_runs
-from apps.results.editions import EditionError, freeze_lists
-from apps.results.equations import EquationError
-from apps.results.list_kinds import ListKind
+from apps.results.judgements.diff import diff_runs
+from apps.results.judgements.equations import EquationError
 from apps.results.models import (
     CustomList,
     Edition,
@@ -36,10 +31,23 @@ from apps.results.models import (
     Run,
     StorageSystem,
 )
-from apps.results.ownership import delete_upload
-from apps.results.querysets import CountedKeys, load_listed
-from apps.results.review import ReviewError, check_item, checklist, clause_report, reproducibility_report, review_run
-from apps.results.runs import delete as delete_runs
+from apps.results.models.list_kinds import ListKind
+from apps.results.models.querysets import CountedKeys, load_listed
+from apps.results.services.awards import edition_awards
+from apps.results.services.citations import mixed_lists_warning
+from apps.results.services.custom_lists import CustomListLimit, CustomListRows, save_custom_list
+from apps.results.services.diff import load_runs
+from apps.results.services.editions import EditionError, freeze_lists
+from apps.results.services.ownership import delete_upload
+from apps.results.services.review import (
+    ReviewError,
+    check_item,
+    checklist,
+    clause_report,
+    reproducibility_report,
+    review_run,
+)
+from apps.results.services.runs import delete as delete_runs
 from apps.web.page_cache import cache_page_until_data_changes
 
 #: Query parameters that page or order a list without narrowing it.

@@ -16,9 +16,9 @@ from apps.ingest.parsers.json_values import json_safe
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 from apps.ingest.tools.io500.grammar.eras import score_formula_for
 from apps.ingest.tools.io500.grammar.sysinfo import declared_client_nodes
-from apps.results.anomalies.facts import PhaseFacts, RunFacts, ScoreFacts
-from apps.results.rank_stats import summarise_ranks
-from apps.results.scoring import compute_io500_score
+from apps.results.judgements.anomalies.facts import PhaseFacts, RunFacts, ScoreFacts
+from apps.results.judgements.rank_stats import summarise_ranks
+from apps.results.judgements.scoring import compute_io500_score
 
 
 def facts_from_record(record: IO500RunRecord, metadata: Mapping[str, Any] | None = None) -> RunFacts:
@@ -62,7 +62,7 @@ def facts_from_record(record: IO500RunRecord, metadata: Mapping[str, Any] | None
 
 
 def _rank_stats(record: IO500RunRecord) -> dict[str, dict[str, Any]]:
-    """Per phase with a per-rank CSV: how evenly its ranks worked (``apps.results.rank_stats``)."""
+    """Per phase with a per-rank CSV: how evenly its ranks worked (``apps.results.judgements.rank_stats``)."""
     stats = {}
     for phase, table in sorted(record.rank_tables.items()):
         summary = summarise_ranks((s.rank, s.runtime, s.throughput) for s in table.samples).to_dict()
@@ -147,7 +147,7 @@ def _hostfile_node_counts(record: IO500RunRecord) -> list[dict[str, Any]]:
     """The node count a phase's MPI hostfile is named for, where its name ends in one (`--hostfile cli_hosts_10`).
 
     The file itself is not submitted; its name is the submitter's own label of the host list, weak evidence beside
-    the tools' counts (apps.results.anomalies.node_counts weighs it so)."""
+    the tools' counts (apps.results.judgements.anomalies.node_counts weighs it so)."""
     found = []
     for phase in record.phases:
         match = _HOSTFILE.search(phase.command or "")

@@ -23,7 +23,7 @@ from apps.ingest.core.archive import SCRATCH_PREFIX, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
 from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
-from apps.results.list_entries import analyze_after_bulk_write
+from apps.results.services.list_entries import analyze_after_bulk_write
 
 logger = logging.getLogger(__name__)
 

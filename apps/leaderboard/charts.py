@@ -56,7 +56,7 @@ def score_timeline(runs) -> dict:
 
 def compare_phases(diff, noise=()) -> dict:
     """Grouped bars on log axes, a panel per unit: every phase of the compared runs side by side. A change within
-    run-to-run noise (`noise`: apps.results.changes.noise verdicts) is drawn pale and says so in its hover."""
+    run-to-run noise (`noise`: apps.results.services.changes.noise verdicts) is drawn pale and says so in its hover."""
     beyond = {verdict.name: verdict.beyond for verdict in noise}
     series = []
     for index, label in enumerate(diff.labels):

@@ -1,6 +1,6 @@
 """What every page's frame needs: the lists of the navigation, read from the list-kind registry."""
 
-from apps.results.list_kinds import LIST_KINDS
+from apps.results.models.list_kinds import LIST_KINDS
 
 
 def navigation(request) -> dict:

@@ -10,11 +10,11 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from apps.results.custom_lists import NAMES, CustomListLimit, compile_equation, save_custom_list
-from apps.results.equations import EquationError
-from apps.results.list_kinds import LIST_KINDS
+from apps.results.judgements.equations import EquationError
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.services.custom_lists import NAMES, CustomListLimit, compile_equation, save_custom_list
 
-#: The grammar refuses longer equations too (apps.results.equations); the form says so before parsing.
+#: The grammar refuses longer equations too (apps.results.judgements.equations); the form says so before parsing.
 MAX_EQUATION = 500
 
 

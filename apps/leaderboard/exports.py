@@ -1,6 +1,6 @@
 """CSV and JSON downloads of any list view: the rows of the view (same filters, same order), every field.
 
-A live-list record is the run's export record (``apps.results.export.run_to_dict``, the shape of
+A live-list record is the run's export record (``apps.results.services.export.run_to_dict``, the shape of
 ``export_runs``) plus the list's columns: rank, URL, normalised scores, verdicts, provenance. An
 edition record holds the frozen copy plus the run's current anomalies. Scores are {bw, md, total}
 in JSON and ``score_bw``/``score_md``/``score_total`` columns in CSV, in both. Both stream, so a
@@ -16,10 +16,10 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max, Min, Prefetch, prefetch_related_objects
 from django.http import StreamingHttpResponse
 
-from apps.results.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
-from apps.results.list_columns import LIST_COLUMNS, column_value
 from apps.results.models import PhaseResult
-from apps.results.querysets import anomalies_in_order
+from apps.results.models.list_columns import LIST_COLUMNS, column_value
+from apps.results.models.querysets import anomalies_in_order
+from apps.results.services.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
 
 CHUNK = 1000
 

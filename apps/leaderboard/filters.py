@@ -1,5 +1,5 @@
 """The list filter form: query-string parameters → the criteria of ListEntryQuerySet.filter_listed(), its fields
-made from the criteria of apps.results.list_columns.
+made from the criteria of apps.results.models.list_columns.
 
 Every parameter of a list view lives in the URL (filters, sort, page size, page), so any view is
 a permalink and its export links carry the same state. Invalid values are reported and ignored;
@@ -10,7 +10,7 @@ from django import forms
 from django.forms.utils import flatatt
 from django.utils.html import format_html, format_html_join
 
-from apps.results.list_columns import CRITERIA, SORT_CHOICES, Criterion
+from apps.results.models.list_columns import CRITERIA, SORT_CHOICES, Criterion
 
 DEFAULT_PER_PAGE = 50
 PER_PAGE = [25, 100, 500]  # and the default

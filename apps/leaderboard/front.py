@@ -9,19 +9,10 @@ from django.db.models import Count, Q
 from django.shortcuts import render
 
 from apps.leaderboard.filters import SystemSearchForm
-from apps.results.list_kinds import AWARD_LISTS, EVERY_RUN_LIST, LIST_KINDS
-from apps.results.models import (
-    Change,
-    Edition,
-    ListEntry,
-    ListState,
-    Run,
-    ScalingSeries,
-    StorageSystem,
-    Study,
-    identity_key,
-)
-from apps.results.querysets import COUNT_CAP, CountedKeys
+from apps.results.models import Change, Edition, ListEntry, ListState, Run, ScalingSeries, StorageSystem, Study
+from apps.results.models.list_kinds import AWARD_LISTS, EVERY_RUN_LIST, LIST_KINDS
+from apps.results.models.querysets import COUNT_CAP, CountedKeys
+from apps.results.models.systems import identity_key
 
 #: Rows of each ranked list, and of each "newest" box, on the front door.
 TOP_ROWS = 3

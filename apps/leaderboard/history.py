@@ -1,7 +1,7 @@
 """A system's history: every metric over time, what changed in the file system, and the detected changes.
 
 The page, its figures and the Atom feeds of detected changes (one per system, one site-wide). The series,
-provenance labels and detection live in apps.results.changes; this module only draws and lists them.
+provenance labels and detection live in apps.results.services.changes; this module only draws and lists them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_POST
 
 from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, escaped, figure, scatter
-from apps.results.changes.attribution import describe
-from apps.results.changes.events import FEWEST_RUNS, events_of
-from apps.results.changes.services import (
+from apps.results.judgements.changes.attribution import describe
+from apps.results.models import Change, StorageSystem
+from apps.results.services.changes.events import FEWEST_RUNS, events_of
+from apps.results.services.changes.history import (
     SCORE_METRICS,
     history_runs,
     metric_value,
@@ -26,7 +27,6 @@ from apps.results.changes.services import (
     run_time,
     triage,
 )
-from apps.results.models import Change, StorageSystem
 
 METRIC_TITLES = {"score": "Score", "score_bw": "Bandwidth score (GiB/s)", "score_md": "Metadata score (kIOPS)"}
 FEED_SIZE = 50

@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 from apps.leaderboard.plotly_json import escaped, figure, scatter
-from apps.results.scaling.analysis import GroupAnalysis, MdtLevel, operation_label
+from apps.results.judgements.scaling.analysis import GroupAnalysis, MdtLevel, operation_label
 
 RATE_AXIS_TITLE = "ops/s"
 SATURATION_COLOUR = "#d62728"

@@ -1,7 +1,7 @@
 """DNE scaling pages: the list of series, and one series with its saturation analysis and charts.
 
 The views fetch (a constant number of queries whatever the series holds), hand the points to
-``apps.results.scaling`` and render; the rules and the figures live there.
+``apps.results.judgements.scaling`` and render; the rules and the figures live there.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from django.shortcuts import get_object_or_404, render
 
 from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.scaling_charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
-from apps.results.models import ScalingSeries
-from apps.results.scaling.analysis import (
+from apps.results.judgements.scaling.analysis import (
     DEFAULT_SATURATION_THRESHOLD,
     GroupAnalysis,
     ScalingAnalysis,
     analyse_points,
     operation_label,
 )
+from apps.results.models import ScalingSeries
 
 
 @dataclass

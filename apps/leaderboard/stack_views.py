@@ -2,7 +2,7 @@
 
 The views read a stack's stored rows in three queries (the stack, its components with what lies below
 them, its measurements) and arrange them; what the figures mean (expected, efficiency, outliers, the
-ceiling) was computed when the campaign was stored (``apps.results.stacks.semantics``).
+ceiling) was computed when the campaign was stored (``apps.results.judgements.stacks.semantics``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from django.shortcuts import get_object_or_404, render
 
 from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.stack_charts import layers_figure
+from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
 from apps.results.models import Stack, StackComponent, StackMeasurement
-from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
 
 
 @dataclass

@@ -9,7 +9,7 @@ Each row (series) has its own colour (``series_colours``), the same in both figu
 
 The values are in the study's unit: IOR's MiB/s, or a DNE scaling series' mdtest ops/s.
 
-Pure functions of a pivot (``apps.results.studies.analysis.pivot``). Config values come from the
+Pure functions of a pivot (``apps.results.judgements.studies.analysis.pivot``). Config values come from the
 uploaded logs, so they are escaped like any uploaded name.
 """
 

@@ -4,7 +4,7 @@ The verdict table lists each group (one axis, the others fixed) once: axes that 
 config and its label, nodes and tasks) are one row header, not two copies of the same comparisons.
 
 The views fetch the points (two queries whatever the study holds), hand them to
-``apps.results.studies.analysis`` and render; the rules live there.
+``apps.results.judgements.studies.analysis`` and render; the rules live there.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from django.shortcuts import get_object_or_404, render
 
 from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
-from apps.results.models import Study
-from apps.results.studies.analysis import (
+from apps.results.judgements.studies.analysis import (
     Comparison,
     GroupVerdict,
     covarying_axes,
@@ -29,6 +28,7 @@ from apps.results.studies.analysis import (
     pivot,
     varying_axes,
 )
+from apps.results.models import Study
 
 # Axes drawn as lines (a log x axis): client nodes, and a DNE scaling series' MDT count. Nodes come first by default.
 LINE_AXES = ("nodes", "mdt_count")

@@ -11,9 +11,9 @@ from django.template.defaultfilters import linebreaksbr
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from apps.results.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
+from apps.results.judgements.submission_rules import rules_edition_of_date
 from apps.results.models import Run
-from apps.results.submission_rules import rules_edition_of_date
+from apps.results.models.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
 
 
 class KeyPaginator(Paginator):

@@ -2,7 +2,7 @@ from django.urls import include, path, register_converter
 from django.views.generic import RedirectView
 
 from apps.leaderboard import custom_list_builder, front, health, history, views
-from apps.results.list_kinds import url_pattern
+from apps.results.models.list_kinds import url_pattern
 
 
 class ListKindConverter:

@@ -13,17 +13,18 @@ from apps.leaderboard import charts, exports
 from apps.leaderboard.filters import ListFilterForm, SystemSearchForm
 from apps.leaderboard.front import pickable_runs
 from apps.leaderboard.tables import KeyPaginator, Row, column_choices, headers, run_dates
-from apps.results.awards import edition_awards
-from apps.results.changes.noise import NOISE_SIGMAS, noise_verdicts
-from apps.results.citations import citations_from, mixed_lists_warning
-from apps.results.custom_lists import CustomListRows
-from apps.results.diff import diff_runs, flatten, load_runs
-from apps.results.editions import edition_entries
-from apps.results.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
+from apps.results.judgements.diff import diff_runs, flatten
+from apps.results.judgements.submission_rules import rules_edition_of_date
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, Stack, StorageSystem
-from apps.results.querysets import load_listed
-from apps.results.review import clause_outcomes, reproducibility_report
-from apps.results.submission_rules import rules_edition_of_date
+from apps.results.models.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
+from apps.results.models.querysets import load_listed
+from apps.results.services.awards import edition_awards
+from apps.results.services.changes.noise import NOISE_SIGMAS, noise_verdicts
+from apps.results.services.citations import citations_from, mixed_lists_warning
+from apps.results.services.custom_lists import CustomListRows
+from apps.results.services.diff import load_runs
+from apps.results.services.editions import edition_entries
+from apps.results.services.review import clause_outcomes, reproducibility_report
 from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6

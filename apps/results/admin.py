@@ -3,19 +3,26 @@ from django.contrib import admin
 from django.db import transaction
 from django.utils.html import format_html, format_html_join
 
-from apps.results import models, ownership, runs
-from apps.results.changes.services import triage
-from apps.results.editions import freeze_entries
-from apps.results.freshness import bump_data_version_on_commit
-from apps.results.reproducibility import LEVELS, SECTIONS, TARGET_LISTS, QuestionnaireError, clean_reproducibility
-from apps.results.review import (
+from apps.results import models
+from apps.results.judgements.reproducibility import (
+    LEVELS,
+    SECTIONS,
+    TARGET_LISTS,
+    QuestionnaireError,
+    clean_reproducibility,
+)
+from apps.results.services import ownership, runs
+from apps.results.services.changes.history import triage
+from apps.results.services.editions import freeze_entries
+from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.review import (
     ReviewError,
     check_decisions,
     clause_outcomes,
     reproducibility_report,
     review_run,
 )
-from apps.results.tasks import schedule_change_detection
+from apps.results.services.tasks import schedule_change_detection
 
 REVIEW_FIELDS = ["review_status", "reproducibility_level", "production_accepted"]
 
@@ -99,7 +106,7 @@ RunReviewForm = type("RunReviewForm", (RunReviewFormBase,), {
 
 class ResultsAdmin(admin.ModelAdmin):
     """Every save or delete in the admin can change what pages show: it bumps the data version, on commit (no
-    signal does it). Runs, systems and institutions are written through apps.results.runs, which also brings
+    signal does it). Runs, systems and institutions are written through apps.results.services.runs, which also brings
     their list entries in line."""
 
     def save_model(self, request, obj, form, change):
@@ -185,7 +192,7 @@ class UploadAdmin(admin.ModelAdmin):
     search_fields = ["original_name", "sha256"]
 
     def delete_model(self, request, obj):
-        """What the upload owns goes with it, and nothing else (apps.results.ownership), as through the API."""
+        """What the upload owns goes with it, and nothing else (apps.results.services.ownership), as through the API."""
         ownership.delete_upload(obj)
 
     def delete_queryset(self, request, queryset):

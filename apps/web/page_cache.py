@@ -1,10 +1,10 @@
 """The page cache both front ends use: anonymous GET responses kept until the data version changes.
 
 Ranked lists are read far more often than results change: a page is read many times a minute, while a
-new result arrives a few times a day, and even from the maintained list entries (apps.results.list_entries)
+new result arrives a few times a day, and even from the maintained list entries (apps.results.services.list_entries)
 a rendered page costs several times `/healthz`, a cached one about what `/healthz` costs. So the
 rendered list pages and API lists are cached under a key that includes the *data version*
-(``apps.results.freshness``), which every committed write to the results app changes. A reader
+(``apps.results.services.freshness``), which every committed write to the results app changes. A reader
 never sees a page older than the last committed write it could have seen; there is no invalidation
 by pattern and no TTL guessing.
 
@@ -22,7 +22,7 @@ import hashlib
 from django.conf import settings
 from django.http import HttpResponse
 
-from apps.results.freshness import cache_key, current_data_version, shared_cache_call
+from apps.results.services.freshness import cache_key, current_data_version, shared_cache_call
 
 CACHE_STATUS_HEADER = "X-Ioboard-Cache"
 #: Headers of one response that another client must not receive.
@@ -59,7 +59,8 @@ def cache_page_until_data_changes(view):
         if not _cacheable_request(request):
             return view(request, *args, **kwargs)
         version = current_data_version()
-        if version is None:  # the cache is unreachable (apps.results.freshness.shared_cache_call): render uncached
+        # None: the cache is unreachable (apps.results.services.freshness.shared_cache_call); render uncached
+        if version is None:
             return view(request, *args, **kwargs)
         key = _page_key(request, version)
         stored = shared_cache_call("get", key)

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
+from apps.results.judgements.scoring.io500 import BW_PHASES, MD_PHASES
 from apps.results.models import CustomList, PhaseResult
-from apps.results.scoring.io500 import BW_PHASES, MD_PHASES
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db

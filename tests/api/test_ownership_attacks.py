@@ -1,5 +1,5 @@
 """An ordinary account probing published runs: what it uploads never takes over, deletes or renames what the
-operator or another account stored (apps.results.ownership). Each test is an attack from issue #22."""
+operator or another account stored (apps.results.services.ownership). Each test is an attack from issue #22."""
 
 import io
 import shutil

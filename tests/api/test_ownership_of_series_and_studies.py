@@ -1,5 +1,5 @@
-"""DNE series and IOR studies belong to whoever created them (apps.results.ownership): an ordinary account's upload
-neither claims, injects into, rewrites nor deletes another owner's series or study, and a batch upload is stored
+"""DNE series and IOR studies belong to whoever created them (apps.results.services.ownership): an ordinary account's
+upload neither claims, injects into, rewrites nor deletes another owner's series or study, and a batch upload is stored
 all or nothing. Attacks from issue #22, through the API and the Celery task (eager)."""
 
 import shutil

@@ -3,8 +3,8 @@
 import pytest
 from django.test.utils import CaptureQueriesContext
 
-from apps.results.editions import freeze_edition
 from apps.results.models import LustreBuild, LustrePatch, Striping, Tunable
+from apps.results.services.editions import freeze_edition
 from tests.factories import AnomalyFactory, InstitutionFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

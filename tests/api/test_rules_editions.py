@@ -3,7 +3,7 @@ checks by hand, and the review shows how the run fares on each clause its files 
 
 import pytest
 
-from apps.results.anomalies import PhaseFacts, RunFacts
+from apps.results.judgements.anomalies import PhaseFacts, RunFacts
 from tests.factories import AnomalyFactory, RunFactory
 
 pytestmark = pytest.mark.django_db

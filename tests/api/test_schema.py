@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 
-from apps.results.editions import freeze_edition
 from apps.results.models import ScalingPoint, ScalingSeries
+from apps.results.services.editions import freeze_edition
 from config.wsgi import application
 from tests.api.uploading import uploaded_run
 from tests.factories import AnomalyFactory, RunFactory, UserFactory

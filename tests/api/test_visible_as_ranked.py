@@ -4,8 +4,8 @@ system's best score or a custom list over the historic list."""
 
 import pytest
 
-from apps.results import runs
 from apps.results.models import ReviewStatus, Run
+from apps.results.services import runs
 from tests.factories import RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

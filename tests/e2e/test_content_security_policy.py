@@ -16,8 +16,8 @@ from playwright.sync_api import expect
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.leaderboard.finders import PLOTLY_CSS_STATIC_PATH
-from apps.results.editions import freeze_edition
 from apps.results.models import ScalingSeries, Study
+from apps.results.services.editions import freeze_edition
 from tests.conftest import REPO_ROOT
 from tests.e2e.plotly_css import injected_rules, stylesheet
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory, UserFactory

@@ -4,9 +4,9 @@ their own container), the console stays clean, and list headers show their units
 import pytest
 from playwright.sync_api import expect
 
-from apps.results.custom_lists import save_custom_list
-from apps.results.editions import freeze_lists
 from apps.results.models import Study
+from apps.results.services.custom_lists import save_custom_list
+from apps.results.services.editions import freeze_lists
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

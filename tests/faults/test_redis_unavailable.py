@@ -19,8 +19,8 @@ import pytest
 
 from apps.ingest.models import IngestJob
 from apps.ingest.tasks import requeue_jobs
-from apps.results import freshness
 from apps.results.models import CustomList, Run, Upload
+from apps.results.services import freshness
 from bench import harness
 from tests.factories import RunFactory
 from tests.faults.conftest import needs_real_services, prefork_worker_argv, wait_for, worker_env

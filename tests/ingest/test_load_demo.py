@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.list_kinds import LIST_KINDS
 from apps.results.models import Change, CustomList, Edition, ListEntry, Run, ScalingSeries, Stack
-from apps.results.review import clause_outcomes
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.services.review import clause_outcomes
 
 pytestmark = pytest.mark.django_db
 

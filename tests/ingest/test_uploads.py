@@ -10,7 +10,7 @@ from apps.ingest import uploads
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
 from apps.results.models import Run, ScalingSeries, Upload
-from apps.results.ownership import delete_upload
+from apps.results.services.ownership import delete_upload
 from tests.api.uploading import DEMO_SUBMISSION, files_under, named_file, tar_gz_of
 from tests.factories import RunFactory, UserFactory
 

@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.results.anomalies import RunFacts
-from apps.results.editions import freeze_lists
+from apps.results.judgements.anomalies import RunFacts
 from apps.results.models import RulesEdition
+from apps.results.services.editions import freeze_lists
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,8 +3,8 @@
 import pytest
 
 from apps.ingest.tools.io500.pipeline import ingest_path
-from apps.results.changes.services import detect_all_changes
 from apps.results.models import Run
+from apps.results.services.changes.history import detect_all_changes
 from tests.results import small_history
 
 pytestmark = pytest.mark.django_db

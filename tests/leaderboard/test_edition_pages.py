@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apps.results.editions import freeze_edition
+from apps.results.services.editions import freeze_edition
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

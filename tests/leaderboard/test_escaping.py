@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from apps.results.editions import freeze_edition
 from apps.results.models import PhaseResult
+from apps.results.services.editions import freeze_edition
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory, TunableFactory
 
 pytestmark = pytest.mark.django_db

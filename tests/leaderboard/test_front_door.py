@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.results.list_kinds import AWARD_LISTS, LIST_KINDS
 from apps.results.models import CustomList
+from apps.results.models.list_kinds import AWARD_LISTS, LIST_KINDS
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

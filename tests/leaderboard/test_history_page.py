@@ -7,9 +7,9 @@ import pytest
 from django.core.management import call_command
 
 from apps.ingest.tools.io500.pipeline import ingest_path
-from apps.results.changes.events import Event
-from apps.results.changes.services import detect_all_changes
 from apps.results.models import Change, StorageSystem
+from apps.results.services.changes.events import Event
+from apps.results.services.changes.history import detect_all_changes
 from tests.factories import UserFactory
 from tests.results import small_history
 

@@ -3,8 +3,8 @@ never with a 500, and input a page cannot use is never ignored silently."""
 
 import pytest
 
-from apps.results.editions import freeze_lists
 from apps.results.models import Study
+from apps.results.services.editions import freeze_lists
 from tests.factories import RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

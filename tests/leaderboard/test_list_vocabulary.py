@@ -2,7 +2,7 @@
 way on the live page, its CSV export, the API and a frozen edition; the table and the CSV carry every column.
 
 The expected rows are written out by hand from the five systems below, never computed by the code under test; a
-criterion or column added to apps.results.list_columns without an example here fails
+criterion or column added to apps.results.models.list_columns without an example here fails
 `test_every_criterion_has_an_example`.
 """
 
@@ -13,8 +13,8 @@ import pytest
 
 from apps.api.filters import RankedListFilter
 from apps.leaderboard.filters import ListFilterForm
-from apps.results.editions import freeze_edition
-from apps.results.list_columns import CRITERIA, LIST_COLUMNS, SORT_KEYS, TABLE_COLUMNS
+from apps.results.models.list_columns import CRITERIA, LIST_COLUMNS, SORT_KEYS, TABLE_COLUMNS
+from apps.results.services.editions import freeze_edition
 from tests.factories import InstitutionFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.template import Context, Template
 
 from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows, point_rows, stack_figure
-from apps.results.diff import Delta, Difference
+from apps.results.judgements.diff import Delta, Difference
 from apps.results.models import ScalingPoint, StackMeasurement
 from tests.pages import elements
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from apps.results.editions import freeze_edition
 from apps.results.models import PhaseRankStats, PhaseResult
+from apps.results.services.editions import freeze_edition
 from tests.factories import (
     AnomalyFactory,
     LustrePatchFactory,

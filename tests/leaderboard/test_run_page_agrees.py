@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.results.anomalies import RunFacts
+from apps.results.judgements.anomalies import RunFacts
 from apps.results.models import ListState
 from tests.factories import AnomalyFactory, RunFactory
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.anomalies import PhaseFacts, RunFacts
+from apps.results.judgements.anomalies import PhaseFacts, RunFacts
 from apps.results.models import Study, StudyPoint
 from tests.factories import RunFactory, StorageSystemFactory
 

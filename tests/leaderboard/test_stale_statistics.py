@@ -17,8 +17,8 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from apps.results import list_entries
 from apps.results.models import ListEntry, PhaseResult, Run
+from apps.results.services import list_entries
 
 pytestmark = pytest.mark.django_db
 

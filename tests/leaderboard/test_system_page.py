@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.results.editions import freeze_edition
 from apps.results.models import SystemAlias
+from apps.results.services.editions import freeze_edition
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

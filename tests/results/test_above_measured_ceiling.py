@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.anomalies import PhaseFacts, RunFacts, evaluate_all
-from apps.results.anomalies.registry import RuleContext
+from apps.results.judgements.anomalies import PhaseFacts, RunFacts, evaluate_all
+from apps.results.judgements.anomalies.registry import RuleContext
 from apps.results.models import Anomaly
 from tests.factories import RunFactory, StorageSystemFactory
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from apps.results.anomalies import PhaseFacts, RunFacts
-from apps.results.anomalies.calibration import (
+from apps.results.judgements.anomalies import PhaseFacts, RunFacts
+from apps.results.judgements.anomalies.calibration import (
     agreement,
     load_expected_labels,
     percentile,

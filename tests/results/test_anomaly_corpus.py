@@ -12,8 +12,8 @@ import pytest
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools.io500.grammar import parse_tree
-from apps.results.anomalies import DEFAULT_THRESHOLDS, evaluate_all
-from apps.results.anomalies.calibration import (
+from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, evaluate_all
+from apps.results.judgements.anomalies.calibration import (
     LABEL_TO_RULE,
     NODE_COUNT_LABEL,
     SPLITS,

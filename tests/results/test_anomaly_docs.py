@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.results.anomalies import DEFAULT_THRESHOLDS, RULES
+from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, RULES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ANOMALIES_DOC = REPO_ROOT / "docs" / "anomalies.md"

@@ -7,7 +7,7 @@ import pytest
 
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
-from apps.results.anomalies import (
+from apps.results.judgements.anomalies import (
     DEFAULT_THRESHOLDS,
     RULES,
     SEVERITIES,
@@ -18,9 +18,9 @@ from apps.results.anomalies import (
     evaluate_all,
     resolve_thresholds,
 )
-from apps.results.anomalies.facts import TaskReordering
-from apps.results.scoring import BW_PHASES, MD_PHASES, Score
-from apps.results.scoring import geometric_mean as scoring_geometric_mean
+from apps.results.judgements.anomalies.facts import TaskReordering
+from apps.results.judgements.scoring import BW_PHASES, MD_PHASES, Score
+from apps.results.judgements.scoring import geometric_mean as scoring_geometric_mean
 
 # Cambridge Data Accelerator, June 2019 (ISC19 #1), from the LAD'19 talk in seeds/000.
 CAMBRIDGE_JUNE_2019 = {

@@ -6,9 +6,9 @@ ratio; supporting evidence lowers the ratio needed to p90 x 5 ** (1 / (1 + total
 
 import pytest
 
-from apps.results.anomalies import PhaseFacts, RunFacts, evaluate_all
-from apps.results.anomalies.cache_physics import GBIT_PER_GIB
-from apps.results.anomalies.facts import TaskReordering
+from apps.results.judgements.anomalies import PhaseFacts, RunFacts, evaluate_all
+from apps.results.judgements.anomalies.cache_physics import GBIT_PER_GIB
+from apps.results.judgements.anomalies.facts import TaskReordering
 
 REORDERED = TaskReordering(constant=True, offset=1)  # -C -Q 1, as io500 runs IOR
 OWN_DATA = TaskReordering()  # no -C, no -Z: each task reads back what it wrote

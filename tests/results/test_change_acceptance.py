@@ -11,8 +11,8 @@ import os
 import pytest
 
 from apps.ingest.tools.io500.pipeline import ingest_path
-from apps.results.changes.services import detect_all_changes
 from apps.results.models import Change
+from apps.results.services.changes.history import detect_all_changes
 from tests.conftest import shared_path
 from tests.results.history_generator import write_history
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from apps.results.changes.detection import DetectionParameters, detect, noise_of
+from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 
 LEVEL = [100, 102, 98, 101, 99, 103, 97, 100]
 

@@ -1,6 +1,6 @@
 """Which attribution entries make a step another experiment (expected), rather than a change of the file system."""
 
-from apps.results.changes.attribution import configuration_entries
+from apps.results.judgements.changes.attribution import configuration_entries
 
 NODES = {"field": "client_nodes", "before": "10", "after": "20"}
 RULES = {"field": "config:rules", "before": "regular", "after": "scc"}

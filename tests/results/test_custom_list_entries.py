@@ -6,9 +6,15 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.results import runs
-from apps.results.custom_lists import CustomListRows, fill_custom_list, forget_all, refresh_systems, save_custom_list
 from apps.results.models import CustomListEntry, PhaseResult, ReviewStatus
+from apps.results.services import runs
+from apps.results.services.custom_lists import (
+    CustomListRows,
+    fill_custom_list,
+    forget_all,
+    refresh_systems,
+    save_custom_list,
+)
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from apps.results.diff import diff_runs, flatten, load_runs
+from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.models import PhaseResult, Run
+from apps.results.services.diff import load_runs
 from tests.factories import (
     LustreBuildFactory,
     LustrePatchFactory,

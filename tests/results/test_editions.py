@@ -3,9 +3,9 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from apps.results import runs
-from apps.results.editions import EditionError, edition_entries, freeze_edition, freeze_entries
 from apps.results.models import Edition, ListEntry
+from apps.results.services import runs
+from apps.results.services.editions import EditionError, edition_entries, freeze_edition, freeze_entries
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from apps.results.equations import MAX_EXPONENT, MAX_LENGTH, EquationError, parse_equation
+from apps.results.judgements.equations import MAX_EXPONENT, MAX_LENGTH, EquationError, parse_equation
 
 NAMES = {"ior_easy_write", "mdtest_easy_write", "score", "bw", "md"}
 

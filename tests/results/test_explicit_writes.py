@@ -1,15 +1,15 @@
-"""Writes of runs are explicit: each verb of apps.results.runs brings the list entries, the custom lists and the
-data version in line, once per write however many runs it holds; nothing else may write a run, no signal
+"""Writes of runs are explicit: each verb of apps.results.services.runs brings the list entries, the custom lists and
+the data version in line, once per write however many runs it holds; nothing else may write a run, no signal
 receiver does upkeep, and the admin reviews through review_run."""
 
 import pytest
 from django.contrib import admin
 from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 
-from apps.results import custom_lists, freshness, list_entries, runs
-from apps.results.custom_lists import save_custom_list
 from apps.results.models import ListEntry, ReviewNote, Run
-from apps.results.querysets import RunWriteOutsideVerbs
+from apps.results.models.querysets import RunWriteOutsideVerbs
+from apps.results.services import custom_lists, freshness, list_entries, runs
+from apps.results.services.custom_lists import save_custom_list
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -204,8 +204,8 @@ def test_a_review_in_the_admin_is_noted_and_checked_as_review_run_does(committin
 
 
 def test_only_the_verbs_open_run_writes():
-    """The guard's one way in (`run_writes_open`) is used by apps.results.runs alone: a module that opened it for
-    its own writes would pass the guard and skip the upkeep. A scan of the source, as this is about who may call
+    """The guard's one way in (`run_writes_open`) is used by apps.results.services.runs alone: a module that opened it
+    for its own writes would pass the guard and skip the upkeep. A scan of the source, as this is about who may call
     it, not about what a call writes."""
     import ast
     from pathlib import Path
@@ -218,7 +218,7 @@ def test_only_the_verbs_open_run_writes():
             if isinstance(node, ast.Name | ast.Attribute) and name == "run_writes_open":
                 openers.add(path.relative_to(apps_root).as_posix())
 
-    assert openers == {"results/runs.py"}
+    assert openers == {"results/services/runs.py"}
 
 
 def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_list_once(monkeypatch, bumps,

@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from apps.results import runs
-from apps.results.freshness import bump_data_version, current_data_version
 from apps.results.models import Run, StorageSystem
+from apps.results.services import runs
+from apps.results.services.freshness import bump_data_version, current_data_version
 from apps.web.page_cache import CACHE_STATUS_HEADER
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import pytest
 from django.db import transaction
 
-from apps.results import list_entries
-from apps.results import runs as run_writes
-from apps.results.list_kinds import ELIGIBLE, LIST_KINDS
 from apps.results.models import ListEntry, ListRankShift, ListState, Run
+from apps.results.models.list_kinds import ELIGIBLE, LIST_KINDS
+from apps.results.services import list_entries
+from apps.results.services import runs as run_writes
 from tests.factories import RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ import json
 import pytest
 from django.db import connection
 
-from apps.results.list_columns import SORT_KEYS
 from apps.results.models import ListEntry
+from apps.results.models.list_columns import SORT_KEYS
 
 pytestmark = pytest.mark.django_db
 

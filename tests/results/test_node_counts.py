@@ -1,10 +1,11 @@
-"""Client-node counts from every piece of evidence (apps.results.anomalies.node_counts) and the rule that names them."""
+"""Client-node counts from every piece of evidence (apps.results.judgements.anomalies.node_counts) and the rule that
+names them."""
 
 import pytest
 
 from apps.ingest.tools.io500.pipeline import ingest_path
-from apps.results.anomalies import RunFacts, evaluate_all
-from apps.results.anomalies.node_counts import best_supported, node_count_evidence, resolved_client_nodes
+from apps.results.judgements.anomalies import RunFacts, evaluate_all
+from apps.results.judgements.anomalies.node_counts import best_supported, node_count_evidence, resolved_client_nodes
 from apps.results.models import ListEntry, Run
 from tests.conftest import shared_path
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from apps.results.anomalies import PhaseFacts, RunFacts
-from apps.results.anomalies.calibration import (
+from apps.results.judgements.anomalies import PhaseFacts, RunFacts
+from apps.results.judgements.anomalies.calibration import (
     MIN_TRAINING_RUNS,
     fit_cache_weights,
     fit_rank_imbalance,
@@ -15,7 +15,7 @@ from apps.results.anomalies.calibration import (
     split_by_institution,
     split_by_year,
 )
-from apps.results.anomalies.facts import TaskReordering
+from apps.results.judgements.anomalies.facts import TaskReordering
 
 
 def run(path: str, easy_read_ratio: float = 1.0) -> RunFacts:

@@ -5,9 +5,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.results.list_columns import SORT_KEYS
-from apps.results.list_entries import refresh_statistics
 from apps.results.models import ListEntry, ListState, Run
+from apps.results.models.list_columns import SORT_KEYS
+from apps.results.services.list_entries import refresh_statistics
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db
@@ -261,7 +261,7 @@ def test_every_list_ranks_like_the_competition_ranking_it_publishes_ties_include
 
 
 def test_a_filtered_count_stops_at_the_cap_and_says_so(monkeypatch):
-    from apps.results import querysets
+    from apps.results.models import querysets
 
     monkeypatch.setattr(querysets, "COUNT_CAP", 2)
     for score in (10, 20, 30, 40):

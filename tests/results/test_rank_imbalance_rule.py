@@ -1,6 +1,6 @@
 """rank_imbalance: a phase whose slowest rank ran far longer than its fastest."""
 
-from apps.results.anomalies import RunFacts, evaluate_all
+from apps.results.judgements.anomalies import RunFacts, evaluate_all
 
 
 def run_with_phase(runtime_max: float, runtime_min: float, ranks: int = 30) -> RunFacts:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from apps.results.rank_stats import summarise_ranks
+from apps.results.judgements.rank_stats import summarise_ranks
 
 
 def test_a_straggler_shows_as_imbalance_and_slow_tail():

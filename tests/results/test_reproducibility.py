@@ -2,7 +2,7 @@
 
 import pytest
 
-from apps.results.reproducibility import (
+from apps.results.judgements.reproducibility import (
     SECTIONS,
     QuestionnaireError,
     TuningEvidence,

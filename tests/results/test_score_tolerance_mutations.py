@@ -12,8 +12,8 @@ import pytest
 
 from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.tools.io500.grammar import parse_result_set
-from apps.results.anomalies import DEFAULT_THRESHOLDS, evaluate_all
-from apps.results.anomalies.rules import score_reproduction
+from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, evaluate_all
+from apps.results.judgements.anomalies.rules import score_reproduction
 from tests.ingest.tools.io500.io500_samples import BASH_RUN, CAPP_RUN, copy_sample, edit_lines
 
 # (sample, run, file, printed line fragment, one unit in the last place, one per cent more)

@@ -1,10 +1,10 @@
-"""Era-aware IO500 score formulas (apps.results.scoring): pure functions, no database."""
+"""Era-aware IO500 score formulas (apps.results.judgements.scoring): pure functions, no database."""
 
 import math
 
 import pytest
 
-from apps.results.scoring import (
+from apps.results.judgements.scoring import (
     BW_PHASES,
     FORMULA_CAPP_SKIP_NONPOSITIVE,
     FORMULA_CAPP_ZERO_ENTERS,

@@ -5,8 +5,8 @@ import dataclasses
 import pytest
 from django.core.management import CommandError, call_command
 
-from apps.results.anomalies import RULES, PhaseFacts, RunFacts
-from apps.results.submission_rules import (
+from apps.results.judgements.anomalies import RULES, PhaseFacts, RunFacts
+from apps.results.judgements.submission_rules import (
     CLAUSES,
     Clause,
     check_clauses,

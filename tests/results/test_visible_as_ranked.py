@@ -7,10 +7,10 @@ from itertools import product
 import pytest
 
 from apps.ingest.tools.io500.pipeline import ingest_path
-from apps.results import runs
-from apps.results.changes import services
 from apps.results.models import Change, ReviewStatus, Run, StorageSystem
-from apps.results.review import review_run
+from apps.results.services import runs
+from apps.results.services.changes import history as services
+from apps.results.services.review import review_run
 from tests.factories import RunFactory, UserFactory
 from tests.results import small_history
 

@@ -1,5 +1,5 @@
-"""A run an upload files under another owner's system (a *claim*, apps.results.ownership) appears nowhere as that
-system's run until the committee accepts it: not among the home page's newest runs, not in the system's table of
+"""A run an upload files under another owner's system (a *claim*, apps.results.services.ownership) appears nowhere
+as that system's run until the committee accepts it: not among the home page's newest runs, not in the system's table of
 runs, not in the compare page's picker. Its own page and the historic list (unranked) still show it.
 
 Found live (issue #22): a fabricated run named after an existing system was on the home page as
@@ -8,8 +8,8 @@ Found live (issue #22): a fabricated run named after an existing system was on t
 
 import pytest
 
-from apps.results import runs
 from apps.results.models import ReviewStatus
+from apps.results.services import runs
 from tests.factories import RunFactory, StorageSystemFactory
 
 pytestmark = pytest.mark.django_db

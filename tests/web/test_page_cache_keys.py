@@ -6,7 +6,7 @@ http://localhost served to a reader of https://testserver would send them to pla
 
 import pytest
 
-from apps.results.freshness import bump_data_version
+from apps.results.services.freshness import bump_data_version
 from apps.web.page_cache import CACHE_STATUS_HEADER
 from tests.factories import RunFactory
 

@@ -21,9 +21,9 @@ from apps.ingest.core.archive import ArchiveError, is_archive, open_input
 from apps.ingest.core.common import IngestError, archive_caps
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools import upload_kinds
-from apps.results.freshness import bump_data_version_on_commit
 from apps.results.models import Upload
-from apps.results.ownership import may_add_to, may_rewrite, owner_name
+from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.ownership import may_add_to, may_rewrite, owner_name
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class LogBatchSession:
                  stored_placements: dict[str, list], *, upload=None, stored_owners: dict[str, set] | None = None):
         """`upload` is the writer (None: the operator's command line); `stored_owners` the uploads (None: the
         operator) whose points each stored log has. An upload adds only to a container its own account
-        created and replaces only points it stored itself (apps.results.ownership); a refusal raises
+        created and replaces only points it stored itself (apps.results.services.ownership); a refusal raises
         IngestError before anything is read."""
         if not created_container and not may_add_to(upload, container.upload):
             raise IngestError(f"{container.__class__._meta.verbose_name} {container.name!r} belongs to "

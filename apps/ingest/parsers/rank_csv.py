@@ -11,7 +11,7 @@ row per rank (docs/io500-formats.md 2.6):
   (comma + space, times with an ``s`` suffix). pfind reports per-rank work, not per-rank time.
 
 A phase's per-rank figures are what separates a slow file system from one slow client: the
-aggregate hides a straggler. Plain Python: the ingest pipeline reads, ``apps.results.rank_stats``
+aggregate hides a straggler. Plain Python: the ingest pipeline reads, ``apps.results.judgements.rank_stats``
 summarises. A malformed CSV is a ``ParseError`` naming the file and line.
 """
 

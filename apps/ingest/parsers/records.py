@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # a type only: importing results here at run time would close a cycle through scoring
-    from apps.results.anomalies.facts import TaskReordering
+    from apps.results.judgements.anomalies.facts import TaskReordering
 
-from apps.results.scoring import Score
+from apps.results.judgements.scoring import Score
 
 # The longest line a grammar reads. The longest in the real corpus (../shared/io500-corpus) has 62 KB
 # (an mdtest rank list); longer ones are attacks or corruption. Strict readers refuse such a line
@@ -192,7 +192,8 @@ class RunEvidence:
     info_sources: list[str] | None = None
     """The files ``IO500RunRecord.info`` was read from."""
     score_rule: str | None = None
-    """The score formula used for ``computed_score`` (see ``apps.results.scoring``; the key keeps its first name)."""
+    """The score formula used for ``computed_score`` (see ``apps.results.judgements.scoring``; the key
+    keeps its first name)."""
     timestamp_step: dict[str, Any] | None = None
     """C app: {t_start, source_file, source_line} of result.txt's ``[timestamp]`` step (when the write
     phases ended; find's reference time). It measures nothing and is never stored as a phase."""
@@ -214,7 +215,7 @@ class IO500RunRecord:
 
     source_path: str  # the result directory, relative to the ingested root
     era: str  # ERA_SCRIPT (io500.sh, SC17 scripts) or ERA_CAPP (C application): see scoring.generations
-    generation: str = ""  # one of apps.results.scoring.generations.GENERATIONS
+    generation: str = ""  # one of apps.results.judgements.scoring.generations.GENERATIONS
     benchmark_version: str = ""
     run_timestamp: datetime | None = None
     client_nodes: int | None = None

@@ -4,7 +4,7 @@ One definition each, so the mdtest, IOR and stack readers agree on what a number
 have no value; the printed token is kept beside the ``Decimal``) and on how a manifest CSV is read (a
 byte-order mark dropped, undecodable bytes replaced, an unreadable file or a row csv cannot read refused
 as a ``ParseError`` naming the file and line). IOR task reordering is a fact with one definition too:
-``TaskReordering`` in ``apps.results.anomalies.facts`` (rules read it), filled only by the IOR grammar.
+``TaskReordering`` in ``apps.results.judgements.anomalies.facts`` (rules read it), filled only by the IOR grammar.
 Plain Python: no Django.
 """
 

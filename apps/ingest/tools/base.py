@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.parsers.values import NUMBER
-from apps.results.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
+from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
 
 # Every line a reader matches is at most this long: the regexes are linear, and a longer line is not a capture.
 MAX_LINE = 64 * 1024

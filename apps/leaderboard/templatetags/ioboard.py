@@ -81,7 +81,7 @@ def noise_trend(change, beyond) -> tuple[str, str]:
 @register.simple_tag
 def delta_rows(deltas, strong=False, noise=None) -> SafeString:
     """The compare table's rows: a phase (or score) per row, each run's value, and each later run's change.
-    `noise`: {row name: [beyond noise? per later run]} (apps.results.changes.noise), which the colours follow.
+    `noise`: {row name: [beyond noise? per later run]} (apps.results.services.changes.noise), which the colours follow.
 
     Built here rather than by an included template per row: a compare of six runs has some 40 rows of up to
     eleven cells, and a template include per row was a quarter of the page's render time."""

@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='rulesedition',
             name='name',
-            field=models.SlugField(help_text='an edition of the submission rules: sc17 … sc26', unique=True, validators=[apps.results.models.validate_rules_edition]),
+            field=models.SlugField(help_text='an edition of the submission rules: sc17 … sc26', unique=True, validators=[apps.results.models.review.validate_rules_edition]),
         ),
         migrations.CreateModel(
             name='CustomListEntry',

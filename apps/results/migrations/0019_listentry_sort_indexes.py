@@ -7,7 +7,7 @@ then run: every index ends with the same tie-breakers, or PostgreSQL still sorts
 direction: read backwards, an index reverses its tie-breakers and its NULLs too. Measured at 1M runs before
 these indexes: the historic list sorted by institution 1,534 ms, by -procs 610 ms, by -score_per_node 631 ms.
 
-The per-node and per-server sorts order by a ratio (apps.results.querysets.per_unit); their indexes are on the
+The per-node and per-server sorts order by a ratio (apps.results.models.querysets.per_unit); their indexes are on the
 same expression, which PostgreSQL and SQLite match against the query's ORDER BY. The id sort needs none: the run
 is unique on a list, so it orders by run alone, from the (kind, run) unique index in either direction.
 
@@ -16,7 +16,7 @@ The bandwidth and metadata indexes of migration 0007 gain the tie-breakers and a
 
 from django.db import migrations
 
-#: Sort key (apps.results.querysets.SORTS) → the column or expression it orders by, indexed in both directions.
+#: Sort key (apps.results.models.querysets.SORTS) → the column or expression it orders by, indexed in both directions.
 SORTED = {
     "bw": "score_bw",
     "md": "score_md",

@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='study',
             name='scaling_series',
-            field=models.OneToOneField(blank=True, help_text="the DNE scaling series this study is the parameter-study view of; its points are written from the series' points (apps.results.scaling.study), never ingested on their own", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='study', to='results.scalingseries'),
+            field=models.OneToOneField(blank=True, help_text="the DNE scaling series this study is the parameter-study view of; its points are written from the series' points (apps.results.judgements.scaling.study), never ingested on their own", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='study', to='results.scalingseries'),
         ),
         migrations.AddField(
             model_name='study',

@@ -2,13 +2,13 @@
 
 From 0021 on, ingest writes a series' study points with its points, in the same transaction; the
 series stored before that get theirs here, from their points, through the same mapping ingest uses
-(``apps.results.scaling.study``, plain Python that reads the historical rows' attributes). Reversing
+(``apps.results.judgements.scaling.study``, plain Python that reads the historical rows' attributes). Reversing
 removes the studies that belong to a series; IOR studies are untouched either way.
 """
 
 from django.db import migrations
 
-from apps.results.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
+from apps.results.judgements.scaling.study import DNE_AXES, DNE_UNIT, dne_study_name, study_point_fields
 
 
 def create_dne_studies(apps, schema_editor):

@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='run',
             name='system_claim',
-            field=models.TextField(blank=True, help_text='the upload named an existing system that holds runs of another owner: the run waits as submitted until the committee accepts the claim (apps.results.ownership)'),
+            field=models.TextField(blank=True, help_text='the upload named an existing system that holds runs of another owner: the run waits as submitted until the committee accepts the claim (apps.results.services.ownership)'),
         ),
         migrations.AddField(
             model_name='scalingpoint',

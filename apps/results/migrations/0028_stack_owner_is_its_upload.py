@@ -18,6 +18,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='stack',
             name='upload',
-            field=models.ForeignKey(blank=True, help_text="its owner, who may replace it (None: the command line); the account is the upload's uploader (apps.results.ownership)", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='stacks', to='results.upload'),
+            field=models.ForeignKey(blank=True, help_text="its owner, who may replace it (None: the command line); the account is the upload's uploader (apps.results.services.ownership)", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='stacks', to='results.upload'),
         ),
     ]

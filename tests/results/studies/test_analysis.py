@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from scipy import stats
 
-from apps.results.studies.analysis import (
+from apps.results.judgements.studies.analysis import (
     Verdict,
     compare,
     comparisons_of,

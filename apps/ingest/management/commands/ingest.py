@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from apps.ingest.core.common import IngestUsageError
 from apps.ingest.core.pipeline import pipeline_for
 from apps.ingest.tools import DEFAULT_KIND, upload_kinds
-from apps.results.list_entries import analyze_after_bulk_write
+from apps.results.services.list_entries import analyze_after_bulk_write
 
 
 class Command(BaseCommand):

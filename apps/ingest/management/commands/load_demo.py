@@ -19,11 +19,11 @@ from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
 from apps.ingest.tools.stack.pipeline import ingest_paths as ingest_stack_paths
-from apps.results.custom_lists import save_custom_list
-from apps.results.editions import freeze_lists
+from apps.results.judgements.reproducibility import FULLY_REPRODUCIBLE
 from apps.results.models import CustomList, Edition, Run, Stack
-from apps.results.reproducibility import FULLY_REPRODUCIBLE
-from apps.results.review import review_run
+from apps.results.services.custom_lists import save_custom_list
+from apps.results.services.editions import freeze_lists
+from apps.results.services.review import review_run
 
 DEMO_ROOT = settings.BASE_DIR / "fixtures" / "demo"
 DNE_DEMO_ROOT = settings.BASE_DIR / "fixtures" / "dne-scaling-demo"

@@ -23,9 +23,9 @@ from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_problems
 from apps.ingest.provenance import Provenance, collect_provenance
 from apps.ingest.tools.io500.grammar import parse_result_set, survey_tree
-from apps.results import list_entries, runs
-from apps.results.anomalies.node_counts import resolved_client_nodes
-from apps.results.anomaly_checks import check_run_anomalies
+from apps.results.judgements.anomalies.node_counts import resolved_client_nodes
+from apps.results.judgements.rank_stats import summarise_ranks
+from apps.results.judgements.reproducibility import QuestionnaireError, clean_reproducibility
 from apps.results.models import (
     LustreBuild,
     LustrePatch,
@@ -39,10 +39,10 @@ from apps.results.models import (
     Tunable,
     Upload,
 )
-from apps.results.ownership import may_reprocess, owner_name, same_account, system_claim
-from apps.results.rank_stats import summarise_ranks
-from apps.results.reproducibility import QuestionnaireError, clean_reproducibility
-from apps.results.tasks import schedule_change_detection
+from apps.results.services import list_entries, runs
+from apps.results.services.anomaly_checks import check_run_anomalies
+from apps.results.services.ownership import may_reprocess, owner_name, same_account, system_claim
+from apps.results.services.tasks import schedule_change_detection
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
 
     Result directories already stored by another owner (another account, or the operator's command-line
     ingest) are *already published*: the upload fails, naming them, and changes nothing. Reprocessing an
-    upload rewrites only the runs it owns and leaves the others alone (apps.results.ownership).
+    upload rewrites only the runs it owns and leaves the others alone (apps.results.services.ownership).
     """
     overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
     try:
@@ -207,7 +207,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     return stored
 
 
-#: The outcome of a run stored by another owner than the writer: left as it is (apps.results.ownership).
+#: The outcome of a run stored by another owner than the writer: left as it is (apps.results.services.ownership).
 FOREIGN = "foreign"
 
 
@@ -216,7 +216,7 @@ def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reproce
 
     Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
     The run is saved more than once (created, then its verdicts) in one write: its list entries are brought
-    in line once, at the end (apps.results.runs).
+    in line once, at the end (apps.results.services.runs).
     """
     with runs.writes():
         return _store_parsed_run(parsed, upload=upload, reprocess=reprocess)
@@ -264,7 +264,7 @@ def run_fields(parsed: ParsedRun) -> dict:
         timestamp = timestamp.replace(tzinfo=UTC)
     facts = facts_from_record(record, metadata)
     # Explicit metadata (an option, a sidecar, an upload field) wins; else the count the evidence supports best,
-    # which is the tools' count whenever the evidence agrees (apps.results.anomalies.node_counts).
+    # which is the tools' count whenever the evidence agrees (apps.results.judgements.anomalies.node_counts).
     client_nodes = _as_int(metadata.get("client_nodes")) or resolved_client_nodes(facts, record.client_nodes)
     procs_per_node = record.procs_per_node
     if client_nodes != record.client_nodes:
@@ -385,7 +385,7 @@ def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
 
 
 def reprocess_uploads(uploads: Iterable[Upload]) -> IngestSummary:
-    """Re-parse stored uploads after a parser change, rewriting the runs each owns (apps.results.ownership).
+    """Re-parse stored uploads after a parser change, rewriting the runs each owns (apps.results.services.ownership).
 
     One upload that cannot be re-read (its file gone, content the parsers now refuse, a database error) is
     reported, naming the upload and the reason, and the next one is reprocessed: each upload is its own

@@ -37,7 +37,7 @@ from pathlib import Path
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.records import ParseError, cut_line, strict_lines
 from apps.ingest.parsers.values import PrintedNumber, printed_number
-from apps.results.anomalies.facts import TaskReordering
+from apps.results.judgements.anomalies.facts import TaskReordering
 
 OPERATIONS = ("write", "read")
 _HEADER = re.compile(r"^\s*IOR-(?P<version>\S+?):?\s+MPI Coordinated Test of Parallel I/O\s*$")

@@ -61,7 +61,7 @@ def ingest_ior_upload(upload: Upload) -> list:
     """The ingest of an API upload (kind=ior): a log, or an archive of logs with an optional
     manifest.csv, into the study named by the upload (or after its file), all or nothing: a log that
     fails fails the job, naming its file and line, and nothing of the upload is stored. The study must be
-    new or one its account created (apps.results.ownership). Returns no runs."""
+    new or one its account created (apps.results.services.ownership). Returns no runs."""
     declared = upload.declared_metadata or {}
     study_name = declared.get("study") or Path(upload.original_name).name.split(".")[0] or "IOR upload"
     _refuse_a_dne_study(study_name, IngestError)

@@ -79,7 +79,7 @@ def ingest_mdtest_upload(upload: Upload) -> list:
     """The ingest of an API upload (kind=mdtest): a log, or an archive of logs with an optional
     manifest.csv, into the series named by the upload (or after its file), all or nothing: a log that
     fails fails the job, naming its file and line, and nothing of the upload is stored. The series must be
-    new or one its account created (apps.results.ownership). Returns no runs: points are not runs."""
+    new or one its account created (apps.results.services.ownership). Returns no runs: points are not runs."""
     declared = upload.declared_metadata or {}
     series_name = declared.get("series") or Path(upload.original_name).name.split(".")[0] or "mdtest upload"
     summary = MdtestIngestSummary(series=series_name)

@@ -1,6 +1,6 @@
 """A bottom-up benchmarking campaign folder: ``stack.yaml``, ``manifest.csv`` and the tools' logs.
 
-Plain Python: the folder becomes a ``Campaign`` (the inventory as ``apps.results.stacks.semantics``
+Plain Python: the folder becomes a ``Campaign`` (the inventory as ``apps.results.judgements.stacks.semantics``
 reads it, one ``Measurement`` per manifest row, and what each log printed), or a ``ParseError``
 naming the file and line: a YAML key of the wrong shape, a component referring to a name that does
 not exist or is not below it, a manifest row naming an unknown component, tool or operation, a log
@@ -21,7 +21,7 @@ from apps.ingest.parsers.records import ParseError
 from apps.ingest.parsers.values import csv_rows, manifest_text
 from apps.ingest.tools import stack_readers
 from apps.ingest.tools.base import Figure
-from apps.results.stacks.semantics import (
+from apps.results.judgements.stacks.semantics import (
     COMPONENT_LAYERS,
     LAYERS,
     OPERATIONS,

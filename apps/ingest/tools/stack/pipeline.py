@@ -2,10 +2,10 @@
 into one ``Stack`` with its inventory and measurements, in one transaction; nothing partial.
 
 The campaign is read completely first (``apps.ingest.tools.stack.campaign``: every log with its
-tool from ``apps.ingest.tools``), its meaning computed (``apps.results.stacks.semantics``), and only
+tool from ``apps.ingest.tools``), its meaning computed (``apps.results.judgements.stacks.semantics``), and only
 then written. A stack of the same name is replaced, if it belongs to the same account (the command
 line may replace any). After the commit the IO500 runs of the stack's storage system are checked
-against the new ceiling (``apps.results.tasks.check_runs_against_ceiling``).
+against the new ceiling (``apps.results.services.tasks.check_runs_against_ceiling``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps,
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools.stack.campaign import Campaign, find_campaign_root, read_campaign
-from apps.results.freshness import bump_data_version_on_commit
+from apps.results.judgements.stacks.semantics import Evaluation, evaluate, unit_of
 from apps.results.models import (
     Stack,
     StackComponent,
@@ -31,9 +31,9 @@ from apps.results.models import (
     StorageSystem,
     Upload,
 )
-from apps.results.ownership import may_add_to, system_claim
-from apps.results.stacks.semantics import Evaluation, evaluate, unit_of
-from apps.results.tasks import schedule_ceiling_check
+from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.ownership import may_add_to, system_claim
+from apps.results.services.tasks import schedule_ceiling_check
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from apps.results.changes.services import detect_all_changes, detect_system_changes
+from apps.results.services.changes.history import detect_all_changes, detect_system_changes
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from apps.results.changes.export import change_record, current_changes
+from apps.results.services.changes.export import change_record, current_changes
 
 
 class Command(BaseCommand):

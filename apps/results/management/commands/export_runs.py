@@ -6,7 +6,7 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from apps.results.export import csv_header, iter_runs, phase_names_of, run_to_dict, run_to_row
+from apps.results.services.export import csv_header, iter_runs, phase_names_of, run_to_dict, run_to_row
 
 
 class Command(BaseCommand):

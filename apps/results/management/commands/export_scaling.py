@@ -4,14 +4,14 @@ import csv
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.results.models import ScalingSeries
-from apps.results.scaling.analysis import (
+from apps.results.judgements.scaling.analysis import (
     DEFAULT_DECLINE_TOLERANCE,
     DEFAULT_SATURATION_THRESHOLD,
     DEFAULT_VARIATION_THRESHOLD,
     analyse_points,
 )
-from apps.results.scaling.export import POINT_FIELDS, TIME_FIELDS, exact_json, series_document
+from apps.results.judgements.scaling.export import POINT_FIELDS, TIME_FIELDS, exact_json, series_document
+from apps.results.models import ScalingSeries
 
 
 class Command(BaseCommand):

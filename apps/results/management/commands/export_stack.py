@@ -6,7 +6,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.results.models import Stack
-from apps.results.stack_export import stack_to_dict
+from apps.results.services.stack_export import stack_to_dict
 
 
 class Command(BaseCommand):

@@ -2,10 +2,10 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from apps.results.judgements.scaling.export import exact_json
+from apps.results.judgements.studies.analysis import DEFAULT_ALPHA
+from apps.results.judgements.studies.export import study_document
 from apps.results.models import Study
-from apps.results.scaling.export import exact_json
-from apps.results.studies.analysis import DEFAULT_ALPHA
-from apps.results.studies.export import study_document
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.results.editions import EditionError, freeze_lists
-from apps.results.list_kinds import LIST_KINDS
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.services.editions import EditionError, freeze_lists
 
 
 class Command(BaseCommand):

@@ -1,13 +1,13 @@
 """manage.py rebuild_lists: refill the maintained list entries from the run table.
 
-The writes of apps.results.runs keep the entries; this is for a database whose runs predate them (run
+The writes of apps.results.services.runs keep the entries; this is for a database whose runs predate them (run
 once after migrating to 0007_maintained_list_entries) or were written around them.
 """
 
 from django.core.management.base import BaseCommand
 
-from apps.results import runs
-from apps.results.list_kinds import LIST_KINDS
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.services import runs
 
 
 class Command(BaseCommand):

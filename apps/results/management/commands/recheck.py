@@ -2,9 +2,9 @@
 
 from django.core.management.base import BaseCommand
 
-from apps.results.anomaly_checks import check_run_anomalies
-from apps.results.list_entries import analyze_after_bulk_write, maintained_after_batch
 from apps.results.models import Anomaly, Run
+from apps.results.services.anomaly_checks import check_run_anomalies
+from apps.results.services.list_entries import analyze_after_bulk_write, maintained_after_batch
 
 
 class Command(BaseCommand):
@@ -18,7 +18,7 @@ class Command(BaseCommand):
         if options["run_ids"]:
             runs = runs.filter(pk__in=options["run_ids"])
         checked = 0
-        # One commit per run (each one write of apps.results.runs), the lists maintained once at the end.
+        # One commit per run (each one write of apps.results.services.runs), the lists maintained once at the end.
         with maintained_after_batch():
             for run in runs.iterator(chunk_size=500):
                 check_run_anomalies(run, include_duplicates=False)

@@ -9,8 +9,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.results.anomalies import RULES
-from apps.results.submission_rules import CLAUSES, coverage_problems, render_rules_doc
+from apps.results.judgements.anomalies import RULES
+from apps.results.judgements.submission_rules import CLAUSES, coverage_problems, render_rules_doc
 
 
 class Command(BaseCommand):

@@ -13,9 +13,9 @@ A handful of DNE scaling series (mdtest over MDT and client counts) come with th
 
 Runs and their children are written in batches, one transaction per batch: with PostgreSQL's COPY
 (rows written as COPY text by hand), elsewhere with batched INSERTs. From BULK_LOAD_RUNS on, the
-loaded tables' secondary indexes and foreign keys are added once after the load (apps.results.bulk).
+loaded tables' secondary indexes and foreign keys are added once after the load (apps.results.services.bulk).
 Bulk writes bypass the signals that keep the list entries, so the command then rebuilds them
-(apps.results.list_entries.rebuild) and ANALYZEs every table it filled: the first page read after
+(apps.results.services.list_entries.rebuild) and ANALYZEs every table it filled: the first page read after
 seeding is planned on statistics of the loaded data, even with autovacuum off.
 
 Institution names end in "(synthetic)" and runs carry submission_id "synthetic", so `--replace`
@@ -35,8 +35,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from apps.results import bulk, list_entries
-from apps.results.list_kinds import SPLIT_DATE
+from apps.results.judgements.reproducibility import HIGHEST_LEVEL, PRODUCTION, UNDEFINED
 from apps.results.models import (
     Anomaly,
     Institution,
@@ -52,10 +51,11 @@ from apps.results.models import (
     StorageSystem,
     Striping,
     Tunable,
-    identity_key,
 )
-from apps.results.reproducibility import HIGHEST_LEVEL, PRODUCTION, UNDEFINED
-from apps.results.runs import rebuild_lists
+from apps.results.models.list_kinds import SPLIT_DATE
+from apps.results.models.systems import identity_key
+from apps.results.services import bulk, list_entries
+from apps.results.services.runs import rebuild_lists
 
 MARK = "synthetic"
 INSTITUTION_SUFFIX = " (synthetic)"

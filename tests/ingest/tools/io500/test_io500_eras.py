@@ -15,14 +15,14 @@ from apps.ingest.tools.io500.grammar.eras import (
     era_of_record,
     score_formula_for,
 )
-from apps.results.scoring import (
+from apps.results.judgements.scoring import (
     FORMULA_CAPP_SKIP_NONPOSITIVE,
     FORMULA_CAPP_ZERO_ENTERS,
     FORMULA_SC17,
     FORMULA_SCRIPT,
     FORMULAS,
 )
-from apps.results.scoring.generations import GENERATIONS
+from apps.results.judgements.scoring.generations import GENERATIONS
 from tests.ingest.tools.io500.io500_samples import (
     BASH_RUN,
     CAPP_RUN,

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.ingest.core.common import IngestError
 from apps.ingest.tools.io500.pipeline import ingest_path, ingest_upload
-from apps.results import runs
 from apps.results.models import PhaseResult, Run, StorageSystem, Upload
+from apps.results.services import runs
 from tests.conftest import REPO_ROOT
 from tests.ingest.tools.io500.io500_samples import SAMPLES
 

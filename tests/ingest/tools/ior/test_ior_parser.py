@@ -10,7 +10,7 @@ import pytest
 
 from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools.ior.grammar import parse_ior_bytes, parse_ior_file
-from apps.results.anomalies.facts import TaskReordering
+from apps.results.judgements.anomalies.facts import TaskReordering
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "ior"
 

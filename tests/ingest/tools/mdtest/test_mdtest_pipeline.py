@@ -13,8 +13,8 @@ from django.core.management import CommandError, call_command
 
 from apps.ingest.core.common import IngestError
 from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths, ingest_mdtest_upload
+from apps.results.judgements.scaling.analysis import analyse_points
 from apps.results.models import ScalingPoint, ScalingSeries, Upload
-from apps.results.scaling.analysis import analyse_points
 
 pytestmark = pytest.mark.django_db
 

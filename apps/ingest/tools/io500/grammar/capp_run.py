@@ -35,7 +35,7 @@ from apps.ingest.tools.io500.grammar.phases import (
     score_group,
     unit_for,
 )
-from apps.results.scoring.generations import (
+from apps.results.judgements.scoring.generations import (
     ERA_CAPP,
     GENERATION_CAPP_G1,
     GENERATION_CAPP_G2,

@@ -6,14 +6,14 @@ An :class:`Era` entry says, for one family:
   result sets) and, for a kind several eras share (a ``result_summary.txt`` is written by the bash
   scripts and by the C app), whether a folder is its own (``claims``: a look at the contents);
 * how its record is built (``build``: :class:`ResultSetFiles` -> ``IO500RunRecord``);
-* which score formula of ``apps.results.scoring`` reproduces its printed score (``score_formula``), and
+* which score formula of ``apps.results.judgements.scoring`` reproduces its printed score (``score_formula``), and
   the era-specific evidence about a printed product score (``product_score_evidence``);
 * whether its raw IOR/mdtest outputs are read, and whether they, rather than the summary, carry
   the command lines.
 
-The score formulas stay in ``apps.results.scoring`` (results is the ground layer and imports no
+The score formulas stay in ``apps.results.judgements.scoring`` (results is the ground layer and imports no
 ingest); the entries here name them. Generation and era names are the constants of
-``apps.results.scoring.generations``.
+``apps.results.judgements.scoring.generations``.
 
 Adding an era: a builder module beside ``capp_run.py`` / ``script_run.py``, its generation name(s)
 in ``generations.py`` (and a formula in ``scoring/io500.py`` if it scored differently), then one
@@ -34,14 +34,14 @@ from apps.ingest.tools.io500.grammar.common import ResultSetFiles
 from apps.ingest.tools.io500.grammar.files import is_junk_name
 from apps.ingest.tools.io500.grammar.script import SC17_RESULTS_FILE, is_sc17_stdout
 from apps.ingest.tools.io500.grammar.script_run import MIB_PER_MB, build_sc17_record, build_script_record
-from apps.results.scoring import (
+from apps.results.judgements.scoring import (
     FORMULA_SC17,
     FORMULA_SCRIPT,
     FORMULA_SCRIPT_PRODUCT,
     capp_formula_for_version,
     compute_io500_score,
 )
-from apps.results.scoring.generations import (
+from apps.results.judgements.scoring.generations import (
     ERA_CAPP,
     ERA_SCRIPT,
     GENERATION_BASH_PRODUCT,
@@ -209,5 +209,5 @@ def era_of_record(record: IO500RunRecord) -> Era:
 
 
 def score_formula_for(record: IO500RunRecord) -> str:
-    """The formula of ``apps.results.scoring`` that gives the comparable (sqrt) score of a record."""
+    """The formula of ``apps.results.judgements.scoring`` that gives the comparable (sqrt) score of a record."""
     return era_of_record(record).score_formula(record)

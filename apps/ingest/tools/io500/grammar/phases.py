@@ -7,7 +7,7 @@ Names are normalised to lowercase with underscores, whatever the file says: the 
 
 from __future__ import annotations
 
-from apps.results.scoring import (
+from apps.results.judgements.scoring import (
     BW_PHASES,
     EXTENDED_BW_ONLY,
     EXTENDED_BW_ONLY_ISC21,

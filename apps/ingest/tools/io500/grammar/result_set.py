@@ -77,9 +77,9 @@ from apps.ingest.tools.io500.grammar.sysinfo import (
     parse_system_information_json,
     split_info,
 )
-from apps.results.reproducibility import is_find_source
-from apps.results.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
-from apps.results.scoring.generations import ERA_SCRIPT
+from apps.results.judgements.reproducibility import is_find_source
+from apps.results.judgements.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
+from apps.results.judgements.scoring.generations import ERA_SCRIPT
 
 logger = logging.getLogger(__name__)
 

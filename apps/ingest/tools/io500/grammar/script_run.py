@@ -33,8 +33,8 @@ from apps.ingest.tools.io500.grammar.script import (
     parse_script_summary,
 )
 from apps.ingest.tools.io500.grammar.sysinfo import split_info
-from apps.results.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES
-from apps.results.scoring.generations import (
+from apps.results.judgements.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES
+from apps.results.judgements.scoring.generations import (
     ERA_SCRIPT,
     GENERATION_BASH_PRODUCT,
     GENERATION_BASH_SQRT,

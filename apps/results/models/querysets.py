@@ -1,0 +1,420 @@
+"""Querysets: runs, and the live lists read from their maintained entries.
+
+A list page never ranks runs: membership, rank and the columns a list filters and sorts on are
+kept in ListEntry rows, written in the same transaction as the run (apps.results.services.list_entries).
+A page filters and sorts those rows on their own indexes, cuts a page of (run id, rank) keys and
+then loads the page's runs; at a million runs the first page reads 50 index entries.
+
+Filtering a list keeps the global rank. A reader who narrows the IO500 list to "Lustre, 10 to
+100 nodes" still sees each system's place on the whole list (#3, #17, #40...), because that
+place is what the list publishes; re-numbering the survivors 1, 2, 3 would invent ranks that no
+list has. With stored ranks a filter is a plain WHERE, and sorting by any column never changes
+the rank either.
+
+Usage, the same for HTML pages, exports and the API::
+
+    ListEntry.objects.listed("io500").filter_listed(filesystem="Lustre", nodes_min=10).sort_listed("-bw")
+"""
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from itertools import islice
+
+from django.apps import apps
+from django.db import connections, models
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Coalesce, NullIf, RowNumber
+
+from apps.results.models.list_columns import COLUMNS_BY_KEY, column_field, criteria_condition, sort_column
+from apps.results.models.list_kinds import (
+    ACCEPTED_CONDITIONS,
+    ELIGIBLE,
+    EVERY_RUN_LIST,
+    RANKED,
+    list_kind,
+    ranked_condition,
+)
+
+#: The run columns only a run's own page reads: its configuration, info and anomaly facts (JSON of kilobytes
+#: each), its extended scores and the benchmark's reasons. Every view of many runs (lists, system pages, exports,
+#: the API's run lists) defers them (`RunQuerySet.without_large_fields`).
+LARGE_RUN_FIELDS = ("config", "info", "facts", "extended_scores", "invalid_reasons")
+
+SEVERITY_ORDER = Case(When(severity="error", then=Value(0)), When(severity="warn", then=Value(1)), default=Value(2))
+#: The order of a run's anomalies wherever they are listed: errors first, then warnings, then by rule.
+BADGE_ORDER = (SEVERITY_ORDER, "rule", "pk")
+
+
+def anomalies_in_order():
+    """Anomalies errors first (BADGE_ORDER), as every list of a run's anomalies shows them."""
+    return apps.get_model("results", "Anomaly").objects.order_by(*BADGE_ORDER)
+
+
+def badges():
+    """The anomalies a row of a list shows as badges: in order, without their evidence (JSON a row never reads)."""
+    return anomalies_in_order().defer("evidence")
+
+
+def per_unit(numerator: str, denominator: str):
+    """``numerator / denominator`` in SQL, NULL where the denominator is 0 or unknown (score per node,
+    per server): the live lists and the frozen editions annotate the same ratios."""
+    return F(numerator) / NullIf(F(denominator), 0)
+
+
+def normalised_scores(*, total: str, nodes: str, servers: str) -> dict:
+    """The six per-node and per-server score annotations every list shows, for a model whose total score,
+    client-node count and server count are the named fields (runs, list entries, edition entries)."""
+    scores = {"score": total, "bw": "score_bw", "md": "score_md"}
+    return {
+        **{f"{name}_per_node": per_unit(field, nodes) for name, field in scores.items()},
+        **{f"{name}_per_server": per_unit(field, servers) for name, field in scores.items()},
+    }
+
+
+#: True while a verb of apps.results.services.runs writes runs: only then may a run be saved, updated or deleted.
+_run_writes_open: ContextVar[bool] = ContextVar("run_writes_open", default=False)
+
+
+class RunWriteOutsideVerbs(RuntimeError):
+    """A run was written without a verb of apps.results.services.runs, so nothing would bring the lists in line."""
+
+
+@contextmanager
+def run_writes_open() -> Iterator[None]:
+    """Let the block write runs (apps.results.services.runs opens it around each verb, and nothing else should)."""
+    token = _run_writes_open.set(True)
+    try:
+        yield
+    finally:
+        _run_writes_open.reset(token)
+
+
+def check_run_write(what: str) -> None:
+    """Refuse a write of runs outside a verb of apps.results.services.runs.
+
+    Why at run time and not only a scan of the source: `x.save()`, `queryset.update()` and `bulk_create` say
+    nothing of their model to a reader of the source, while here every ORM write of a run passes, whatever
+    its spelling; the test suite, which exercises every writer, fails on the first one that bypasses the
+    verbs (tests/results/test_explicit_writes.py checks each form).
+    """
+    if not _run_writes_open.get():
+        raise RunWriteOutsideVerbs(f"{what} outside apps.results.services.runs: write runs through its verbs, "
+                                   "which bring the list entries, custom lists and data version in line")
+
+
+class RunQuerySet(models.QuerySet):
+    """Runs. Every write (update, delete, bulk create or update) goes through apps.results.services.runs."""
+
+    def update(self, **kwargs):
+        check_run_write("Run update()")
+        return super().update(**kwargs)
+
+    def delete(self):
+        check_run_write("Run delete()")
+        return super().delete()
+
+    def bulk_create(self, *args, **kwargs):
+        check_run_write("Run bulk_create()")
+        return super().bulk_create(*args, **kwargs)
+
+    def bulk_update(self, *args, **kwargs):
+        check_run_write("Run bulk_update()")
+        return super().bulk_update(*args, **kwargs)
+
+    def io500(self):
+        return self.filter(kind="io500")
+
+    def eligible(self):
+        """Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score."""
+        return self.filter(ELIGIBLE)
+
+    def ranked(self):
+        """Runs visible as ranked: eligible and accepted by review (`list_kinds.ranked_condition`). What the API's
+        `ranked` flag and filter, a system's best score and change detection read; lists read their entries."""
+        return self.filter(RANKED)
+
+    def without_pending_claims(self):
+        """Runs shown under their system's name: all but an upload's claim on a system of another owner that the
+        committee has not accepted (`Run.system_claim`). Such a run is listed on the historic list (unranked) and
+        on its own page only, so a fabricated run named after an existing system appears nowhere as that
+        system's until accepted: not among the newest runs, the system's runs or the compare picker."""
+        return self.filter(Q(system_claim="") | Q(**ACCEPTED_CONDITIONS))
+
+    def with_normalised(self):
+        """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
+        return self.annotate(**normalised_scores(total="score_total", nodes="client_nodes",
+                                                 servers="system__server_count"))
+
+    def with_badges(self):
+        """Each run's anomalies (without their evidence) in `run.badges`, errors first: one extra query."""
+        return self.prefetch_related(Prefetch("anomalies", queryset=badges(), to_attr="badges"))
+
+    def without_large_fields(self):
+        """Runs without the columns only a run page reads (LARGE_RUN_FIELDS)."""
+        return self.defer(*LARGE_RUN_FIELDS)
+
+    def with_details(self, *, files: bool = True):
+        """Everything a run page and diff_runs() read, in a constant number of queries (anomalies errors first).
+
+        ``files=False`` leaves the files (their whole contents) to be read by whoever asks for them: for many
+        runs held at once of which only a few are diffed (change detection).
+        """
+        return self.select_related("system__institution", "lustre_build", "upload").prefetch_related(
+            "phases", "tunables", "stripings", "lustre_build__patches", *(["files"] if files else []),
+            Prefetch("anomalies", queryset=anomalies_in_order()),
+        )
+
+    def with_list_columns(self):
+        return (
+            self.select_related("system__institution", "lustre_build")
+            .without_large_fields()
+            .with_normalised()
+            .with_badges()
+        )
+
+    def load_rows(self, keys) -> list:
+        """The list rows of (pk, rank) keys, in the keys' order with their rank: two queries (rows, badges)."""
+        keys = list(keys)
+        found = self.model.objects.filter(pk__in=[pk for pk, _ in keys]).with_list_columns().in_bulk()
+        rows = []
+        for pk, rank in keys:
+            row = found[pk]
+            row.rank = rank
+            rows.append(row)
+        return rows
+
+    def total(self) -> int:
+        """How many runs there are, without counting a million rows: the historic list's maintained count
+        holds every IO500 run; the runs of other kinds (mdtest campaigns) are few and counted by index."""
+        state = apps.get_model("results", "ListState").objects.filter(kind=EVERY_RUN_LIST).first()
+        others = [kind for kind in self.model.Kind.values if kind != "io500"]
+        return (state.entry_count if state else 0) + self.model.objects.filter(kind__in=others).count()
+
+    def phase_medians(self) -> dict[str, float]:
+        """{phase name: median value} over these runs, in one query on any database.
+
+        Each phase's values are numbered within the phase; the middle one (or the mean of the two
+        middle ones) is the median. Integer division picks them: positions (n+1)/2 and (n+2)/2.
+        """
+        phases = self.model._meta.get_field("phases").related_model.objects
+        middle = (
+            phases.filter(run__in=self.values("pk"), value__isnull=False)
+            .annotate(
+                position_in_phase=Window(RowNumber(), partition_by=[F("name")], order_by=[F("value"), F("pk")]),
+                phase_count=Window(Count("pk"), partition_by=[F("name")]),
+            )
+            .filter(Q(position_in_phase=(F("phase_count") + 1) / 2) | Q(position_in_phase=(F("phase_count") + 2) / 2))
+        )
+        found: dict[str, list[float]] = {}
+        for name, value in middle.values_list("name", "value"):
+            found.setdefault(name, []).append(value)
+        return {name: sum(values) / len(values) for name, values in found.items()}
+
+
+class ChangeQuerySet(models.QuerySet):
+    def visible(self):
+        """Changes between runs visible as ranked (both ends): what public pages, feeds, exports and the API show.
+        Detection reads ranked runs only; this keeps a triaged change off them once a run of it is rejected or
+        withdrawn (a triaged change outlives the detection that no longer finds it)."""
+        return self.filter(ranked_condition("run_before__") & ranked_condition("run_after__"))
+
+
+class ListEntryQuerySet(models.QuerySet):
+    """The maintained entries of the live lists (apps.results.models.ListEntry)."""
+
+    def listed(self, kind: str):
+        """The entries of list `kind` in list order (score, then run id), each with its current `rank`."""
+        list_kind(kind)
+        return self.filter(kind=kind).with_rank().order_by(F("score").desc(nulls_last=True), "run_id")
+
+    def with_rank(self):
+        """rank = base_rank + the net shifts stored after it above its score (ListEntry's docstring).
+
+        The subquery reads the few shift rows since the last settle, and only for the rows a page
+        returns: PostgreSQL evaluates it after the LIMIT, and `cut` keeps an OFFSET from evaluating it for
+        every row a later page skips.
+        """
+        shifts = apps.get_model("results", "ListRankShift").objects.filter(
+            kind=OuterRef("kind"), pk__gt=OuterRef("shifts_after"), score__gt=OuterRef("score")
+        ).order_by().values("kind").annotate(net=Sum("delta")).values("net")
+        return self.annotate(rank=Case(
+            When(base_rank__isnull=False, then=F("base_rank") + Coalesce(Subquery(shifts), Value(0))),
+            default=None, output_field=IntegerField(),
+        ))
+
+    def with_normalised(self):
+        """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
+        return self.annotate(**normalised_scores(total="score", nodes="client_nodes", servers="server_count"))
+
+    def filter_listed(self, **criteria):
+        """Narrow a list without re-ranking it (ranks are stored) by the criteria of `list_columns.CRITERIA`
+        (filesystem, institution, vendor, system (id), search, year, nodes_min, nodes_max, flagged, run (id)).
+        Unset values are ignored."""
+        return self.filter(criteria_condition(criteria))
+
+    def sort_listed(self, key: str | None):
+        """Order a list by a public sort key of `list_columns` ("score", "-bw"...), NULLs last, ties by score then
+        run (each sort has an index in this order: migrations 0007, 0017 and 0019)."""
+        column, descending = sort_column(key)
+        if column is None:
+            return self
+        if column.sort_reversed:
+            descending = not descending
+        queryset = self.with_normalised() if column.normalised and column.key not in self.query.annotations else self
+        expression = F(column.sort_field)
+        if column.unique:
+            return queryset.order_by(expression.desc() if descending else expression.asc())
+        primary = expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True)
+        return queryset.order_by(primary, F("score").desc(nulls_last=True), "run_id")
+
+    def ranked_keys(self):
+        """(run id, rank) of the listed entries, in list order: what a page is cut from."""
+        return self.values_list("run_id", "rank")
+
+    def cut(self, start: int, stop: int):
+        """Rows `start` to `stop` of this ordered view, as `self[start:stop]` gives them.
+
+        Past the first page the page's runs are found first, from the sort index alone, and only their rows are
+        then read: with a plain OFFSET, PostgreSQL computes the select list of every row it skips, the rank's
+        subquery included (`with_rank`), so the cost grows with the page number.
+
+        The page's run ids are read in a query of their own, not as an `IN (subquery)`: on statistics that
+        call the entry table empty, PostgreSQL planned that as a nested loop re-running the LIMIT subquery for
+        every entry of the list (quadratic in the list; the figures are in docs/performance.md).
+        """
+        if not start:
+            return self[start:stop]
+        page = list(self.values_list("run_id", flat=True)[start:stop])
+        return self.filter(run_id__in=page)
+
+    def page_keys(self, kind: str, criteria: Mapping, sort: str | None):
+        """The (run id, rank) keys of a list page view, counted as `page_entries` counts them."""
+        entries = self.page_entries(kind, criteria, sort)
+        return CountedKeys(entries.keys.ranked_keys(), entries.count(), capped=entries.capped)
+
+    def page_entries(self, kind: str, criteria: Mapping, sort: str | None, state=None):
+        """The entries of a list page view, with their rank and normalised scores, and a count that never
+        scans a whole list. A page renders from these rows alone (plus its runs' badges, `load_listed`):
+        loading the page's 50 wide run rows and their systems was half of a list page's time.
+
+        Unfiltered, the count is the list's maintained one. Filtered, counting is stopped at
+        COUNT_CAP + 1 matches: a reader pages through the first COUNT_CAP rows and is told there are
+        more, and a broad filter on a million-entry list costs a bounded scan instead of a full one.
+
+        The capped count is unordered. Ordered by the list (as it was), PostgreSQL walked the list's order
+        index past every non-match or, once the bulk paths VACUUM the entries (apps.results.services.bulk.vacuum),
+        read every match from an index and sorted them. Unordered, with the pages all-visible, it reads the
+        matches from the filter's own index alone. The risk of the unordered form is a sequential scan
+        through other lists first (their entries are stored together); PostgreSQL costs the index-only path
+        below it on all-visible pages. The measurements are in docs/performance.md.
+
+        `state`: the list's ListState, when the caller has read it already (for its file systems).
+
+        A substring filter on a column in INDEXED_TEXT becomes "column IN (the list's values that contain it,
+        compared upper-cased)": a LIKE '%DDN%' cannot use an index. The values come from skipping through the
+        column's sort index (`_distinct_values`), and the count then reads the matching entries from that same
+        index alone. Compared as UPPER(column) IN (...) instead, PostgreSQL walked the (kind, column) sort
+        index past every other vendor's entries for the same count: an UPPER() condition is only a filter on
+        that index.
+        """
+        indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
+        entries = self.listed(kind).filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
+        for name, needle in indexed.items():
+            column = INDEXED_TEXT[name]
+            values = [value for value in self._distinct_values(kind, column) if str(needle).upper() in value.upper()]
+            entries = entries.filter(**{f"{column}__in": values})
+        keys = entries.with_normalised().sort_listed(sort)
+        if criteria_condition(criteria):
+            found = entries.order_by().values("pk")[:COUNT_CAP + 1].count()
+            return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
+        if state is None:
+            state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
+        return CountedKeys(keys, state.entry_count if state else 0)
+
+    def _distinct_values(self, kind: str, column: str) -> list[str]:
+        """The distinct values of `column` on list `kind`, one index probe each (a "loose index scan" through the
+        column's ascending sort index, migration 0019), never a read of the list's entries."""
+        connection = connections[self.db]  # the replica's, when the router sends this read there
+        table, column = self.model._meta.db_table, connection.ops.quote_name(column)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""WITH RECURSIVE found(value) AS (
+                        SELECT * FROM (SELECT {column} FROM {table} WHERE kind = %s
+                                       ORDER BY {column} LIMIT 1) AS first
+                        UNION ALL
+                        SELECT (SELECT {column} FROM {table} WHERE kind = %s AND {column} > found.value
+                                ORDER BY {column} LIMIT 1)
+                        FROM found WHERE found.value IS NOT NULL)
+                    SELECT value FROM found WHERE value IS NOT NULL""",
+                [kind, kind],
+            )
+            return [value for (value,) in cursor.fetchall()]
+
+    def placement(self, **criteria) -> Mapping[int, int | None]:
+        """{run id: rank} of the entries that match the criteria: one query."""
+        return dict(self.filter_listed(**criteria).ranked_keys())
+
+    def runs(self, chunk_size: int = 1000) -> Iterator:
+        """The listed runs in list order, with their rank and list columns, loaded a chunk at a time."""
+        keys = self.ranked_keys().iterator(chunk_size=chunk_size)
+        run_model = self.model._meta.get_field("run").related_model
+        while chunk := list(islice(keys, chunk_size)):
+            yield from run_model.objects.load_rows(chunk)
+
+
+def load_listed(entries) -> list:
+    """A page of list entries with their runs' anomaly badges (`badges`, as RunQuerySet.with_badges gives
+    them): two queries, neither of which reads a run row."""
+    entries = list(entries)
+    by_run: dict[int, list] = {}
+    for anomaly in badges().filter(run_id__in=[entry.run_id for entry in entries]):
+        by_run.setdefault(anomaly.run_id, []).append(anomaly)
+    for entry in entries:
+        entry.badges = by_run.get(entry.run_id, [])
+    return entries
+
+
+#: Substring criteria → the ListEntry column with a (kind, UPPER(column)) index (ListEntryQuerySet.page_entries).
+INDEXED_TEXT = {"vendor": column_field(COLUMNS_BY_KEY["vendor"])}
+
+#: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
+#: Counting stops there because the count of a broad filter is the one read that grows with the list.
+COUNT_CAP = 2000
+
+
+class CountedKeys:
+    """Keys whose count is known already (maintained, or capped): paginators slice them and never COUNT.
+
+    `capped`: there are more rows than `count`; pages stop at `count`.
+    """
+
+    def __init__(self, keys, count: int, capped: bool = False):
+        self.keys = keys
+        self._count = count
+        self.capped = capped
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice) and isinstance(self.keys, ListEntryQuerySet):
+            return self.keys.cut(index.start or 0, index.stop)
+        return self.keys[index]
+

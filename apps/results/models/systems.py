@@ -1,0 +1,127 @@
+"""Institutions and storage systems, with the aliases and the spelling-insensitive key that keep one
+site or system one row however its name is spelled.
+"""
+
+import re
+
+from django.db import models
+from django.urls import reverse
+
+
+def identity_key(*parts: str) -> str:
+    """Spelling-insensitive key: case, punctuation and runs of white space do not make a new system."""
+    cleaned = [re.sub(r"[\W_]+", " ", (part or "").casefold()).strip() for part in parts]
+    return "|".join(cleaned)
+
+
+class Institution(models.Model):
+    name = models.CharField(max_length=255)
+    key = models.CharField(max_length=255, unique=True, help_text="normalised name; see identity_key")
+    country = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def resolve(cls, name: str) -> "Institution":
+        """The canonical institution for a spelling, following aliases, created when unknown."""
+        name = (name or "").strip() or "Unknown"
+        key = identity_key(name)
+        alias = InstitutionAlias.objects.select_related("institution").filter(key=key).first()
+        if alias:
+            return alias.institution
+        institution, _ = cls.objects.get_or_create(key=key, defaults={"name": name})
+        return institution
+
+
+class InstitutionAlias(models.Model):
+    """Another spelling of an institution (e.g. "IBM Tuscon" for "IBM Tucson")."""
+
+    institution = models.ForeignKey(Institution, on_delete=models.CASCADE, related_name="aliases")
+    name = models.CharField(max_length=255)
+    key = models.CharField(max_length=255, unique=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} → {self.institution}"
+
+    def save(self, *args, **kwargs):
+        self.key = identity_key(self.name)
+        super().save(*args, **kwargs)
+
+
+class StorageSystem(models.Model):
+    """The canonical identity of a storage system: institution + system name + file-system type.
+
+    "Best result per system" and per-system history group on this row, never on a spelling.
+    """
+
+    institution = models.ForeignKey(Institution, on_delete=models.PROTECT, related_name="systems")
+    name = models.CharField(max_length=255)
+    filesystem = models.CharField(max_length=255, help_text="file-system type or product, e.g. Lustre, DAOS")
+    key = models.CharField(max_length=800, unique=True, help_text="normalised identity; see identity_key")
+    storage_vendor = models.CharField(max_length=255, blank=True)
+    server_count = models.PositiveIntegerField(null=True, blank=True, help_text="storage servers, when known")
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["institution__name", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.institution} / {self.name} ({self.filesystem})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("system-detail", args=[self.pk])
+
+    @classmethod
+    def resolve(cls, institution: str, name: str, filesystem: str, *, fill_blanks: bool = True,
+                **defaults) -> "StorageSystem":
+        """The canonical system for these spellings, following aliases, created when unknown (with `defaults`);
+        a known system gets `defaults` where it has no value yet, unless `fill_blanks` is False."""
+        institution_row = Institution.resolve(institution)
+        name = (name or "").strip() or "Unknown system"
+        filesystem = (filesystem or "").strip() or "unknown"
+        alias_key = identity_key(institution_row.name, name, filesystem)
+        alias = SystemAlias.objects.select_related("system").filter(key=alias_key).first()
+        if alias:
+            return alias.system
+        key = identity_key(institution_row.key, name, filesystem)
+        system, created = cls.objects.get_or_create(
+            key=key,
+            defaults={"institution": institution_row, "name": name, "filesystem": filesystem, **defaults},
+        )
+        if not created and fill_blanks:
+            system.fill_blanks(**defaults)
+        return system
+
+    def fill_blanks(self, **values) -> None:
+        """Set the given descriptive fields (storage_vendor, server_count) where the system has none yet. An
+        upload that claims a system of another owner does not describe it (apps.results.services.ownership)."""
+        missing = {field: value for field, value in values.items() if value and not getattr(self, field)}
+        if missing:
+            for field, value in missing.items():
+                setattr(self, field, value)
+            # The run write that follows (apps.results.services.runs) copies them into the system's list entries.
+            self.save(update_fields=list(missing))
+
+
+class SystemAlias(models.Model):
+    """Another spelling of (institution, system, file system) that means an existing system."""
+
+    system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="aliases")
+    institution_name = models.CharField(max_length=255)
+    name = models.CharField(max_length=255)
+    filesystem = models.CharField(max_length=255)
+    key = models.CharField(max_length=800, unique=True)
+
+    class Meta:
+        verbose_name_plural = "system aliases"
+
+    def __str__(self) -> str:
+        return f"{self.institution_name} / {self.name} ({self.filesystem}) → {self.system}"
+
+    def save(self, *args, **kwargs):
+        self.key = identity_key(self.institution_name, self.name, self.filesystem)
+        super().save(*args, **kwargs)

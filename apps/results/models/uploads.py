@@ -1,0 +1,52 @@
+"""An upload: the file a run, series, study or stack came from, and who sent it.
+
+It lives in results rather than in ingest because a run points at the upload it came from, and
+that arrow must not point from results to ingest.
+"""
+
+import hashlib
+
+from django.conf import settings
+from django.db import models
+
+
+class Upload(models.Model):
+    """A file exactly as it was received, content-addressed, so it can always be re-ingested.
+
+    ``kind`` names the benchmark tool whose pipeline ingests it. Its valid values are the upload kinds of
+    the tool registry (``apps.ingest.tools``), checked where an upload is received: this app imports no
+    other, and a new tool needs no migration."""
+
+    file = models.FileField(upload_to="uploads/%Y/%m/")
+    sha256 = models.CharField(max_length=64, unique=True)
+    original_name = models.CharField(max_length=500)
+    size = models.BigIntegerField()
+    kind = models.CharField(max_length=40, default="io500", help_text="an upload kind of apps.ingest.tools")
+    uploader = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="uploads"
+    )
+    declared_metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.sha256[:12]})"
+
+    @property
+    def needs_review(self) -> bool:
+        """Runs of this upload wait for the committee, unless its uploader may publish without review.
+
+        A committee board ranks only accepted runs (issue: the lists as the IO500 publishes them); a site's
+        own board gives its submitters the permission, and their uploads are ranked at the next read.
+        """
+        return not (self.uploader and self.uploader.has_perm("results.publish_without_review"))
+
+    @staticmethod
+    def hash_file(fileobj) -> str:
+        digest = hashlib.sha256()
+        for chunk in iter(lambda: fileobj.read(1024 * 1024), b""):
+            digest.update(chunk)
+        fileobj.seek(0)
+        return digest.hexdigest()

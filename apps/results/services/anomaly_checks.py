@@ -1,0 +1,70 @@
+"""Running the anomaly rules against stored runs and keeping their findings as Anomaly rows.
+
+The rules themselves are plain Python (apps.results.judgements.anomalies); this module supplies what only
+the database knows (other runs with the same result) and the thresholds from settings.
+"""
+
+from django.conf import settings
+from django.db.models import Q
+
+from apps.results.judgements.anomalies import RuleContext, RunFacts, evaluate_all
+from apps.results.models import Anomaly, Run, Stack
+from apps.results.services import runs
+
+
+def same_result(run: Run) -> Q:
+    """The stored runs that are this run's benchmark execution: the same files, or the same three scores.
+
+    The scores too because the content hash covers every file of the result directory: the same files with
+    one more beside them (an ``ioboard.yaml`` naming another institution and system) hash differently, and a
+    published result could be filed again under another name unnoticed. Three recomputed floats equal to
+    the last bit are one execution (positive ones: zeros are what every broken run scores)."""
+    same = Q(content_hash=run.content_hash)
+    scores = (run.score_total, run.score_bw, run.score_md)
+    if None not in scores and min(scores) > 0:
+        same |= Q(score_total=run.score_total, score_bw=run.score_bw, score_md=run.score_md)
+    return same
+
+
+def duplicate_context(run: Run) -> RuleContext:
+    others = (
+        Run.objects.filter(same_result(run))
+        .exclude(pk=run.pk)
+        .select_related("system__institution")
+        .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
+    )
+    stack = Stack.of_system(run.system_id)
+    return RuleContext(
+        run_id=run.pk,
+        system=str(run.system_id),
+        measured_ceiling=stack.ceiling_evidence() if stack else {},
+        runs_with_same_content_hash=[
+            {"run_id": other.pk, "submission": other.submission_id, "path": other.source_path,
+             "system": f"{other.system.institution.name} / {other.system.name}", "system_id": other.system_id}
+            for other in others
+        ],
+    )
+
+
+def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[Anomaly]:
+    """Replace the run's anomalies with what the rules find now, and refresh its list verdicts (one write of
+    runs: the lists are brought in line once, at its end).
+
+    A new run that duplicates stored ones also changes their verdict, so they are re-checked too.
+    """
+    if run.kind != Run.Kind.IO500 or not run.facts:
+        return []
+    with runs.writes():
+        context = duplicate_context(run)
+        findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
+        run.anomalies.all().delete()
+        rows = Anomaly.objects.bulk_create(
+            Anomaly(run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message,
+                    evidence=f.evidence)
+            for f in findings
+        )
+        runs.set_verdicts(run)
+        if include_duplicates:
+            for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
+                check_run_anomalies(other, include_duplicates=False)
+    return rows

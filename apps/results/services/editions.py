@@ -1,0 +1,103 @@
+"""Editions: a live list frozen under a name ("ISC19"), its membership, ranks and scores copied.
+
+An edition never changes after it is frozen: the entries hold copies of the numbers, not
+references to them, so a later re-scoring or re-ingest of a run moves the live lists but not the
+edition. The entry keeps a link to its run and system for navigation only (SET_NULL on delete).
+
+Editions are made with `manage.py freeze_edition NAME --list io500`, or in the admin by adding an
+Edition (its admin calls `freeze_entries()` on save).
+"""
+
+from itertools import islice
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import transaction
+from django.db.models import F, Prefetch
+from django.utils import timezone
+
+from apps.results.models import Edition, EditionEntry, ListEntry, RulesEdition
+from apps.results.models.list_columns import LIST_COLUMNS, column_field, criteria_condition, sort_column
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.models.querysets import LARGE_RUN_FIELDS, badges, normalised_scores
+from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.review import rules_edition_on
+
+
+class EditionError(Exception):
+    """An edition cannot be frozen (it exists already, or its name or list is not valid)."""
+
+
+def freeze_edition(name: str, list_kind: str, title: str = "", description: str = "",
+                   rules_edition: RulesEdition | None = None) -> Edition:
+    """Create edition `name` of the list `list_kind` from the live list, in one transaction, under the rules
+    edition given or else the one in force today."""
+    try:
+        validate_slug(name)
+    except ValidationError as exc:
+        raise EditionError(f"{name!r} is not a valid edition name: letters, digits, - and _ only") from exc
+    if list_kind not in LIST_KINDS:
+        raise EditionError(f"unknown list {list_kind!r}; choose one of {', '.join(LIST_KINDS)}")
+    with transaction.atomic():
+        if Edition.objects.filter(name=name, list_kind=list_kind).exists():
+            raise EditionError(f"edition {name} of the {list_kind} list exists already; editions never change")
+        rules = rules_edition or rules_edition_on(timezone.localdate())
+        edition = Edition.objects.create(name=name, list_kind=list_kind, title=title, description=description,
+                                         rules_edition=rules)
+        freeze_entries(edition)
+    return edition
+
+
+def freeze_lists(name: str, list_kinds: list[str] | None = None, title: str = "", description: str = "",
+                 rules_edition: RulesEdition | None = None) -> list[Edition]:
+    """Freeze edition `name` of every list kind (or of `list_kinds`): all of them, or none. The historic list is
+    frozen too, as the IO500 publishes a historical list with every edition."""
+    kinds = list_kinds or list(LIST_KINDS)
+    with transaction.atomic():
+        return [freeze_edition(name, kind, title=title, description=description, rules_edition=rules_edition)
+                for kind in kinds]
+
+
+def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
+    """Copy the live list of the edition's kind into its entries, a chunk at a time (the historic list holds
+    every run); an edition is frozen only once."""
+    copied = frozen_copies()
+    frozen = 0
+    with transaction.atomic():
+        if edition.entries.exists():
+            raise EditionError(f"edition {edition} is frozen already; editions never change")
+        rows = ListEntry.objects.listed(edition.list_kind).values_list(*copied.values()).iterator(chunk_size)
+        while chunk := list(islice(rows, chunk_size)):
+            EditionEntry.objects.bulk_create(EditionEntry(edition=edition, **dict(zip(copied, row, strict=True)))
+                                             for row in chunk)
+            frozen += len(chunk)
+        bump_data_version_on_commit()
+    return frozen
+
+
+def frozen_copies() -> dict[str, str]:
+    """{EditionEntry field: the ListEntry field it copies}: every list column an edition stores (`list_columns`;
+    the year and the anomaly flag are read from the run, the ratios computed), and the reason a run is kept off."""
+    stored = {field.attname for field in EditionEntry._meta.concrete_fields}
+    return {**{column.edition_field: column.entry_field for column in LIST_COLUMNS if column.edition_field in stored},
+            "exclusion_reason": "exclusion_reason"}
+
+
+def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
+    """An edition's entries with the live lists' columns, filters and sort keys (`list_columns`, over the frozen
+    fields); badges are the run's current ones."""
+    entries = (
+        EditionEntry.objects.filter(edition=edition)
+        .select_related("run", "system")
+        .defer(*[f"run__{name}" for name in LARGE_RUN_FIELDS])
+        .prefetch_related(Prefetch("run__anomalies", queryset=badges(), to_attr="badges"))
+        .annotate(**normalised_scores(total="score", nodes="client_nodes", servers="system__server_count"))
+    )
+    entries = entries.filter(criteria_condition(criteria or {}, frozen=True))
+    column, descending = sort_column(sort)
+    rank_order = [F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"]
+    if column is None:
+        return entries.order_by(*rank_order)
+    expression = F(column_field(column, frozen=True))
+    return entries.order_by(expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True),
+                            *rank_order)
