@@ -30,10 +30,11 @@ run: $(RUN_STAMP)
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## Cheapest first, all configured in pyproject.toml: ruff; the import contracts (layers, independent front ends,
+## Cheapest first, all configured in pyproject.toml: ruff (check and format); the import contracts (layers, independent front ends,
 ## plain-Python parsers); mypy over the plain-Python folders; deptry (requirements against imports); djlint (templates)
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/deptry .

@@ -165,8 +165,9 @@ def print_agreement(runs: list[RunFacts], findings_by_run: list[tuple[RunFacts, 
     print("|---|---|---|---|---|---|---|---|---|")
     for label, rule in rule_of_label.items():
         for evaluation, rules_by_submission in flagged.items():
-            judged = {s: labels for s, labels in expected.items() if s in rules_by_submission
-                      or evaluation == "in sample"}
+            judged = {
+                s: labels for s, labels in expected.items() if s in rules_by_submission or evaluation == "in sample"
+            }
             (tally,) = agreement(rules_by_submission, judged, {label: rule})
             print(
                 f"| {label} | {rule} | {evaluation} | {len(judged)} | {len(tally.positives)} | "
@@ -183,8 +184,10 @@ def print_rank_imbalance(runs: list[RunFacts]) -> None:
     if not fractions:
         return
     print(f"\nRank time imbalance ((slowest - fastest) / slowest), {len(fractions)} phases of {len(with_ranks)} runs:")
-    print(f"p50 {percentile(fractions, 0.5):.2f}, p90 {percentile(fractions, 0.9):.2f}, max {max(fractions):.2f}; "
-          f"fitted threshold {fit_rank_imbalance(with_ranks)}, configured {DEFAULT_THRESHOLDS['rank_time_imbalance']}")
+    print(
+        f"p50 {percentile(fractions, 0.5):.2f}, p90 {percentile(fractions, 0.9):.2f}, max {max(fractions):.2f}; "
+        f"fitted threshold {fit_rank_imbalance(with_ranks)}, configured {DEFAULT_THRESHOLDS['rank_time_imbalance']}"
+    )
     evaluations = {"in sample": _rules_by_submission([(f, evaluate_all(f)) for f in with_ranks])}
     evaluations.update({f"out of sample, {split}": _held_out(runs, split) for split in SPLITS})
     ids = {submission_id(facts.source_path) for facts in with_ranks}

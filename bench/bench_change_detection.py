@@ -42,8 +42,9 @@ def main(seed: int) -> None:
         values[outlying] += rng.choice([-1, 1]) * rng.uniform(0.3, 1.2)
         detection = detect(np.exp(values))
         missed_outliers += not any(o.index == outlying for o in detection.outliers) or bool(detection.steps)
-    print(f"steps of 15-60 %: {missed_steps}/{trials} missed at their run, "
-          f"{extra_steps}/{trials} with a step elsewhere")
+    print(
+        f"steps of 15-60 %: {missed_steps}/{trials} missed at their run, {extra_steps}/{trials} with a step elsewhere"
+    )
     print(f"outliers of 30-120 % (log): {missed_outliers}/{trials} missed or reported with a step")
 
 

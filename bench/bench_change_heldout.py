@@ -30,8 +30,18 @@ def main(first: int, last: int) -> None:
     from tests.results.test_change_acceptance import DERIVED, detected_changes, names_cause
 
     call_command("migrate", verbosity=0)
-    totals = dict.fromkeys(["true steps", "found", "right direction and causes", "true outliers",
-                            "outliers found", "false steps", "seeds with any error"], 0)
+    totals = dict.fromkeys(
+        [
+            "true steps",
+            "found",
+            "right direction and causes",
+            "true outliers",
+            "outliers found",
+            "false steps",
+            "seeds with any error",
+        ],
+        0,
+    )
     for seed in range(first, last + 1):
         call_command("flush", interactive=False, verbosity=0)
         truth = write_history(scratch / f"seed-{seed}", seed)
@@ -42,23 +52,36 @@ def main(first: int, last: int) -> None:
         errors = 0
         for expected in truth["steps"]:
             totals["true steps"] += 1
-            found = [c for c in steps if (c["system"], c["metric"], c["after"]) ==
-                     (expected["system"], expected["metric"], expected["after_submission"])]
+            found = [
+                c
+                for c in steps
+                if (c["system"], c["metric"], c["after"])
+                == (expected["system"], expected["metric"], expected["after_submission"])
+            ]
             totals["found"] += bool(found)
-            good = bool(found) and found[0]["direction"] == expected["direction"] and all(
-                names_cause(found[0]["attribution"], token) for token in expected["cause_tokens"])
+            good = (
+                bool(found)
+                and found[0]["direction"] == expected["direction"]
+                and all(names_cause(found[0]["attribution"], token) for token in expected["cause_tokens"])
+            )
             totals["right direction and causes"] += good
             errors += not good
         for expected in truth["outliers"]:
             totals["true outliers"] += 1
-            hit = any(c["kind"] == "outlier" and (c["system"], c["metric"], c["after"]) ==
-                      (expected["system"], expected["metric"], expected["submission"]) for c in changes)
+            hit = any(
+                c["kind"] == "outlier"
+                and (c["system"], c["metric"], c["after"])
+                == (expected["system"], expected["metric"], expected["submission"])
+                for c in changes
+            )
             totals["outliers found"] += hit
             errors += not hit
         for step in steps:
             places = {t["after_submission"] for t in truth["steps"] if t["system"] == step["system"]}
-            injected = any((t["system"], t["metric"], t["after_submission"]) == (step["system"], step["metric"],
-                                                                                 step["after"]) for t in truth["steps"])
+            injected = any(
+                (t["system"], t["metric"], t["after_submission"]) == (step["system"], step["metric"], step["after"])
+                for t in truth["steps"]
+            )
             if not injected and not (step["metric"] in DERIVED and step["after"] in places):
                 totals["false steps"] += 1
                 errors += 1

@@ -37,10 +37,13 @@ from bench.change_histories import HELD_OUT, METRICS, TRAINING, History, history
 
 OTAVA_PYTHON = Path(__file__).resolve().parent / ".venv-otava" / "bin" / "python"
 OTAVA_RUNNER = Path(__file__).resolve().parent / "otava_runner.py"
-BINS = [("z < 3", lambda s: s.z < 3), ("3 <= z < 6", lambda s: 3 <= s.z < 6),
-        ("z >= 6, step < 5 %", lambda s: s.z >= 6 and s.pct < 5),
-        ("z >= 6, 5-10 %", lambda s: s.z >= 6 and 5 <= s.pct < 10),
-        ("z >= 6, >= 10 %", lambda s: s.z >= 6 and s.pct >= 10)]
+BINS = [
+    ("z < 3", lambda s: s.z < 3),
+    ("3 <= z < 6", lambda s: 3 <= s.z < 6),
+    ("z >= 6, step < 5 %", lambda s: s.z >= 6 and s.pct < 5),
+    ("z >= 6, 5-10 %", lambda s: s.z >= 6 and 5 <= s.pct < 10),
+    ("z >= 6, >= 10 %", lambda s: s.z >= 6 and s.pct >= 10),
+]
 DETECTABLE = ("z >= 6, 5-10 %", "z >= 6, >= 10 %")
 
 
@@ -76,8 +79,11 @@ class Tally:
         matched: set[int] = set()
         for before, index, sign in steps:
             self.reported_steps += 1
-            candidates = [k for k, s in enumerate(truth) if k not in matched and abs(s.index - index) <= 1
-                          and (s.log_shift > 0) == (sign > 0)]
+            candidates = [
+                k
+                for k, s in enumerate(truth)
+                if k not in matched and abs(s.index - index) <= 1 and (s.log_shift > 0) == (sign > 0)
+            ]
             if not candidates:
                 self.false_steps += 1
                 continue
@@ -108,8 +114,10 @@ class Tally:
 
     def detectable(self) -> tuple[int, int]:
         """True steps with z >= 6 and >= 5 %: (found, all)."""
-        return (sum(self.true_found[name][0] for name in DETECTABLE),
-                sum(self.true_found[name][1] for name in DETECTABLE))
+        return (
+            sum(self.true_found[name][0] for name in DETECTABLE),
+            sum(self.true_found[name][1] for name in DETECTABLE),
+        )
 
     def f1(self) -> float:
         found, total = self.detectable()
@@ -120,8 +128,10 @@ class Tally:
 
 def ours(case: History, metric: str, parameters: DetectionParameters) -> tuple[list, list]:
     found = detect(case.values[metric], hints=sorted(case.hints), parameters=parameters)
-    return ([(s.before_index, s.index, 1 if s.direction == "up" else -1) for s in found.steps],
-            [o.index for o in found.outliers])
+    return (
+        [(s.before_index, s.index, 1 if s.direction == "up" else -1) for s in found.steps],
+        [o.index for o in found.outliers],
+    )
 
 
 def otava(cases: list[History], pvalue: float | None) -> dict[tuple[int, str], list]:
@@ -131,14 +141,16 @@ def otava(cases: list[History], pvalue: float | None) -> dict[tuple[int, str], l
     request = {"series": [[float(v) for v in values[seed].values[metric]] for seed, metric in keys]}
     if pvalue is not None:
         request["max_pvalue"] = pvalue
-    answer = subprocess.run([str(OTAVA_PYTHON), str(OTAVA_RUNNER)], input=json.dumps(request), text=True,
-                            capture_output=True, check=True)
+    answer = subprocess.run(
+        [str(OTAVA_PYTHON), str(OTAVA_RUNNER)], input=json.dumps(request), text=True, capture_output=True, check=True
+    )
     found = {}
     for (seed, metric), indices in zip(keys, json.loads(answer.stdout), strict=True):
         series = values[seed].values[metric]
         found[(seed, metric)] = [
             (previous, index, 1 if series[index:nxt].mean() > series[previous:index].mean() else -1)
-            for previous, index, nxt in zip([0, *indices], indices, [*indices[1:], len(series)], strict=False)]
+            for previous, index, nxt in zip([0, *indices], indices, [*indices[1:], len(series)], strict=False)
+        ]
     return found
 
 
@@ -165,11 +177,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="held-out")
     parser.add_argument("--no-otava", action="store_true")
-    parser.add_argument("--set", action="append", default=[], metavar="PARAMETER=VALUE",
-                        help="override a DetectionParameters field (tuning: on the training seeds only)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PARAMETER=VALUE",
+        help="override a DetectionParameters field (tuning: on the training seeds only)",
+    )
     arguments = parser.parse_args()
     parameters = DetectionParameters.from_mapping(
-        {name: float(value) for name, _, value in (text.partition("=") for text in arguments.set)})
+        {name: float(value) for name, _, value in (text.partition("=") for text in arguments.set)}
+    )
     cases = [history(seed) for seed in seeds_of(arguments.seeds)]
     methods: dict[str, Tally] = {"ioboard": Tally()}
     for case in cases:
@@ -193,14 +211,17 @@ def main() -> None:
         ("F1 (detectable recall, precision of all steps)", lambda t: f"{t.f1():.2f}"),
         ("steps reported / right", lambda t: f"{t.reported_steps} / {t.right_steps}"),
         ("false steps per 100 series", lambda t: per_100(t.false_steps, t.series)),
-        ("false outliers per 100 series", lambda t: per_100(t.false_outliers, t.series) if t is methods["ioboard"]
-         else "-"),
-        ("true outliers found", lambda t: pct(t.outliers_found, t.true_outliers) if t is methods["ioboard"]
-         else "-"),
+        (
+            "false outliers per 100 series",
+            lambda t: per_100(t.false_outliers, t.series) if t is methods["ioboard"] else "-",
+        ),
+        ("true outliers found", lambda t: pct(t.outliers_found, t.true_outliers) if t is methods["ioboard"] else "-"),
         ("true outliers reported as a step", lambda t: pct(t.outliers_as_steps, t.true_outliers)),
         ("attribution right (found steps)", lambda t: pct(*t.attributions) if t is methods["ioboard"] else "-"),
-        ("unexplained steps with empty attribution", lambda t: pct(*t.unexplained_empty)
-         if t is methods["ioboard"] else "-"),
+        (
+            "unexplained steps with empty attribution",
+            lambda t: pct(*t.unexplained_empty) if t is methods["ioboard"] else "-",
+        ),
     ]
     for label, show in rows:
         print(f"| {label} | " + " | ".join(show(t) for t in methods.values()) + " |")

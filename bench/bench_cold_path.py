@@ -55,8 +55,9 @@ def prepare(database_url: str, runs: int) -> dict:
     if synthetic != runs:
         print(f"seeding {runs} synthetic runs (found {synthetic})…", flush=True)
         started = time.monotonic()
-        output = harness.manage(["seed_synthetic", "--replace", "--runs", str(runs), "--batch", "20000"], env=env,
-                                timeout=7200)
+        output = harness.manage(
+            ["seed_synthetic", "--replace", "--runs", str(runs), "--batch", "20000"], env=env, timeout=7200
+        )
         seeded = time.monotonic() - started
         print(output.strip(), flush=True)
     return {"env": env, "seed_seconds": seeded}
@@ -102,8 +103,11 @@ def pages() -> list[tuple[str, str]]:
     if series:
         urls.append((f"/scaling/{series}/", "scaling series page"))
     custom = custom_list()
-    urls += [(f"/lists/custom/{custom}/", "custom list"), (f"/lists/custom/{custom}/?page=20", "custom list, page 20"),
-             (f"/api/v1/custom-lists/{custom}/", "API custom list")]
+    urls += [
+        (f"/lists/custom/{custom}/", "custom list"),
+        (f"/lists/custom/{custom}/?page=20", "custom list, page 20"),
+        (f"/api/v1/custom-lists/{custom}/", "API custom list"),
+    ]
     study, stack = study_and_stack()
     urls += [
         (f"/systems/{busiest}/history/", "system history"),
@@ -190,8 +194,10 @@ def reference_rank(score: float) -> int:
     from apps.results.models import Run
 
     research = Run.objects.ranked().exclude(
-        run_timestamp__gte=datetime(2021, 11, 1, tzinfo=UTC), production_accepted=True,
-        reproducibility_level="fully_reproducible")
+        run_timestamp__gte=datetime(2021, 11, 1, tzinfo=UTC),
+        production_accepted=True,
+        reproducibility_level="fully_reproducible",
+    )
     return 1 + research.filter(score_total__gt=score).values("system_id").distinct().count()
 
 
@@ -219,8 +225,13 @@ def one_upload(base: str) -> dict:
         archive = shutil.make_archive(str(scratch / "upload"), "gztar", SAMPLE.parent, SAMPLE.name)
         content = Path(archive).read_bytes()
         name = f"bench-{time.time_ns()}.tar.gz"
-        received = receive_upload(SimpleUploadedFile(name, content), name=name, kind="io500", uploader=_submitter(),
-                                  metadata={"institution": "Bench Institute", "system": f"Bench {time.time_ns()}"})
+        received = receive_upload(
+            SimpleUploadedFile(name, content),
+            name=name,
+            kind="io500",
+            uploader=_submitter(),
+            metadata={"institution": "Bench Institute", "system": f"Bench {time.time_ns()}"},
+        )
         upload = received.upload
         started = time.perf_counter()
         runs = ingest_upload(upload)
@@ -240,8 +251,13 @@ def one_upload(base: str) -> dict:
             maintenance[kind] = time.perf_counter() - started
         delete_runs([run])
         upload.delete()
-        return {"ingest_seconds": ingest_seconds, "first_read_ms": first_read_ms, "rank_shown": shown,
-                "rank_expected": expected, "statistics_refresh_seconds": maintenance}
+        return {
+            "ingest_seconds": ingest_seconds,
+            "first_read_ms": first_read_ms,
+            "rank_shown": shown,
+            "rank_expected": expected,
+            "statistics_refresh_seconds": maintenance,
+        }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -268,8 +284,12 @@ def main() -> None:
         prepared = prepare(args.database_url, args.runs)
         autovacuum = harness.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
         urls = pages()
-        env = {**prepared["env"], "REDIS_URL": redis_url, "IOBOARD_PAGE_CACHE_SECONDS": "0",
-               "STATIC_ROOT": str(scratch / "static")}
+        env = {
+            **prepared["env"],
+            "REDIS_URL": redis_url,
+            "IOBOARD_PAGE_CACHE_SECONDS": "0",
+            "STATIC_ROOT": str(scratch / "static"),
+        }
         harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
         server = harness.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=120)
         base = f"http://127.0.0.1:{port}"
@@ -293,13 +313,31 @@ def main() -> None:
         median, p95 = harness.median(timings[url]), harness.percentile(timings[url], 0.95)
         within = median <= MEDIAN_BOUND * floor_median and p95 <= P95_BOUND * floor_p95
         verdicts.append(within)
-        rows.append((f"`{url}`", label, f"{median:.1f}", f"{p95:.1f}", f"{median / floor_median:.1f}x",
-                     f"{p95 / floor_p95:.1f}x", "yes" if within else "NO"))
+        rows.append(
+            (
+                f"`{url}`",
+                label,
+                f"{median:.1f}",
+                f"{p95:.1f}",
+                f"{median / floor_median:.1f}x",
+                f"{p95 / floor_p95:.1f}x",
+                "yes" if within else "NO",
+            )
+        )
     runs_total = Run.objects.count()
-    table = harness.table(["URL", "page", "median ms", "p95 ms", "median / healthz", "p95 / healthz",
-                           f"within {MEDIAN_BOUND:.0f}x / {P95_BOUND:.0f}x"], rows)
-    seeded = (f"seed_synthetic took {prepared['seed_seconds']:.0f} s in this run; "
-              if prepared["seed_seconds"] else "")
+    table = harness.table(
+        [
+            "URL",
+            "page",
+            "median ms",
+            "p95 ms",
+            "median / healthz",
+            "p95 / healthz",
+            f"within {MEDIAN_BOUND:.0f}x / {P95_BOUND:.0f}x",
+        ],
+        rows,
+    )
+    seeded = f"seed_synthetic took {prepared['seed_seconds']:.0f} s in this run; " if prepared["seed_seconds"] else ""
     body = (
         f"{runs_total:,} runs in PostgreSQL (autovacuum {autovacuum.strip()}; {seeded}no manual ANALYZE), gunicorn "
         f"{args.workers} sync workers, DEBUG off, page cache off (IOBOARD_PAGE_CACHE_SECONDS=0). {args.rounds} "
@@ -316,9 +354,18 @@ def main() -> None:
         + ".\n"
     )
     print(body)
-    harness.write_json(args.json, {"runs": runs_total, "timings_ms": timings, "labels": dict(urls), "upload": upload,
-                                   "seed_seconds": prepared["seed_seconds"],
-                                   "load_before": load_before, "load_after": load_after})
+    harness.write_json(
+        args.json,
+        {
+            "runs": runs_total,
+            "timings_ms": timings,
+            "labels": dict(urls),
+            "upload": upload,
+            "seed_seconds": prepared["seed_seconds"],
+            "load_before": load_before,
+            "load_after": load_after,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -90,8 +90,13 @@ def child_floor(corpus: Path, files_out: Path | None) -> dict:
     if files_out:
         files_out.write_text("\n".join(trace.files()))
     errors = sum(isinstance(item, ParseError) for item in items)
-    return {"wall": wall, "runs": len(items) - errors, "errors": errors, "files": len(trace.files()),
-            "bytes": trace.total_bytes()}
+    return {
+        "wall": wall,
+        "runs": len(items) - errors,
+        "errors": errors,
+        "files": len(trace.files()),
+        "bytes": trace.total_bytes(),
+    }
 
 
 def child_read(files: Path) -> dict:
@@ -130,8 +135,15 @@ def child_ingest(corpus: Path) -> dict:
         summary = ingest_path(corpus)
         wall = time.perf_counter() - started
         trace.active = False
-    return {"wall": wall, "runs": len(summary.created), "failed": len(summary.failed), "stored": Run.objects.count(),
-            "files": len(trace.files()), "bytes": trace.total_bytes(), **stats}
+    return {
+        "wall": wall,
+        "runs": len(summary.created),
+        "failed": len(summary.failed),
+        "stored": Run.objects.count(),
+        "files": len(trace.files()),
+        "bytes": trace.total_bytes(),
+        **stats,
+    }
 
 
 def run_child(stage: str, corpus: Path, *, env: dict | None = None, files: Path | None = None) -> dict:
@@ -182,8 +194,10 @@ def main() -> None:
             results["floor"].append(run_child("floor", corpus, files=files))
             url = harness.fresh_database(args.db)
             results["ingest"].append(run_child("ingest", corpus, env={"DATABASE_URL": url}))
-            print(f"round {attempt}/{args.repeat}: read {results['read'][-1]['wall']:.2f} s, "
-                  f"floor {results['floor'][-1]['wall']:.2f} s, ingest {results['ingest'][-1]['wall']:.2f} s")
+            print(
+                f"round {attempt}/{args.repeat}: read {results['read'][-1]['wall']:.2f} s, "
+                f"floor {results['floor'][-1]['wall']:.2f} s, ingest {results['ingest'][-1]['wall']:.2f} s"
+            )
     finally:
         files.unlink(missing_ok=True)
         if not args.keep_db:
@@ -193,27 +207,53 @@ def main() -> None:
 
 
 def report(corpus: Path, args, results: dict[str, list[dict]]) -> None:
-    med = {stage: {key: harness.median([r[key] for r in rows]) for key, value in rows[0].items()
-                   if isinstance(value, (int, float))}
-           for stage, rows in results.items()}
+    med = {
+        stage: {
+            key: harness.median([r[key] for r in rows])
+            for key, value in rows[0].items()
+            if isinstance(value, (int, float))
+        }
+        for stage, rows in results.items()
+    }
     floor, ingest, read = med["floor"], med["ingest"], med["read"]
     runs = int(ingest["runs"])
     mb = ingest["bytes"] / 1e6
     rows = [
-        ["read only (bytes + decoded lines)", read["wall"], "-", "-", read["bytes"] / 1e6,
-         read["bytes"] / 1e6 / read["wall"], med["read"]["peak_rss_mib"], "-"],
-        ["floor: parse only, same files + regexes, no DB", floor["wall"], int(floor["runs"]),
-         floor["runs"] / floor["wall"], floor["bytes"] / 1e6, floor["bytes"] / 1e6 / floor["wall"],
-         floor["peak_rss_mib"], 0],
-        ["ingest into PostgreSQL", ingest["wall"], runs, runs / ingest["wall"], mb, mb / ingest["wall"],
-         ingest["peak_rss_mib"], int(ingest["queries"])],
+        [
+            "read only (bytes + decoded lines)",
+            read["wall"],
+            "-",
+            "-",
+            read["bytes"] / 1e6,
+            read["bytes"] / 1e6 / read["wall"],
+            med["read"]["peak_rss_mib"],
+            "-",
+        ],
+        [
+            "floor: parse only, same files + regexes, no DB",
+            floor["wall"],
+            int(floor["runs"]),
+            floor["runs"] / floor["wall"],
+            floor["bytes"] / 1e6,
+            floor["bytes"] / 1e6 / floor["wall"],
+            floor["peak_rss_mib"],
+            0,
+        ],
+        [
+            "ingest into PostgreSQL",
+            ingest["wall"],
+            runs,
+            runs / ingest["wall"],
+            mb,
+            mb / ingest["wall"],
+            ingest["peak_rss_mib"],
+            int(ingest["queries"]),
+        ],
     ]
     ratio = ingest["wall"] / floor["wall"]
     headers = ["stage", "wall s", "runs", "runs/s", "MB read", "MB/s", "peak RSS MiB", "DB queries"]
     text = harness.table(headers, rows)
-    all_rounds = "; ".join(
-        f"{stage} " + ", ".join(f"{r['wall']:.2f}" for r in rows) for stage, rows in results.items()
-    )
+    all_rounds = "; ".join(f"{stage} " + ", ".join(f"{r['wall']:.2f}" for r in rows) for stage, rows in results.items())
     checks = (
         f"Runs stored: {int(ingest['stored'])} (created {runs}, failed {int(ingest['failed'])}); the floor parsed "
         f"{int(floor['runs'])} runs with {int(floor['errors'])} parse errors. Files read: "
@@ -232,8 +272,16 @@ def report(corpus: Path, args, results: dict[str, list[dict]]) -> None:
     print(checks)
     print(summary)
     print(f"all rounds (wall s): {all_rounds}")
-    harness.write_json(args.json, {"corpus": str(corpus), "rounds": args.repeat, "medians": med,
-                                   "ingest_over_floor": ratio, "queries_per_run": ingest["queries"] / max(runs, 1)})
+    harness.write_json(
+        args.json,
+        {
+            "corpus": str(corpus),
+            "rounds": args.repeat,
+            "medians": med,
+            "ingest_over_floor": ratio,
+            "queries_per_run": ingest["queries"] / max(runs, 1),
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,9 @@ def generate(folder: Path, logs: int) -> int:
     """A study of at least ``logs`` logs: the config count is chosen to reach it; returns the count."""
     cells = len(FILESYSTEMS) * len(APIS) * len(NODES)
     configs = [f"hint{index}" for index in range(-(-logs // cells))]
-    write_study(StudySpec(seed=logs, filesystems=FILESYSTEMS, apis=APIS, nodes=NODES, configs=configs,
-                          repetitions=3), folder)
+    write_study(
+        StudySpec(seed=logs, filesystems=FILESYSTEMS, apis=APIS, nodes=NODES, configs=configs, repetitions=3), folder
+    )
     return cells * len(configs)
 
 
@@ -46,24 +47,45 @@ def main() -> None:
     harness.add_json_option(parser)
     options = parser.parse_args()
 
-    run = harness.time_log_ingest(kind="ior", generate=generate, logs=options.logs, postgres=options.postgres,
-                                  target=["--study", STUDY], after={"export": ["export_study", STUDY]})
+    run = harness.time_log_ingest(
+        kind="ior",
+        generate=generate,
+        logs=options.logs,
+        postgres=options.postgres,
+        target=["--study", STUDY],
+        after={"export": ["export_study", STUDY]},
+    )
     logs, first, second = run.logs, run.first, run.second
     export_wall, export_text = run.after["export"]
     comparisons = export_text.count('"significant"')
-    print(harness.table(
-        ["run", "logs", "points created", "wall s", "logs/s"],
-        [["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
-         ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall],
-         [f"export_study ({comparisons} comparisons)", logs, 0, export_wall, logs / export_wall]],
-    ))
-    print(f"- {harness.now_utc()} · `{harness.this_command()}` · {logs} IOR logs ({run.size_mib:.1f} MiB, "
-          f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
-          f"command incl. start-up; re-ingest {run.second_wall:.1f} s; export_study {export_wall:.1f} s "
-          f"({comparisons} comparisons) · {run.database} · {harness.machine_line()}")
-    harness.write_json(options.json, {"logs": logs, "points": first["points"], "first_seconds": run.first_wall,
-                                      "reingest_seconds": run.second_wall, "export_seconds": export_wall,
-                                      "comparisons": comparisons, "database": run.database})
+    print(
+        harness.table(
+            ["run", "logs", "points created", "wall s", "logs/s"],
+            [
+                ["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
+                ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall],
+                [f"export_study ({comparisons} comparisons)", logs, 0, export_wall, logs / export_wall],
+            ],
+        )
+    )
+    print(
+        f"- {harness.now_utc()} · `{harness.this_command()}` · {logs} IOR logs ({run.size_mib:.1f} MiB, "
+        f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
+        f"command incl. start-up; re-ingest {run.second_wall:.1f} s; export_study {export_wall:.1f} s "
+        f"({comparisons} comparisons) · {run.database} · {harness.machine_line()}"
+    )
+    harness.write_json(
+        options.json,
+        {
+            "logs": logs,
+            "points": first["points"],
+            "first_seconds": run.first_wall,
+            "reingest_seconds": run.second_wall,
+            "export_seconds": export_wall,
+            "comparisons": comparisons,
+            "database": run.database,
+        },
+    )
 
 
 if __name__ == "__main__":

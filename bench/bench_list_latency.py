@@ -117,10 +117,18 @@ def measure(base: str, pages: list[tuple[str, str]], args, bump_version) -> list
             bump_version()
             cold.append(timed_get(base + url)[0])
         seconds = [ms for ms, _ in warm]
-        results.append({"url": url, "label": label, "median": harness.median(seconds),
-                        "p95": harness.percentile(seconds, 0.95), "min": min(seconds),
-                        "bytes": max(size for _, size in warm),
-                        "cold_median": harness.median(cold), "cold_p95": harness.percentile(cold, 0.95)})
+        results.append(
+            {
+                "url": url,
+                "label": label,
+                "median": harness.median(seconds),
+                "p95": harness.percentile(seconds, 0.95),
+                "min": min(seconds),
+                "bytes": max(size for _, size in warm),
+                "cold_median": harness.median(cold),
+                "cold_p95": harness.percentile(cold, 0.95),
+            }
+        )
     return results
 
 
@@ -156,8 +164,9 @@ def run_benchmark(database_url: str, args, scratch: Path):
     redis = harness.private_redis(redis_port, log_dir=scratch)
     server = None
     try:
-        server = harness.gunicorn(port, env={**env, "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"},
-                                  log_dir=scratch, workers=args.workers)
+        server = harness.gunicorn(
+            port, env={**env, "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}, log_dir=scratch, workers=args.workers
+        )
         base = f"http://127.0.0.1:{port}"
         harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
         # Django's Redis cache keys are KEY_PREFIX:VERSION:key; a first page read creates the version key.
@@ -177,8 +186,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10000, help="synthetic runs in the database (1000, 10000, 100000)")
     parser.add_argument("--requests", type=int, default=200, help="timed requests per URL")
     parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--cold-requests", type=int, default=30,
-                        help="requests per URL right after a data-version bump (a full render each)")
+    parser.add_argument(
+        "--cold-requests",
+        type=int,
+        default=30,
+        help="requests per URL right after a data-version bump (a full render each)",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
     harness.add_json_option(parser)
@@ -195,17 +208,45 @@ def main() -> None:
     shutil.rmtree(scratch)
     total_runs, listed, keys_plan, rows_plan, load_before, load_after = facts
 
-    rows = [(f"`{r['url']}`", r["label"], r["median"], r["p95"], r["min"], counts[r["url"]], r["bytes"],
-             r["cold_median"], r["cold_p95"]) for r in results]
-    text = harness.table(["URL", "what", "median ms", "p95 ms", "min ms", "queries (render)", "bytes",
-                          "after a write: median ms", "after a write: p95 ms"], rows)
+    rows = [
+        (
+            f"`{r['url']}`",
+            r["label"],
+            r["median"],
+            r["p95"],
+            r["min"],
+            counts[r["url"]],
+            r["bytes"],
+            r["cold_median"],
+            r["cold_p95"],
+        )
+        for r in results
+    ]
+    text = harness.table(
+        [
+            "URL",
+            "what",
+            "median ms",
+            "p95 ms",
+            "min ms",
+            "queries (render)",
+            "bytes",
+            "after a write: median ms",
+            "after a write: p95 ms",
+        ],
+        rows,
+    )
     target, cold = results[0]["median"], results[0]["cold_median"]
     if args.runs == TARGET_RUNS:
-        verdict = (f"target < {TARGET_MS:.0f} ms median: {'met' if cold < TARGET_MS else 'MISSED'} even on the "
-                   f"first read after a write ({cold:.1f} ms; {target:.1f} ms warm)")
+        verdict = (
+            f"target < {TARGET_MS:.0f} ms median: {'met' if cold < TARGET_MS else 'MISSED'} even on the "
+            f"first read after a write ({cold:.1f} ms; {target:.1f} ms warm)"
+        )
     else:
-        verdict = (f"the {TARGET_MS:.0f} ms target is set at {TARGET_RUNS:,} runs; at {args.runs:,} runs the "
-                   f"median is {target:.1f} ms warm, {cold:.1f} ms on the first read after a write")
+        verdict = (
+            f"the {TARGET_MS:.0f} ms target is set at {TARGET_RUNS:,} runs; at {args.runs:,} runs the "
+            f"median is {target:.1f} ms warm, {cold:.1f} ms on the first read after a write"
+        )
     body = (
         f"{total_runs} runs in PostgreSQL ({args.runs} synthetic), {listed} systems on the IO500 list; "
         f"gunicorn {args.workers} sync workers, DEBUG off, a private Redis as cache and page cache on (the "
@@ -223,8 +264,16 @@ def main() -> None:
         f"```\n{keys_plan}\n```\n\nTheir badges, by run id:\n\n```\n{rows_plan}\n```\n"
     )
     print(body)
-    harness.write_json(args.json, {"runs": total_runs, "synthetic_runs": args.runs, "requests": args.requests,
-                                   "timings": results, "queries": counts})
+    harness.write_json(
+        args.json,
+        {
+            "runs": total_runs,
+            "synthetic_runs": args.runs,
+            "requests": args.requests,
+            "timings": results,
+            "queries": counts,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -30,8 +30,13 @@ from bench import harness  # noqa: E402
 LIST = "/lists/io500/"
 API = "/api/v1/lists/io500/"
 HEALTH = "/healthz"
-CHECKED = [LIST, "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "/lists/ten-node/",
-           "/lists/historic/?page=20", API]
+CHECKED = [
+    LIST,
+    "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw",
+    "/lists/ten-node/",
+    "/lists/historic/?page=20",
+    API,
+]
 SEQ_SCAN_ON_RUNS = re.compile(r"Seq Scan on results_run\b(?!\w)")
 TARGET_RATIO = 3.0
 
@@ -43,9 +48,13 @@ def parse_table(stdout: str) -> dict[str, dict]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) >= 6 and cells[0].startswith("`/"):
             number = lambda text: float(text.replace(",", ""))  # noqa: E731
-            rows[cells[0].strip("`")] = {"median": number(cells[2]), "p95": number(cells[3]),
-                                         "queries": int(number(cells[5])), "cold_median": number(cells[7]),
-                                         "cold_p95": number(cells[8])}
+            rows[cells[0].strip("`")] = {
+                "median": number(cells[2]),
+                "p95": number(cells[3]),
+                "queries": int(number(cells[5])),
+                "cold_median": number(cells[7]),
+                "cold_p95": number(cells[8]),
+            }
     return rows
 
 
@@ -57,8 +66,10 @@ def child_explain(database_url: str) -> dict:
     from django.test.utils import override_settings
 
     # Plain static storage: this process renders pages without a collected manifest.
-    storages = {**settings.STORAGES,
-                "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    storages = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
     with override_settings(STORAGES=storages):
         return explain_urls(Client(SERVER_NAME="127.0.0.1"))
 
@@ -102,8 +113,12 @@ def explain_urls(client) -> dict:
                 client.get(url)
             totals.append((time.perf_counter() - started) * 1000)
             db_times.append(spent["db"] * 1000)
-        found[url] = {"queries": len(statements), "seq_scans_on_runs": seq_scans,
-                      "inprocess_ms": harness.median(totals), "db_ms": harness.median(db_times)}
+        found[url] = {
+            "queries": len(statements),
+            "seq_scans_on_runs": seq_scans,
+            "inprocess_ms": harness.median(totals),
+            "db_ms": harness.median(db_times),
+        }
     runs = connection.cursor()
     runs.execute("SELECT count(*) FROM results_run")
     found["_runs"] = runs.fetchone()[0]
@@ -130,15 +145,26 @@ def main() -> None:
         database = f"ioboard_scale_{size}"
         url = harness.database_url(database)
         print(f"== {size} runs", flush=True)
-        argv = [harness.PYTHON, "-m", "bench.bench_list_latency", "--runs", str(size), "--requests",
-                str(args.requests), "--database-url", url]
-        done = subprocess.run(argv, cwd=REPO_ROOT, env=harness.bench_env(), capture_output=True, text=True,
-                              timeout=7200, check=False)
+        argv = [
+            harness.PYTHON,
+            "-m",
+            "bench.bench_list_latency",
+            "--runs",
+            str(size),
+            "--requests",
+            str(args.requests),
+            "--database-url",
+            url,
+        ]
+        done = subprocess.run(
+            argv, cwd=REPO_ROOT, env=harness.bench_env(), capture_output=True, text=True, timeout=7200, check=False
+        )
         if done.returncode != 0:
             raise SystemExit(f"bench_list_latency --runs {size} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
         timings = parse_table(done.stdout)
-        explained = harness.run_measured([harness.PYTHON, "-m", "bench.bench_list_scaling", "--child-explain", url],
-                                         timeout=1800)
+        explained = harness.run_measured(
+            [harness.PYTHON, "-m", "bench.bench_list_scaling", "--child-explain", url], timeout=1800
+        )
         if explained.returncode != 0:
             raise SystemExit(f"explain child failed:\n{explained.stderr[-4000:]}")
         results.append({"size": size, "timings": timings, "explained": explained.json()})
@@ -155,34 +181,63 @@ def report(results: list[dict], args) -> None:
         health = t[HEALTH]["median"]
         list_ratio, api_ratio = t[LIST]["median"] / health, t[API]["median"] / health
         seq = sorted({url for url in CHECKED if e.get(url, {}).get("seq_scans_on_runs")})
-        rows.append([
-            f"{e['_runs']:,}", f"{t[LIST]['median']:.1f} / {t[LIST]['p95']:.1f}",
-            f"{t[API]['median']:.1f} / {t[API]['p95']:.1f}", f"{health:.2f} / {t[HEALTH]['p95']:.2f}",
-            f"{list_ratio:.1f}x", f"{api_ratio:.1f}x",
-            f"{t[LIST]['cold_median']:.1f} / {t[LIST]['cold_p95']:.1f}",
-            f"{t[API]['cold_median']:.1f} / {t[API]['cold_p95']:.1f}",
-            f"{t[LIST]['cold_median'] / health:.1f}x",
-            f"{t[LIST]['queries']} / {t[API]['queries']}",
-            f"{e[LIST]['db_ms']:.1f} of {e[LIST]['inprocess_ms']:.1f}",
-            "none" if not seq else "on " + ", ".join(seq),
-        ])
+        rows.append(
+            [
+                f"{e['_runs']:,}",
+                f"{t[LIST]['median']:.1f} / {t[LIST]['p95']:.1f}",
+                f"{t[API]['median']:.1f} / {t[API]['p95']:.1f}",
+                f"{health:.2f} / {t[HEALTH]['p95']:.2f}",
+                f"{list_ratio:.1f}x",
+                f"{api_ratio:.1f}x",
+                f"{t[LIST]['cold_median']:.1f} / {t[LIST]['cold_p95']:.1f}",
+                f"{t[API]['cold_median']:.1f} / {t[API]['cold_p95']:.1f}",
+                f"{t[LIST]['cold_median'] / health:.1f}x",
+                f"{t[LIST]['queries']} / {t[API]['queries']}",
+                f"{e[LIST]['db_ms']:.1f} of {e[LIST]['inprocess_ms']:.1f}",
+                "none" if not seq else "on " + ", ".join(seq),
+            ]
+        )
         verdicts.append((result["size"], list_ratio, t[LIST]["cold_median"] / health))
         for url in CHECKED:
             info = e.get(url, {})
             scans = len(info.get("seq_scans_on_runs", [])) if "queries" in info else f"HTTP {info.get('status')}"
-            plans.append([f"{e['_runs']:,}", f"`{url}`", info.get("queries", "-"),
-                          f"{info.get('db_ms', float('nan')):.1f}", f"{info.get('inprocess_ms', float('nan')):.1f}",
-                          scans])
-    text = harness.table(["runs", "list median / p95 ms", "API list median / p95 ms", "/healthz median / p95 ms",
-                          "list / healthz", "API / healthz", "list after a write median / p95 ms",
-                          "API after a write median / p95 ms", "list after a write / healthz",
-                          "queries list / API (render)", "list DB ms of in-process ms",
-                          "seq scan of results_run"], rows)
-    detail = harness.table(["runs", "URL", "queries", "DB ms (median)", "in-process ms (median)",
-                            "plans with a seq scan of results_run"], plans)
-    offenders = [f"- {result['size']:,} runs, `{url}`: `{sql[:160]}…`"
-                 for result in results for url in CHECKED
-                 for sql in result["explained"].get(url, {}).get("seq_scans_on_runs", [])]
+            plans.append(
+                [
+                    f"{e['_runs']:,}",
+                    f"`{url}`",
+                    info.get("queries", "-"),
+                    f"{info.get('db_ms', float('nan')):.1f}",
+                    f"{info.get('inprocess_ms', float('nan')):.1f}",
+                    scans,
+                ]
+            )
+    text = harness.table(
+        [
+            "runs",
+            "list median / p95 ms",
+            "API list median / p95 ms",
+            "/healthz median / p95 ms",
+            "list / healthz",
+            "API / healthz",
+            "list after a write median / p95 ms",
+            "API after a write median / p95 ms",
+            "list after a write / healthz",
+            "queries list / API (render)",
+            "list DB ms of in-process ms",
+            "seq scan of results_run",
+        ],
+        rows,
+    )
+    detail = harness.table(
+        ["runs", "URL", "queries", "DB ms (median)", "in-process ms (median)", "plans with a seq scan of results_run"],
+        plans,
+    )
+    offenders = [
+        f"- {result['size']:,} runs, `{url}`: `{sql[:160]}…`"
+        for result in results
+        for url in CHECKED
+        for sql in result["explained"].get(url, {}).get("seq_scans_on_runs", [])
+    ]
     largest_size, largest_ratio, largest_cold = verdicts[-1]
     met = largest_ratio < TARGET_RATIO
     body = (
@@ -194,9 +249,12 @@ def report(results: list[dict], args) -> None:
         "process that captured every SQL statement of each URL and EXPLAINed it (ANALYZE) against the same "
         "database.\n\n"
         f"{text}\n\nPer URL (in-process, Django test client, median of 20):\n\n{detail}\n\n"
-        + ("Statements whose plan scans results_run sequentially:\n\n" + "\n".join(offenders) + "\n\n"
-           if offenders else "No statement of these URLs scans results_run sequentially at any size.\n\n") +
-        f"**{largest_size:,} runs: list / healthz = {largest_ratio:.1f}x; target under {TARGET_RATIO:.0f}x: "
+        + (
+            "Statements whose plan scans results_run sequentially:\n\n" + "\n".join(offenders) + "\n\n"
+            if offenders
+            else "No statement of these URLs scans results_run sequentially at any size.\n\n"
+        )
+        + f"**{largest_size:,} runs: list / healthz = {largest_ratio:.1f}x; target under {TARGET_RATIO:.0f}x: "
         f"{'met' if met else 'NOT met'}.** The first read after a write renders the page: "
         f"{largest_cold:.1f}x /healthz at {largest_size:,} runs.\n"
     )

@@ -35,9 +35,12 @@ LOGS_PER_LOAD = len(MDT_COUNTS) * len(THREADS) * len(STRIPINGS)
 def generate(folder: Path, logs: int) -> int:
     """Write a campaign of exactly ``logs`` logs (several directory loads, both stripings); return the count."""
     loads = [10_000 * (index + 1) for index in range(-(-logs // LOGS_PER_LOAD))]
-    knees = {(operation, load, striping): MDT_COUNTS[(index + position) % (len(MDT_COUNTS) - 1)]
-             for index, operation in enumerate(OPERATION_LABELS) for position, load in enumerate(loads)
-             for striping in STRIPINGS}
+    knees = {
+        (operation, load, striping): MDT_COUNTS[(index + position) % (len(MDT_COUNTS) - 1)]
+        for index, operation in enumerate(OPERATION_LABELS)
+        for position, load in enumerate(loads)
+        for striping in STRIPINGS
+    }
     write_campaign(folder, CampaignSpec(knees=knees, mdt_counts=MDT_COUNTS, threads=THREADS, seed=logs))
     manifest = folder / "manifest.csv"
     header, *rows = manifest.read_text().splitlines()
@@ -54,21 +57,36 @@ def main() -> None:
     harness.add_json_option(parser)
     options = parser.parse_args()
 
-    run = harness.time_log_ingest(kind="mdtest", generate=generate, logs=options.logs, postgres=options.postgres,
-                                  target=["--series", SERIES])
+    run = harness.time_log_ingest(
+        kind="mdtest", generate=generate, logs=options.logs, postgres=options.postgres, target=["--series", SERIES]
+    )
     logs, first, second = run.logs, run.first, run.second
-    print(harness.table(
-        ["run", "logs", "points created", "wall s", "logs/s"],
-        [["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
-         ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall]],
-    ))
-    line = (f"- {harness.now_utc()} · `{harness.this_command()}` · {logs} logs ({run.size_mib:.1f} MiB, "
-            f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
-            f"command incl. start-up; re-ingest {run.second_wall:.1f} s, 0 new points · {run.database} · "
-            f"{harness.machine_line()}")
+    print(
+        harness.table(
+            ["run", "logs", "points created", "wall s", "logs/s"],
+            [
+                ["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
+                ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall],
+            ],
+        )
+    )
+    line = (
+        f"- {harness.now_utc()} · `{harness.this_command()}` · {logs} logs ({run.size_mib:.1f} MiB, "
+        f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
+        f"command incl. start-up; re-ingest {run.second_wall:.1f} s, 0 new points · {run.database} · "
+        f"{harness.machine_line()}"
+    )
     print(line)
-    harness.write_json(options.json, {"logs": logs, "points": first["points"], "first_seconds": run.first_wall,
-                                      "reingest_seconds": run.second_wall, "database": run.database})
+    harness.write_json(
+        options.json,
+        {
+            "logs": logs,
+            "points": first["points"],
+            "first_seconds": run.first_wall,
+            "reingest_seconds": run.second_wall,
+            "database": run.database,
+        },
+    )
 
 
 if __name__ == "__main__":

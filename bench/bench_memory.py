@@ -80,19 +80,24 @@ def child_upload_ingest(archive: Path) -> dict:
 def measure_largest_submission(corpus: Path, database: str, scratch: Path) -> list[dict]:
     """The largest submission, and for scale the whole corpus sent as one upload."""
     _, folder = submissions(corpus)[0]
-    results = [measure_upload_ingest(folder, corpus, pack(folder, corpus, scratch / f"{folder.name}.tar.gz"),
-                                     database, scratch)]
+    results = [
+        measure_upload_ingest(
+            folder, corpus, pack(folder, corpus, scratch / f"{folder.name}.tar.gz"), database, scratch
+        )
+    ]
     whole = scratch / "whole-corpus.tar.gz"
     with tarfile.open(whole, "w:gz") as archive:
         for child in sorted(corpus.iterdir()):
             archive.add(child, arcname=child.name)
-    results.append(measure_upload_ingest(corpus, corpus, whole, database, scratch,
-                                         label="the whole corpus, one upload"))
+    results.append(
+        measure_upload_ingest(corpus, corpus, whole, database, scratch, label="the whole corpus, one upload")
+    )
     return results
 
 
-def measure_upload_ingest(folder: Path, corpus: Path, archive: Path, database: str, scratch: Path,
-                          label: str | None = None) -> dict:
+def measure_upload_ingest(
+    folder: Path, corpus: Path, archive: Path, database: str, scratch: Path, label: str | None = None
+) -> dict:
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     url = harness.fresh_database(database)
     media = scratch / "media"
@@ -100,14 +105,21 @@ def measure_upload_ingest(folder: Path, corpus: Path, archive: Path, database: s
     # lifted here, as an administrator ingesting it would, since its memory at that size is what is measured.
     measured = harness.run_measured(
         [harness.PYTHON, "-m", "bench.bench_memory", "--child-upload", str(archive)],
-        env={"DATABASE_URL": url, "MEDIA_ROOT": str(media), "IOBOARD_UPLOAD_MAX_RUNS": "100000"}, timeout=1800,
+        env={"DATABASE_URL": url, "MEDIA_ROOT": str(media), "IOBOARD_UPLOAD_MAX_RUNS": "100000"},
+        timeout=1800,
     )
     if measured.returncode != 0:
         raise RuntimeError(f"upload ingest child failed:\n{measured.stderr[-4000:]}")
     result = measured.json()
     files = sum(1 for p in folder.rglob("*") if p.is_file())
-    return {"folder": label or str(folder.relative_to(corpus)), "bytes": size, "files": files,
-            "archive_bytes": archive.stat().st_size, "peak_rss_mib": measured.peak_rss_mib, **result}
+    return {
+        "folder": label or str(folder.relative_to(corpus)),
+        "bytes": size,
+        "files": files,
+        "archive_bytes": archive.stat().st_size,
+        "peak_rss_mib": measured.peak_rss_mib,
+        **result,
+    }
 
 
 def measure_exports(sizes: list[int], database: str, scratch: Path) -> list[dict]:
@@ -117,17 +129,24 @@ def measure_exports(sizes: list[int], database: str, scratch: Path) -> list[dict
     rows, seeded = [], 0
     for size in sizes:
         seed = harness.run_measured(
-            [harness.PYTHON, "manage.py", "seed_synthetic", "--runs", str(size - seeded)], env=env, timeout=3600)
+            [harness.PYTHON, "manage.py", "seed_synthetic", "--runs", str(size - seeded)], env=env, timeout=3600
+        )
         if seed.returncode != 0:
             raise RuntimeError(f"seed_synthetic failed:\n{seed.stderr[-4000:]}")
         count = int(harness.psql("SELECT count(*) FROM results_run", database=database, capture=True).strip())
-        row = {"runs": count, "seeded": size - seeded, "seed_wall": seed.wall, "seed_rss_mib": seed.peak_rss_mib,
-               "baseline_rss_mib": baseline.peak_rss_mib}
+        row = {
+            "runs": count,
+            "seeded": size - seeded,
+            "seed_wall": seed.wall,
+            "seed_rss_mib": seed.peak_rss_mib,
+            "baseline_rss_mib": baseline.peak_rss_mib,
+        }
         seeded = size
         for fmt in ("json", "csv"):
             output = scratch / f"export-{size}.{fmt}"
             export = harness.run_measured(
-                [harness.PYTHON, "manage.py", "export_runs", "--format", fmt, "-o", str(output)], env=env, timeout=3600)
+                [harness.PYTHON, "manage.py", "export_runs", "--format", fmt, "-o", str(output)], env=env, timeout=3600
+            )
             if export.returncode != 0:
                 raise RuntimeError(f"export_runs failed:\n{export.stderr[-4000:]}")
             if fmt == "json":
@@ -135,13 +154,19 @@ def measure_exports(sizes: list[int], database: str, scratch: Path) -> list[dict
             else:
                 with open(output) as handle:
                     exported = sum(1 for _ in handle) - 1
-            row[fmt] = {"wall": export.wall, "peak_rss_mib": export.peak_rss_mib, "bytes": output.stat().st_size,
-                        "exported": exported}
+            row[fmt] = {
+                "wall": export.wall,
+                "peak_rss_mib": export.peak_rss_mib,
+                "bytes": output.stat().st_size,
+                "exported": exported,
+            }
             output.unlink()
         rows.append(row)
-        print(f"{count} runs: seeded in {seed.wall:.1f} s; export json {row['json']['wall']:.1f} s "
-              f"{row['json']['peak_rss_mib']:.0f} MiB, csv {row['csv']['wall']:.1f} s "
-              f"{row['csv']['peak_rss_mib']:.0f} MiB")
+        print(
+            f"{count} runs: seeded in {seed.wall:.1f} s; export json {row['json']['wall']:.1f} s "
+            f"{row['json']['peak_rss_mib']:.0f} MiB, csv {row['csv']['wall']:.1f} s "
+            f"{row['csv']['peak_rss_mib']:.0f} MiB"
+        )
     return rows
 
 
@@ -180,30 +205,76 @@ def report(ingest: dict | None, exports: list[dict] | None, args) -> None:
     parts = []
     if ingest:
         text = harness.table(
-            ["upload", "files", "MB", ".tar.gz MB", "runs", "ingest s", "RSS before MiB", "peak RSS MiB",
-             "added by the ingest MiB"],
-            [[i["folder"], i["files"], i["bytes"] / 1e6, i["archive_bytes"] / 1e6, i["runs"], i["wall"],
-              i["rss_before_mib"], i["peak_rss_mib"], i["peak_rss_mib"] - i["rss_before_mib"]] for i in ingest],
+            [
+                "upload",
+                "files",
+                "MB",
+                ".tar.gz MB",
+                "runs",
+                "ingest s",
+                "RSS before MiB",
+                "peak RSS MiB",
+                "added by the ingest MiB",
+            ],
+            [
+                [
+                    i["folder"],
+                    i["files"],
+                    i["bytes"] / 1e6,
+                    i["archive_bytes"] / 1e6,
+                    i["runs"],
+                    i["wall"],
+                    i["rss_before_mib"],
+                    i["peak_rss_mib"],
+                    i["peak_rss_mib"] - i["rss_before_mib"],
+                ]
+                for i in ingest
+            ],
         )
-        parts.append("Ingest of the largest corpus submission (by bytes) as an upload, the way a Celery worker runs "
-                     "it (`ingest_upload`: safe extraction, parse, one transaction), each in a fresh process and "
-                     "database; the whole corpus as a single upload is shown for scale:\n\n" + text)
+        parts.append(
+            "Ingest of the largest corpus submission (by bytes) as an upload, the way a Celery worker runs "
+            "it (`ingest_upload`: safe extraction, parse, one transaction), each in a fresh process and "
+            "database; the whole corpus as a single upload is shown for scale:\n\n" + text
+        )
     if exports:
         rows = []
         for row in exports:
             for fmt in ("json", "csv"):
-                rows.append([row["runs"], fmt, row[fmt]["exported"], row[fmt]["wall"], row[fmt]["bytes"] / 1e6,
-                             row[fmt]["peak_rss_mib"], row["baseline_rss_mib"]])
-        text = harness.table(["runs in DB", "format", "runs exported", "export s", "output MB", "peak RSS MiB",
-                              "`manage.py check` RSS MiB"], rows)
+                rows.append(
+                    [
+                        row["runs"],
+                        fmt,
+                        row[fmt]["exported"],
+                        row[fmt]["wall"],
+                        row[fmt]["bytes"] / 1e6,
+                        row[fmt]["peak_rss_mib"],
+                        row["baseline_rss_mib"],
+                    ]
+                )
+        text = harness.table(
+            [
+                "runs in DB",
+                "format",
+                "runs exported",
+                "export s",
+                "output MB",
+                "peak RSS MiB",
+                "`manage.py check` RSS MiB",
+            ],
+            rows,
+        )
         seeds = harness.table(
             ["runs after", "runs added", "seed_synthetic s", "runs/s", "peak RSS MiB"],
-            [[r["runs"], r["seeded"], r["seed_wall"], r["seeded"] / r["seed_wall"], r["seed_rss_mib"]]
-             for r in exports],
+            [
+                [r["runs"], r["seeded"], r["seed_wall"], r["seeded"] / r["seed_wall"], r["seed_rss_mib"]]
+                for r in exports
+            ],
         )
-        parts.append(f"`manage.py export_runs` over seeded runs (each a child process; baseline = the RSS of "
-                     f"`manage.py check`, i.e. Django loaded and nothing else):\n\n{text}\n\n"
-                     f"Seeding the database for it (`manage.py seed_synthetic --runs N`, bulk inserts):\n\n{seeds}")
+        parts.append(
+            f"`manage.py export_runs` over seeded runs (each a child process; baseline = the RSS of "
+            f"`manage.py check`, i.e. Django loaded and nothing else):\n\n{text}\n\n"
+            f"Seeding the database for it (`manage.py seed_synthetic --runs N`, bulk inserts):\n\n{seeds}"
+        )
     body = "\n\n".join(parts)
     print()
     print(body)

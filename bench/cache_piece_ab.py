@@ -56,18 +56,21 @@ def flagged_by(runs: list[RunFacts], adjust: Mapping[str, float]) -> dict[str, d
         submission = submission_id(facts.source_path)
         if submission:
             in_sample.setdefault(submission, set()).update(evaluate(facts, DEFAULT_THRESHOLDS))
-    return {"in sample": in_sample,
-            **{f"out of sample, {split}": held_out_rules(runs, split, evaluate, DEFAULT_THRESHOLDS)
-               for split in SPLITS}}
+    return {
+        "in sample": in_sample,
+        **{f"out of sample, {split}": held_out_rules(runs, split, evaluate, DEFAULT_THRESHOLDS) for split in SPLITS},
+    }
 
 
 def print_rows(variant: str, flagged: dict[str, dict[str, set[str]]], expected: dict[str, set[str]]) -> None:
     for evaluation, rules in flagged.items():
         judged = {s: labels for s, labels in expected.items() if s in rules or evaluation == "in sample"}
         for tally in agreement(rules, judged, CACHE_KINDS):
-            print(f"| {variant} | {tally.rule} | {evaluation} | {wilson(len(tally.detected), len(tally.positives))} | "
-                  f"{wilson(len(tally.false_positives), len(tally.negatives))} | "
-                  f"{' '.join(tally.false_positives) or '-'} |")
+            print(
+                f"| {variant} | {tally.rule} | {evaluation} | {wilson(len(tally.detected), len(tally.positives))} | "
+                f"{wilson(len(tally.false_positives), len(tally.negatives))} | "
+                f"{' '.join(tally.false_positives) or '-'} |"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,8 +37,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 BW = ["ior_easy_write", "ior_hard_write", "ior_easy_read", "ior_hard_read"]
-MD = ["mdtest_easy_write", "mdtest_hard_write", "find", "mdtest_easy_stat", "mdtest_hard_stat",
-      "mdtest_easy_delete", "mdtest_hard_read", "mdtest_hard_delete"]
+MD = [
+    "mdtest_easy_write",
+    "mdtest_hard_write",
+    "find",
+    "mdtest_easy_stat",
+    "mdtest_hard_stat",
+    "mdtest_easy_delete",
+    "mdtest_hard_read",
+    "mdtest_hard_delete",
+]
 PHASES = BW + MD
 DERIVED = ["score_bw", "score_md", "score"]
 METRICS = PHASES + DERIVED
@@ -134,8 +142,9 @@ def history(seed: int) -> History:
         return math.sqrt(job_sigma**2 + sum(own_sigma[p] ** 2 for p in phases) / len(phases) ** 2)
 
     sigma["score_bw"], sigma["score_md"] = averaged(BW), averaged(MD)
-    sigma["score"] = math.sqrt(job_sigma**2 + (sum(own_sigma[p] ** 2 for p in BW) / 16
-                                               + sum(own_sigma[p] ** 2 for p in MD) / 64) / 4)
+    sigma["score"] = math.sqrt(
+        job_sigma**2 + (sum(own_sigma[p] ** 2 for p in BW) / 16 + sum(own_sigma[p] ** 2 for p in MD) / 64) / 4
+    )
     by_place: dict[int, list[TrueStep]] = {}
     for step in true:
         by_place.setdefault(step.index, []).append(step)
@@ -149,8 +158,11 @@ def history(seed: int) -> History:
     noise["score_bw"] = np.mean([noise[p] for p in BW], axis=0)
     noise["score_md"] = np.mean([noise[p] for p in MD], axis=0)
     noise["score"] = (noise["score_bw"] + noise["score_md"]) / 2
-    neutral = {(metric, int(i)) for metric in METRICS
-               for i in np.flatnonzero(np.abs(noise[metric]) > WILD_SIGMAS * sigma[metric])}
+    neutral = {
+        (metric, int(i))
+        for metric in METRICS
+        for i in np.flatnonzero(np.abs(noise[metric]) > WILD_SIGMAS * sigma[metric])
+    }
     neutral |= {(metric, index) for _, index in outliers for metric in DERIVED}
     for step in true:
         places = sorted({0, length, *(s.index for s in true if s.metric == step.metric)})

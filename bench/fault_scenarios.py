@@ -74,10 +74,17 @@ class Stack:
         self.pg = harness.PrivatePostgres()
         self.database_url = harness.fresh_database("ioboard_faults", port=self.pg.port)
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
-        self.env = {"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url, "MEDIA_ROOT": str(self.media),
-                    "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT), "THROTTLE_UPLOADS": "100000/hour",
-                    "THROTTLE_USER": "1000000/min", "THROTTLE_ANON": "1000000/min", "DB_CONN_MAX_AGE": "60",
-                    "STATIC_ROOT": str(scratch / "static")}
+        self.env = {
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "MEDIA_ROOT": str(self.media),
+            "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
+            "THROTTLE_UPLOADS": "100000/hour",
+            "THROTTLE_USER": "1000000/min",
+            "THROTTLE_ANON": "1000000/min",
+            "DB_CONN_MAX_AGE": "60",
+            "STATIC_ROOT": str(scratch / "static"),
+        }
         harness.manage(["collectstatic", "--noinput", "-v", "0"], env=self.env, timeout=900)
         harness.django_setup(self.database_url)
         self.token = harness.create_token_user("faults")
@@ -86,8 +93,9 @@ class Stack:
         connections.close_all()
         self.port = harness.free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.web = self.add(harness.gunicorn(self.port, env=self.env, log_dir=self.logs, workers=gunicorn_workers,
-                                             timeout=120))
+        self.web = self.add(
+            harness.gunicorn(self.port, env=self.env, log_dir=self.logs, workers=gunicorn_workers, timeout=120)
+        )
         harness.wait_until(lambda: self.get("/healthz")[0] == 200, timeout=60, what="gunicorn /healthz")
 
     def add(self, service: harness.Service) -> harness.Service:
@@ -100,15 +108,26 @@ class Stack:
         return worker
 
     def get(self, path: str, timeout: float = 30) -> tuple[int, bytes, float]:
-        return harness.http("GET", self.base + path, timeout=timeout,
-                            headers={"Authorization": f"Token {self.token}", "Accept": "application/json"})
+        return harness.http(
+            "GET",
+            self.base + path,
+            timeout=timeout,
+            headers={"Authorization": f"Token {self.token}", "Accept": "application/json"},
+        )
 
     def upload(self, archive: Path) -> tuple[int, dict, float]:
         body, content_type = harness.multipart({"kind": "io500"}, "file", archive.name, archive.read_bytes())
         status, answer, seconds = harness.http(
-            "POST", f"{self.base}/api/v1/uploads/", data=body, timeout=120,
-            headers={"Authorization": f"Token {self.token}", "Content-Type": content_type,
-                     "Accept": "application/json"})
+            "POST",
+            f"{self.base}/api/v1/uploads/",
+            data=body,
+            timeout=120,
+            headers={
+                "Authorization": f"Token {self.token}",
+                "Content-Type": content_type,
+                "Accept": "application/json",
+            },
+        )
         try:
             parsed = json.loads(answer or b"{}")
         except ValueError:
@@ -120,8 +139,12 @@ class Stack:
         return json.loads(body) if status == 200 else {"status": f"http {status}"}
 
     def wait_for_job(self, upload_id: int, states: tuple[str, ...], timeout: float) -> dict:
-        return harness.wait_until(lambda: (s := self.job_status(upload_id)).get("status") in states and s,
-                                  timeout=timeout, interval=0.2, what=f"upload {upload_id} to be {'/'.join(states)}")
+        return harness.wait_until(
+            lambda: (s := self.job_status(upload_id)).get("status") in states and s,
+            timeout=timeout,
+            interval=0.2,
+            what=f"upload {upload_id} to be {'/'.join(states)}",
+        )
 
     def close(self) -> None:
         from django.db import connections
@@ -173,11 +196,13 @@ def runs_check(upload_id: int, expected: set[str]) -> tuple[bool, str]:
 
     connections.close_all()
     stored = list(Run.objects.filter(upload_id=upload_id).values_list("identity", flat=True))
-    doubles = (Run.objects.values("content_hash", "source_path").annotate(n=Count("pk")).filter(n__gt=1).count())
+    doubles = Run.objects.values("content_hash", "source_path").annotate(n=Count("pk")).filter(n__gt=1).count()
     jobs = list(IngestJob.objects.filter(upload_id=upload_id).values_list("status", "attempts"))
     ok = set(stored) == expected and len(stored) == len(expected) and doubles == 0
-    return ok, (f"{len(stored)} runs stored for {len(expected)} expected, {doubles} stored twice; "
-                f"jobs (status, attempts): {jobs}")
+    return ok, (
+        f"{len(stored)} runs stored for {len(expected)} expected, {doubles} stored twice; "
+        f"jobs (status, attempts): {jobs}"
+    )
 
 
 # ---------------------------------------------------------------- scenario: worker killed
@@ -216,20 +241,24 @@ def scenario_worker(corpus: Path, scratch: Path) -> tuple[bool, str]:
             ok, detail = runs_check(upload_id, expected)
             ok = ok and final["status"] == "done"
             ok_all &= ok
-            rows.append([variant, how, final["status"], f"{recovered:.1f}", len(expected), detail,
-                         "pass" if ok else "FAIL"])
+            rows.append(
+                [variant, how, final["status"], f"{recovered:.1f}", len(expected), detail, "pass" if ok else "FAIL"]
+            )
             survivor.stop()
     except Exception:
         stack.dump_logs()
         raise
     finally:
         stack.close()
-    text = harness.table(["variant", "fault", "job", "kill to done s", "runs expected", "database check", "result"],
-                         rows)
-    body = (f"Upload of the whole corpus as one archive (one transaction of {rows[0][4]} runs), killed while its job "
-            f"was `processing`, 2 s into the ingest. Visibility timeout {VISIBILITY_TIMEOUT} s (production default "
-            "900 s: after a whole-worker crash the message comes back after that long, or the "
-            "`requeue_stuck_uploads` sweep requeues it).\n\n" + text)
+    text = harness.table(
+        ["variant", "fault", "job", "kill to done s", "runs expected", "database check", "result"], rows
+    )
+    body = (
+        f"Upload of the whole corpus as one archive (one transaction of {rows[0][4]} runs), killed while its job "
+        f"was `processing`, 2 s into the ingest. Visibility timeout {VISIBILITY_TIMEOUT} s (production default "
+        "900 s: after a whole-worker crash the message comes back after that long, or the "
+        "`requeue_stuck_uploads` sweep requeues it).\n\n" + text
+    )
     return ok_all, body
 
 
@@ -239,8 +268,9 @@ def scenario_worker(corpus: Path, scratch: Path) -> tuple[bool, str]:
 class Load:
     """Client threads requesting URLs without pause until stopped (bounded by count and by time)."""
 
-    def __init__(self, stack: Stack, paths: list[str], threads: int = 4, max_seconds: float = 120,
-                 max_requests: int = 50_000):
+    def __init__(
+        self, stack: Stack, paths: list[str], threads: int = 4, max_seconds: float = 120, max_requests: int = 50_000
+    ):
         self.stack, self.paths = stack, paths
         self.samples: list[tuple[float, str, int, float]] = []
         self.stop_event = threading.Event()
@@ -252,13 +282,17 @@ class Load:
 
     def loop(self, offset: int) -> None:
         n = offset
-        while not self.stop_event.is_set() and time.perf_counter() < self.deadline \
-                and len(self.samples) < self.max_requests:
+        while (
+            not self.stop_event.is_set()
+            and time.perf_counter() < self.deadline
+            and len(self.samples) < self.max_requests
+        ):
             path = self.paths[n % len(self.paths)]
             n += 1
             sent = time.perf_counter()
-            status, _, seconds = harness.http("GET", self.stack.base + path, timeout=30,
-                                              headers={"Accept": "application/json"})
+            status, _, seconds = harness.http(
+                "GET", self.stack.base + path, timeout=30, headers={"Accept": "application/json"}
+            )
             self.samples.append((sent - self.started, path, status, seconds))
 
     def stop(self) -> None:
@@ -322,21 +356,33 @@ def scenario_postgres(corpus: Path, scratch: Path, outage: float = 5.0) -> tuple
     codes_outage = Counter(code for _, _, code, _ in outage_samples)
     # A clean failure is a 5xx; a 200 while the database is down can only come from the cache.
     clean = all(code >= 500 or code == 200 for _, _, code, _ in outage_samples) and all(
-        code == 503 for _, path, code, _ in outage_samples if path == "/healthz")
+        code == 503 for _, path, code, _ in outage_samples if path == "/healthz"
+    )
     before_ok = all(code == 200 for _, _, code, _ in before)
     no_drop = all(code != 0 for _, _, code, _ in load.samples)
     max_outage_latency = max((s[3] for s in outage_samples), default=float("nan"))
     settled_ok = all(code == 200 for _, _, code, _ in settled)
     same_processes = web_pids == web_pids_after and worker_pids == worker_pids_after
     # recovered_in is NaN (every comparison False) when some URL never answered 200 again.
-    ok = (before_ok and clean and no_drop and max_outage_latency < 5 and recovered_in < 10 and settled_ok
-          and same_processes and final["status"] == "done" and ok_runs)
+    ok = (
+        before_ok
+        and clean
+        and no_drop
+        and max_outage_latency < 5
+        and recovered_in < 10
+        and settled_ok
+        and same_processes
+        and final["status"] == "done"
+        and ok_runs
+    )
     rows = [
         ["requests answered before the stop", f"{len(before)}: " + fmt_codes(before)],
         ["requests while PostgreSQL was down", f"{len(outage_samples)}: " + fmt_codes(outage_samples)],
         *[[f"`{path}` while down", fmt_codes([s for s in outage_samples if s[1] == path])] for path in paths],
-        ["every answer while down a clean 5xx (or 200 from cache); /healthz 503",
-         "yes" if clean else f"no ({dict(codes_outage)})"],
+        [
+            "every answer while down a clean 5xx (or 200 from cache); /healthz 503",
+            "yes" if clean else f"no ({dict(codes_outage)})",
+        ],
         ["dropped connections / hangs (status 0) over the whole run", sum(1 for s in load.samples if s[2] == 0)],
         ["slowest answer while down s", f"{max_outage_latency:.3f}"],
         ["median answer while down s", f"{harness.median([s[3] for s in outage_samples]):.3f}"],
@@ -348,11 +394,13 @@ def scenario_postgres(corpus: Path, scratch: Path, outage: float = 5.0) -> tuple
         ["result", "pass" if ok else "FAIL"],
     ]
     text = harness.table(["figure", "value"], rows)
-    body = (f"4 client threads without pause on {', '.join(f'`{p}`' for p in paths)} against gunicorn (4 sync workers, "
-            f"DB_CONN_MAX_AGE=60 with health checks), 2,000 seeded runs; a private PostgreSQL instance stopped "
-            f"(`pg_ctl stop -m fast`) {down_at:.1f} s in, down for {start_called - stopped_at:.1f} s, then started "
-            f"(`pg_ctl start -w`, {up_at - start_called:.1f} s); meanwhile a worker was "
-            "ingesting a whole-corpus upload.\n\n" + text)
+    body = (
+        f"4 client threads without pause on {', '.join(f'`{p}`' for p in paths)} against gunicorn (4 sync workers, "
+        f"DB_CONN_MAX_AGE=60 with health checks), 2,000 seeded runs; a private PostgreSQL instance stopped "
+        f"(`pg_ctl stop -m fast`) {down_at:.1f} s in, down for {start_called - stopped_at:.1f} s, then started "
+        f"(`pg_ctl start -w`, {up_at - start_called:.1f} s); meanwhile a worker was "
+        "ingesting a whole-corpus upload.\n\n" + text
+    )
     return ok, body
 
 
@@ -394,14 +442,23 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
         checks = [runs_check(pk, expected[by_sha[sha].name])[0] for pk, sha in stored]
         alive = worker.alive()
         codes = Counter(a[0] for a in answers)
-        ok = (codes == Counter({202: len(archives)}) and kept == len(archives) and pending == len(archives)
-              and files == len(archives) and all(s == "done" for s in finals.values()) and all(checks) and alive)
+        ok = (
+            codes == Counter({202: len(archives)})
+            and kept == len(archives)
+            and pending == len(archives)
+            and files == len(archives)
+            and all(s == "done" for s in finals.values())
+            and all(checks)
+            and alive
+        )
         rows = [
             ["/healthz with Redis down", f"{health[0]} in {health[2]:.2f} s"],
             ["GET /api/v1/runs/ with Redis down", f"{reads[0]} in {reads[2]:.2f} s"],
-            [f"{len(archives)} uploads with Redis down",
-             ", ".join(f"{c}: {n}" for c, n in sorted(codes.items()))
-             + f"; {harness.median([a[2] for a in answers]):.2f} s median"],
+            [
+                f"{len(archives)} uploads with Redis down",
+                ", ".join(f"{c}: {n}" for c, n in sorted(codes.items()))
+                + f"; {harness.median([a[2] for a in answers]):.2f} s median",
+            ],
             ["kept: uploads stored / jobs pending / files on disk", f"{kept} / {pending} / {files}"],
             ["done 10 s after Redis returned, before any sweep", processed_without_sweep],
             ["sweep (`manage.py requeue_uploads --older-than 0`)", swept],
@@ -411,22 +468,27 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
             ["result", "pass" if ok else "FAIL"],
         ]
         if codes.get(202, 0) != len(archives):
-            rows.insert(3, ["first refused answer", next(
-                (f"{a[0]} {str(a[1])[:160]}" for a in answers if a[0] != 202), "")])
+            rows.insert(
+                3, ["first refused answer", next((f"{a[0]} {str(a[1])[:160]}" for a in answers if a[0] != 202), "")]
+            )
     except Exception:
         stack.dump_logs()
         raise
     finally:
         stack.close()
     text = harness.table(["figure", "value"], rows)
-    body = (f"A private redis-server (broker and cache) stopped with a worker running; {count} distinct corpus "
-            "submissions uploaded while it was down; Redis started again on the same port.\n\n" + text)
+    body = (
+        f"A private redis-server (broker and cache) stopped with a worker running; {count} distinct corpus "
+        "submissions uploaded while it was down; Redis started again on the same port.\n\n" + text
+    )
     return ok, body
 
 
-SCENARIOS = {"worker": ("Fault: Celery worker killed mid-ingest", scenario_worker),
-             "postgres": ("Fault: PostgreSQL restarted under load", scenario_postgres),
-             "redis": ("Fault: Redis stopped during uploads", scenario_redis)}
+SCENARIOS = {
+    "worker": ("Fault: Celery worker killed mid-ingest", scenario_worker),
+    "postgres": ("Fault: PostgreSQL restarted under load", scenario_postgres),
+    "redis": ("Fault: Redis stopped during uploads", scenario_redis),
+}
 
 
 def main() -> None:

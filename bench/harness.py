@@ -53,8 +53,13 @@ def machine() -> dict:
             if line.startswith("MemTotal:"):
                 memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
                 break
-    return {"nproc": os.cpu_count(), "cpu": cpu, "memory": memory, "kernel": platform.release(),
-            "python": platform.python_version()}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory": memory,
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+    }
 
 
 def machine_line() -> str:
@@ -102,8 +107,9 @@ def table(headers: Sequence[str], rows: Iterable[Sequence]) -> str:
 
 
 def add_json_option(parser) -> None:
-    parser.add_argument("--json", type=Path, metavar="FILE",
-                        help="also write the figures to FILE as JSON (bench.report reads them)")
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write the figures to FILE as JSON (bench.report reads them)"
+    )
 
 
 def write_json(path: Path | None, figures: dict) -> None:
@@ -141,9 +147,26 @@ def require_loopback(url_or_host: str) -> None:
 
 def psql(sql: str, *, database: str = "postgres", port: int = PG_PORT, capture: bool = False) -> str:
     result = subprocess.run(
-        ["psql", "-h", PG_HOST, "-p", str(port), "-U", PG_USER, "-d", database, "-qAtX", "-v", "ON_ERROR_STOP=1",
-         "-c", sql],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            "psql",
+            "-h",
+            PG_HOST,
+            "-p",
+            str(port),
+            "-U",
+            PG_USER,
+            "-d",
+            database,
+            "-qAtX",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-c",
+            sql,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     if result.returncode != 0:
         raise RuntimeError(f"psql failed: {sql}: {result.stderr.strip()}")
@@ -176,15 +199,17 @@ def drop_database(name: str, port: int = PG_PORT) -> None:
 def bench_env(extra: dict | None = None) -> dict:
     """Production-like settings: DEBUG off (no query log), a throw-away key made now, loopback only."""
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}}
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": os.urandom(32).hex(),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": os.urandom(32).hex(),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SECURE_SSL_REDIRECT": "0",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(extra or {})
     for key in ("DATABASE_URL", "REDIS_URL"):
         if env.get(key):
@@ -193,8 +218,15 @@ def bench_env(extra: dict | None = None) -> dict:
 
 
 def manage(args: list[str], *, env: dict | None = None, timeout: float = 600, capture: bool = True) -> str:
-    result = subprocess.run([PYTHON, "manage.py", *args], cwd=REPO_ROOT, env=bench_env(env), capture_output=capture,
-                            text=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        [PYTHON, "manage.py", *args],
+        cwd=REPO_ROOT,
+        env=bench_env(env),
+        capture_output=capture,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed ({result.returncode}): {result.stderr[-3000:]}")
     return result.stdout or ""
@@ -265,8 +297,14 @@ class Service:
         self.name, self.argv = name, argv
         self.log = log_dir / f"{name}.log"
         handle = open(self.log, "w")  # noqa: SIM115 - owned by the process for its lifetime
-        self.process = subprocess.Popen(argv, cwd=REPO_ROOT, env=env if raw_env else bench_env(env), stdout=handle,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(
+            argv,
+            cwd=REPO_ROOT,
+            env=env if raw_env else bench_env(env),
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         handle.close()
 
     @property
@@ -299,17 +337,45 @@ class Service:
 
 
 def gunicorn(port: int, *, env: dict, log_dir: Path, workers: int = 4, threads: int = 1, timeout: int = 60) -> Service:
-    argv = [str(VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers), "--threads", str(threads), "--timeout", str(timeout),
-            "--graceful-timeout", "5", "--access-logfile", "-"]
+    argv = [
+        str(VENV_BIN / "gunicorn"),
+        "config.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--timeout",
+        str(timeout),
+        "--graceful-timeout",
+        "5",
+        "--access-logfile",
+        "-",
+    ]
     return Service(f"gunicorn-{port}", argv, env=env, log_dir=log_dir)
 
 
-def celery_worker(name: str, *, env: dict, log_dir: Path, concurrency: int = 1, pool: str = "prefork",
-                  queues: str | None = None) -> Service:
-    argv = [str(VENV_BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO", "--pool", pool,
-            "--concurrency", str(concurrency), "--hostname", f"{name}@%h", "--without-gossip", "--without-mingle",
-            "--without-heartbeat"]
+def celery_worker(
+    name: str, *, env: dict, log_dir: Path, concurrency: int = 1, pool: str = "prefork", queues: str | None = None
+) -> Service:
+    argv = [
+        str(VENV_BIN / "celery"),
+        "-A",
+        "config",
+        "worker",
+        "--loglevel",
+        "INFO",
+        "--pool",
+        pool,
+        "--concurrency",
+        str(concurrency),
+        "--hostname",
+        f"{name}@%h",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
     if queues:
         argv += ["--queues", queues]
     return Service(name, argv, env=env, log_dir=log_dir)
@@ -318,13 +384,25 @@ def celery_worker(name: str, *, env: dict, log_dir: Path, concurrency: int = 1, 
 def wait_until_workers_ready(workers: Iterable[Service], *, timeout: float = 120) -> None:
     """Celery workers take tasks once each has logged "ready." (started together, they get ready together)."""
     for worker in workers:
-        wait_until(lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=timeout,
-                   what=f"{worker.name} ready")
+        wait_until(
+            lambda w=worker: "ready." in w.log.read_text(errors="replace"), timeout=timeout, what=f"{worker.name} ready"
+        )
 
 
 def private_redis(port: int, *, log_dir: Path) -> Service:
-    argv = [shutil.which("redis-server") or "redis-server", "--bind", "127.0.0.1", "--port", str(port),
-            "--save", "", "--appendonly", "no", "--dir", str(log_dir)]
+    argv = [
+        shutil.which("redis-server") or "redis-server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(log_dir),
+    ]
     service = Service(f"redis-{port}", argv, log_dir=log_dir, raw_env=True, env=dict(os.environ))
     wait_until(lambda: redis_ping(port), timeout=20, what=f"redis on port {port}")
     return service
@@ -350,8 +428,9 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.2, what: str = 
     raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def http(method: str, url: str, *, headers: dict | None = None, data: bytes | None = None,
-         timeout: float = 30) -> tuple[int, bytes, float]:
+def http(
+    method: str, url: str, *, headers: dict | None = None, data: bytes | None = None, timeout: float = 30
+) -> tuple[int, bytes, float]:
     """(status, body, seconds); a refused or timed-out request is status 0 rather than an exception."""
     require_loopback(url)
     request = urllib.request.Request(url, data=data, method=method, headers=headers or {})  # noqa: S310 - http only
@@ -373,7 +452,9 @@ def multipart(fields: dict, file_field: str, filename: str, content: bytes) -> t
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
     parts.append(
         f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="{filename}"\r\n'
-        "Content-Type: application/gzip\r\n\r\n".encode() + content + b"\r\n"
+        "Content-Type: application/gzip\r\n\r\n".encode()
+        + content
+        + b"\r\n"
     )
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
@@ -424,20 +505,36 @@ class PrivatePostgres:
             user = pwd.getpwnam("postgres")
             os.chown(self.root, user.pw_uid, user.pw_gid)
             self.as_postgres = ["runuser", "-u", "postgres", "--"]
-        self._run([str(self.bin / "initdb"), "-D", str(self.data), "-U", PG_USER, "-A", "trust", "-E", "UTF8",
-                   "--no-sync"], timeout=180)
+        self._run(
+            [str(self.bin / "initdb"), "-D", str(self.data), "-U", PG_USER, "-A", "trust", "-E", "UTF8", "--no-sync"],
+            timeout=180,
+        )
         self.start()
 
     def _run(self, argv: list[str], timeout: float = 120) -> None:
-        result = subprocess.run([*self.as_postgres, *argv], capture_output=True, text=True, timeout=timeout,
-                                check=False)
+        result = subprocess.run(
+            [*self.as_postgres, *argv], capture_output=True, text=True, timeout=timeout, check=False
+        )
         if result.returncode != 0:
             raise RuntimeError(f"{argv[0]} failed: {result.stderr.strip()} {result.stdout.strip()}")
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
-        self._run([str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t",
-                   "60", "start"])
+        self._run(
+            [
+                str(self.bin / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.log),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run([str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop"])
@@ -479,20 +576,37 @@ INGEST_SUMMARY_LINE = re.compile(r"(\d+) logs stored \((\d+) points\), (\d+) upd
 def ingest_child_env(database_url: str) -> dict:
     """The environment of a timed ``manage.py`` child: DEBUG off (no query log), a throw-away key."""
     env = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update({"DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "SECRET_KEY": os.urandom(32).hex(),
-                "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1"})
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": os.urandom(32).hex(),
+            "DATABASE_URL": database_url,
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     return env
 
 
 def timed_manage(args: list[str], env: dict, timeout: float = 900) -> tuple[float, str]:
     """Run ``manage.py args`` in a child; its wall time (start-up included) and its output."""
     started = time.perf_counter()
-    result = subprocess.run([PYTHON, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True,
-                            text=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        [PYTHON, "manage.py", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     wall = time.perf_counter() - started
     if result.returncode != 0:
-        raise SystemExit(f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout[-2000:]}"
-                         f"\n{result.stderr[-2000:]}")
+        raise SystemExit(
+            f"manage.py {' '.join(args)} failed ({result.returncode}):\n{result.stdout[-2000:]}"
+            f"\n{result.stderr[-2000:]}"
+        )
     return wall, result.stdout
 
 
@@ -518,8 +632,15 @@ class LogIngestTimings:
     after: dict[str, tuple[float, str]]
 
 
-def time_log_ingest(*, kind: str, generate: Callable[[Path, int], int], logs: int, postgres: str | None,
-                    target: list[str], after: dict[str, list[str]] | None = None) -> LogIngestTimings:
+def time_log_ingest(
+    *,
+    kind: str,
+    generate: Callable[[Path, int], int],
+    logs: int,
+    postgres: str | None,
+    target: list[str],
+    after: dict[str, list[str]] | None = None,
+) -> LogIngestTimings:
     """Generate ``logs`` logs with their manifest.csv into a temporary folder and time ``manage.py ingest
     --kind KIND FOLDER TARGET --manifest FOLDER/manifest.csv`` twice, then each command of ``after``, against
     an empty, migrated database (a temporary SQLite file, or the fresh PostgreSQL database ``postgres``).
@@ -549,5 +670,13 @@ def time_log_ingest(*, kind: str, generate: Callable[[Path, int], int], logs: in
     first, second = ingest_counts(first_report), ingest_counts(second_report)
     if first["stored"] != count or first["failed"] or second["unchanged"] != count or second["points"]:
         raise SystemExit(f"unexpected outcome: first {first}, second {second}")
-    return LogIngestTimings(logs=count, size_mib=size_mib, database=database, first_wall=first_wall,
-                            second_wall=second_wall, first=first, second=second, after=after_runs)
+    return LogIngestTimings(
+        logs=count,
+        size_mib=size_mib,
+        database=database,
+        first_wall=first_wall,
+        second_wall=second_wall,
+        first=first,
+        second=second,
+        after=after_runs,
+    )

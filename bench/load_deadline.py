@@ -50,17 +50,32 @@ def reader_pages(run_ids: list[int], rng: random.Random) -> list[str]:
     """What one reader asks for next: a list page, a run page or a compare page (lists twice as often)."""
     kind = rng.choice(["list", "list", "run", "compare"])
     if kind == "list":
-        return [rng.choice(["/lists/io500/", "/lists/ten-node/", "/lists/historic/",
-                            "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "/lists/ten-node/?sort=-md",
-                            f"/lists/historic/?page={rng.randint(2, 40)}"])]
+        return [
+            rng.choice(
+                [
+                    "/lists/io500/",
+                    "/lists/ten-node/",
+                    "/lists/historic/",
+                    "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw",
+                    "/lists/ten-node/?sort=-md",
+                    f"/lists/historic/?page={rng.randint(2, 40)}",
+                ]
+            )
+        ]
     if kind == "run":
         return [f"/runs/{rng.choice(run_ids)}/"]
     first, second = rng.sample(run_ids, 2)
     return [f"/compare/?runs={first}&runs={second}"]
 
 
-def read_until(base: str, run_ids: list[int], stop: threading.Event, seed: int, samples: list,
-               think: tuple[float, float] = (0.0, 0.0)) -> None:
+def read_until(
+    base: str,
+    run_ids: list[int],
+    stop: threading.Event,
+    seed: int,
+    samples: list,
+    think: tuple[float, float] = (0.0, 0.0),
+) -> None:
     """One reader: ask for a page, wait for the answer, then think for a time drawn uniformly from ``think``
     (seconds; locust's ``between(a, b)``) before the next page. ``(0, 0)``: a closed loop with no pause."""
     rng = random.Random(seed)
@@ -94,9 +109,15 @@ def main() -> None:
     parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
     parser.add_argument("--keep-db", action="store_true")
-    parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
-                        help="seconds each reader pauses between pages, drawn uniformly (locust's between(MIN, MAX)); "
-                             "default 0 0: every reader asks again as soon as it is answered")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(0.0, 0.0),
+        metavar=("MIN", "MAX"),
+        help="seconds each reader pauses between pages, drawn uniformly (locust's between(MIN, MAX)); "
+        "default 0 0: every reader asks again as soon as it is answered",
+    )
     harness.add_json_option(parser)
     args = parser.parse_args()
 
@@ -124,25 +145,37 @@ def main() -> None:
             print(f"building {args.uploads} distinct archives from {args.corpus} …")
             chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
             tokens = [harness.create_token_user(f"deadline{n}") for n in range(USERS)]
-            env = {"DATABASE_URL": url, "REDIS_URL": redis_url, "MEDIA_ROOT": str(media), "STATIC_ROOT": str(static),
-                   "THROTTLE_UPLOADS": "100000/hour", "THROTTLE_USER": "1000000/min", "THROTTLE_ANON": "1000000/min",
-                   "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0"}
+            env = {
+                "DATABASE_URL": url,
+                "REDIS_URL": redis_url,
+                "MEDIA_ROOT": str(media),
+                "STATIC_ROOT": str(static),
+                "THROTTLE_UPLOADS": "100000/hour",
+                "THROTTLE_USER": "1000000/min",
+                "THROTTLE_ANON": "1000000/min",
+                "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0",
+            }
             harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
             port = harness.free_port()
-            services.append(harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers,
-                                             timeout=300))
+            services.append(harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers, timeout=300))
             workers = [harness.celery_worker(f"deadline{n}", env=env, log_dir=logs) for n in (1, 2)]
             services += workers
             base = f"http://127.0.0.1:{port}"
-            harness.wait_until(lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=90,
-                               what="gunicorn /healthz")
+            harness.wait_until(
+                lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200,
+                timeout=90,
+                what="gunicorn /healthz",
+            )
             harness.wait_until_workers_ready(workers)
             healthz = idle_healthz(base)
             load_before = load_average()
             print(f"{args.readers} readers and {len(chosen)} uploads from {USERS} accounts at {base} …")
-            readers = [threading.Thread(target=read_until, args=(base, run_ids, stop, n, samples, tuple(args.think)),
-                                        daemon=True)
-                       for n in range(args.readers)]
+            readers = [
+                threading.Thread(
+                    target=read_until, args=(base, run_ids, stop, n, samples, tuple(args.think)), daemon=True
+                )
+                for n in range(args.readers)
+            ]
             reading_started = time.perf_counter()
             for reader in readers:
                 reader.start()
@@ -150,8 +183,11 @@ def main() -> None:
             barrier = threading.Barrier(len(chosen))
             started = time.perf_counter()
             with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
-                posted = list(pool.map(lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier),
-                                       enumerate(chosen)))
+                posted = list(
+                    pool.map(
+                        lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier), enumerate(chosen)
+                    )
+                )
             poll_until_finished(base, posted, deadline=started + args.timeout)
             finished = time.perf_counter() - started
             stop.set()
@@ -188,8 +224,12 @@ def main() -> None:
             continue
         p95 = harness.percentile(times, 0.95)
         page_types[kind] = {"requests": len(times), "median_seconds": harness.median(times), "p95_seconds": p95}
-        rows.append([f"readers: /{kind}/ ({len(times)} requests) median / p95 ms (p95 x /healthz)",
-                     f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x)"])
+        rows.append(
+            [
+                f"readers: /{kind}/ ({len(times)} requests) median / p95 ms (p95 x /healthz)",
+                f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x)",
+            ]
+        )
     all_times = [s[2] for s in samples if s[1] == 200]
     p95_all = harness.percentile(all_times, 0.95) if all_times else float("inf")
     within_bound = p95_all <= bound
@@ -197,32 +237,55 @@ def main() -> None:
     twice = ">0" if any("more than once" in f for f in failures) else "0"
     throughput = len(samples) / reading_seconds
     rows += [
-        ["readers: all pages, requests / errors / p95 ms (x /healthz)",
-         f"{len(samples)} / {len(errors)} / {p95_all * 1e3:.1f} ({p95_all / healthz_median:.1f}x)"],
-        ["readers: requests/s over the reading window; mean latency it implies for closed-loop readers (N / X)",
-         f"{throughput:.1f}; {args.readers / throughput * 1e3:.0f} ms"],
-        ["uploads: accounts / archives / final states", f"{USERS} / {len(chosen)} / "
-         + ", ".join(f"{state}: {n}" for state, n in sorted(finals.items()))],
+        [
+            "readers: all pages, requests / errors / p95 ms (x /healthz)",
+            f"{len(samples)} / {len(errors)} / {p95_all * 1e3:.1f} ({p95_all / healthz_median:.1f}x)",
+        ],
+        [
+            "readers: requests/s over the reading window; mean latency it implies for closed-loop readers (N / X)",
+            f"{throughput:.1f}; {args.readers / throughput * 1e3:.0f} ms",
+        ],
+        [
+            "uploads: accounts / archives / final states",
+            f"{USERS} / {len(chosen)} / " + ", ".join(f"{state}: {n}" for state, n in sorted(finals.items())),
+        ],
         ["uploads: first POST to last done s", f"{finished:.1f}"],
-        ["runs from uploads expected / stored / stored twice",
-         f"{figures['expected_runs']} / {figures['runs']} / {twice}"],
+        [
+            "runs from uploads expected / stored / stored twice",
+            f"{figures['expected_runs']} / {figures['runs']} / {twice}",
+        ],
         ["job attempts (attempts: jobs)", ", ".join(f"{a}: {n}" for a, n in sorted(figures["attempts"].items()))],
         ["load average before / after (other engineers share the machine)", f"{load_before} / {load_after}"],
-        ["checks (reader errors, uploads done exactly once)",
-         "all passed" if not failures else f"{len(failures)} FAILED"],
+        [
+            "checks (reader errors, uploads done exactly once)",
+            "all passed" if not failures else f"{len(failures)} FAILED",
+        ],
         [f"readers' p95 within {BOUND_X_HEALTHZ}x the idle /healthz median", "yes" if within_bound else "NO"],
     ]
     print()
     print(harness.table(["figure", "value"], rows))
     for failure in failures:
         print("FAILED:", failure)
-    harness.write_json(args.json, {"runs": args.runs, "readers": args.readers, "think_seconds": list(args.think),
-                                   "uploads": len(chosen),
-                                   "healthz_median_seconds": healthz_median, "readers_p95_seconds": p95_all,
-                                   "reader_errors": len(errors), "reader_requests": len(samples),
-                                   "reading_seconds": reading_seconds, "page_types": page_types,
-                                   "cpus": os.cpu_count(), "load_before": load_before, "load_after": load_after,
-                                   "within_bound": within_bound, "failures": failures})
+    harness.write_json(
+        args.json,
+        {
+            "runs": args.runs,
+            "readers": args.readers,
+            "think_seconds": list(args.think),
+            "uploads": len(chosen),
+            "healthz_median_seconds": healthz_median,
+            "readers_p95_seconds": p95_all,
+            "reader_errors": len(errors),
+            "reader_requests": len(samples),
+            "reading_seconds": reading_seconds,
+            "page_types": page_types,
+            "cpus": os.cpu_count(),
+            "load_before": load_before,
+            "load_after": load_after,
+            "within_bound": within_bound,
+            "failures": failures,
+        },
+    )
     sys.exit(1 if failures else 0)
 
 

@@ -96,7 +96,10 @@ def post_upload(base: str, token: str, item: dict, barrier: threading.Barrier) -
     barrier.wait(timeout=120)
     sent = time.perf_counter()
     status, answer, seconds = harness.http(
-        "POST", f"{base}/api/v1/uploads/", data=body, timeout=300,
+        "POST",
+        f"{base}/api/v1/uploads/",
+        data=body,
+        timeout=300,
         headers={"Authorization": f"Token {token}", "Content-Type": content_type, "Accept": "application/json"},
     )
     try:
@@ -111,9 +114,12 @@ def poll_until_finished(base: str, posted: list[dict], deadline: float) -> None:
     while pending and time.perf_counter() < deadline:
         still = []
         for p in pending:
-            status, body, _ = harness.http("GET", f"{base}/api/v1/uploads/{p['answer']['id']}/",
-                                           headers={"Authorization": f"Token {p['token']}",
-                                                    "Accept": "application/json"}, timeout=30)
+            status, body, _ = harness.http(
+                "GET",
+                f"{base}/api/v1/uploads/{p['answer']['id']}/",
+                headers={"Authorization": f"Token {p['token']}", "Accept": "application/json"},
+                timeout=30,
+            )
             state = json.loads(body).get("status") if status == 200 else None
             if state in ("done", "failed"):
                 p["final"], p["finished_seen"] = json.loads(body), time.perf_counter()
@@ -177,8 +183,12 @@ def verify(chosen: list[dict], posted: list[dict], media: Path, *, seeded_runs: 
     for p in posted:
         if p["status"] != 202:
             failures.append(f"{p['item']['archive'].name}: POST answered {p['status']} {str(p['answer'])[:200]}")
-    return failures, {"runs": runs, "expected_runs": len(expected), "attempts": dict(attempts),
-                      "job_seconds": job_seconds}
+    return failures, {
+        "runs": runs,
+        "expected_runs": len(expected),
+        "attempts": dict(attempts),
+        "job_seconds": job_seconds,
+    }
 
 
 def main() -> None:
@@ -215,30 +225,44 @@ def main() -> None:
             print(f"building {args.uploads} distinct archives from {args.corpus} …")
             chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
             tokens = [harness.create_token_user(f"load{n}") for n in range(USERS)]
-            env = {"DATABASE_URL": url, "REDIS_URL": redis_url, "MEDIA_ROOT": str(media),
-                   "THROTTLE_UPLOADS": "100000/hour", "THROTTLE_USER": "1000000/min"}
+            env = {
+                "DATABASE_URL": url,
+                "REDIS_URL": redis_url,
+                "MEDIA_ROOT": str(media),
+                "THROTTLE_UPLOADS": "100000/hour",
+                "THROTTLE_USER": "1000000/min",
+            }
             port = harness.free_port()
             web = harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers, timeout=300)
             services.append(web)
             workers = [harness.celery_worker(f"load{n}", env=env, log_dir=logs) for n in (1, 2)]
             services += workers
             base = f"http://127.0.0.1:{port}"
-            harness.wait_until(lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=60,
-                               what="gunicorn /healthz")
+            harness.wait_until(
+                lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200,
+                timeout=60,
+                what="gunicorn /healthz",
+            )
             harness.wait_until_workers_ready(workers)
             print(f"firing {len(chosen)} concurrent uploads at {base} …")
             barrier = threading.Barrier(len(chosen))
             started = time.perf_counter()
             with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
-                posted = list(pool.map(lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier),
-                                       enumerate(chosen)))
+                posted = list(
+                    pool.map(
+                        lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier), enumerate(chosen)
+                    )
+                )
             first_sent = min(p["sent"] for p in posted)
             accepted_at = max(p["sent"] + p["seconds"] for p in posted)
             poll_until_finished(base, posted, deadline=started + args.timeout)
             finished_at = max(p.get("finished_seen", accepted_at) for p in posted)
             rss = {s.name: harness.peak_rss_mib(s.pid) for s in services if s.name.startswith(("load", "gunicorn"))}
-            rss_children = {s.name: max([harness.peak_rss_mib(c) for c in harness.children_of(s.pid)] or [0])
-                            for s in services if s.name.startswith(("load", "gunicorn"))}
+            rss_children = {
+                s.name: max([harness.peak_rss_mib(c) for c in harness.children_of(s.pid)] or [0])
+                for s in services
+                if s.name.startswith(("load", "gunicorn"))
+            }
             failures, figures = verify(chosen, posted, media)
         except Exception:
             for service in services:
@@ -262,22 +286,30 @@ def main() -> None:
     total = finished_at - first_sent
     rows = [
         ["uploads fired at once", len(chosen)],
-        ["archives: total MB (.tar.gz), smallest-largest KB",
-         f"{mbytes:.2f} MB, {min(sizes) / 1e3:.0f}-{max(sizes) / 1e3:.0f} KB"],
+        [
+            "archives: total MB (.tar.gz), smallest-largest KB",
+            f"{mbytes:.2f} MB, {min(sizes) / 1e3:.0f}-{max(sizes) / 1e3:.0f} KB",
+        ],
         ["POST answers", ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))],
-        ["POST latency median / p95 / max s",
-         f"{harness.median(latencies):.2f} / {harness.percentile(latencies, 0.95):.2f} / {max(latencies):.2f}"],
+        [
+            "POST latency median / p95 / max s",
+            f"{harness.median(latencies):.2f} / {harness.percentile(latencies, 0.95):.2f} / {max(latencies):.2f}",
+        ],
         ["all accepted after s", f"{accepted_at - first_sent:.2f}"],
         ["final job states (API)", ", ".join(f"{state}: {n}" for state, n in sorted(finals.items()))],
         ["all finished after s (first POST to last done)", f"{total:.2f}"],
-        ["job queue-to-done median / p95 / max s",
-         f"{harness.median(figures['job_seconds']):.2f} / {harness.percentile(figures['job_seconds'], 0.95):.2f} / "
-         f"{max(figures['job_seconds'] or [0]):.2f}"],
+        [
+            "job queue-to-done median / p95 / max s",
+            f"{harness.median(figures['job_seconds']):.2f} / {harness.percentile(figures['job_seconds'], 0.95):.2f} / "
+            f"{max(figures['job_seconds'] or [0]):.2f}",
+        ],
         ["runs expected / stored / stored twice", f"{figures['expected_runs']} / {figures['runs']} / {twice}"],
         ["end-to-end throughput", f"{figures['runs'] / total:.2f} runs/s, {mbytes / total:.2f} MB/s"],
         ["job attempts (attempts: jobs)", ", ".join(f"{a}: {n}" for a, n in sorted(figures["attempts"].items()))],
-        ["peak RSS MiB (main process / largest child)",
-         ", ".join(f"{name} {rss[name]:.0f}/{rss_children[name]:.0f}" for name in rss)],
+        [
+            "peak RSS MiB (main process / largest child)",
+            ", ".join(f"{name} {rss[name]:.0f}/{rss_children[name]:.0f}" for name in rss),
+        ],
         ["checks", "all passed" if not failures else f"{len(failures)} FAILED"],
     ]
     text = harness.table(["figure", "value"], rows)
@@ -285,11 +317,18 @@ def main() -> None:
     print(text)
     for failure in failures:
         print("FAILED:", failure)
-    harness.write_json(args.json, {
-        "uploads": len(chosen), "post_median_seconds": harness.median(latencies),
-        "all_done_seconds": total, "runs_expected": figures["expected_runs"], "runs_stored": figures["runs"],
-        "runs_per_second": figures["runs"] / total, "failures": failures,
-    })
+    harness.write_json(
+        args.json,
+        {
+            "uploads": len(chosen),
+            "post_median_seconds": harness.median(latencies),
+            "all_done_seconds": total,
+            "runs_expected": figures["expected_runs"],
+            "runs_stored": figures["runs"],
+            "runs_per_second": figures["runs"] / total,
+            "failures": failures,
+        },
+    )
     sys.exit(1 if failures else 0)
 
 

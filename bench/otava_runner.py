@@ -18,8 +18,9 @@ def main() -> None:
     pvalue = request.get("max_pvalue", options.max_pvalue)
     found = []
     for values in request["series"]:
-        points, _ = compute_change_points(values, window_len=options.window_len, max_pvalue=pvalue,
-                                          min_magnitude=options.min_magnitude)
+        points, _ = compute_change_points(
+            values, window_len=options.window_len, max_pvalue=pvalue, min_magnitude=options.min_magnitude
+        )
         found.append([int(point.index) for point in points])
     json.dump(found, sys.stdout)
 

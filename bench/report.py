@@ -81,17 +81,23 @@ def measure(bench: BenchRow, scale: str, scratch: Path) -> tuple[list[Figure], f
 def kept_section(text: str) -> str:
     """The hand-written section of the page as it stands (from its heading to the end), or ""."""
     start = text.find(f"\n{WHY}\n")
-    return text[start + 1:] if start >= 0 else ""
+    return text[start + 1 :] if start >= 0 else ""
 
 
 def render(measured: list[tuple[BenchRow, list[Figure], float]], scale: str, header: dict, kept: str = "") -> str:
-    lines = [HEADER.format(scale=scale, **header).rstrip(), "",
-             "| measurement | figure | value | command |", "| --- | --- | --- | --- |"]
+    lines = [
+        HEADER.format(scale=scale, **header).rstrip(),
+        "",
+        "| measurement | figure | value | command |",
+        "| --- | --- | --- | --- |",
+    ]
     for bench, figures, elapsed in measured:
         command = f"`{shlex.join(bench.command(scale))}` ({elapsed:.0f} s)"
         for index, figure in enumerate(figures):
-            lines.append(f"| {bench.title if index == 0 else ''} | {figure.label} | {figure.value} | "
-                         f"{command if index == 0 else ''} |")
+            lines.append(
+                f"| {bench.title if index == 0 else ''} | {figure.label} | {figure.value} | "
+                f"{command if index == 0 else ''} |"
+            )
     if kept:
         lines += ["", kept.rstrip()]
     return "\n".join(lines) + "\n"
@@ -104,14 +110,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--print", dest="print_only", action="store_true", help="print the table, leave the file")
     args = parser.parse_args(argv)
     selected = [ROWS[name] for name in (args.only or ROWS)]
-    command = shlex.join([".venv/bin/python", "-m", "bench.report", *(["--scale", args.scale]
-                                                                      if args.scale != "small" else [])])
+    command = shlex.join(
+        [".venv/bin/python", "-m", "bench.report", *(["--scale", args.scale] if args.scale != "small" else [])]
+    )
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="ioboard-bench-report-") as scratch:
         measured = [(bench, *measure(bench, args.scale, Path(scratch))) for bench in selected]
-    header = {"command": command, "date": harness.now_utc(), "machine": harness.machine_line(),
-              "services": harness.service_versions() or "n/a", "load_before": load_before,
-              "load_after": os.getloadavg()[0]}
+    header = {
+        "command": command,
+        "date": harness.now_utc(),
+        "machine": harness.machine_line(),
+        "services": harness.service_versions() or "n/a",
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+    }
     text = render(measured, args.scale, header, kept_section(DOC.read_text(encoding="utf-8")))
     print(text)
     if args.only or args.print_only:

@@ -44,15 +44,22 @@ class BenchRow:
 ROWS: dict[str, BenchRow] = {}
 
 
-def row(name: str, *, title: str, module: str, small: tuple[str, ...], full: tuple[str, ...],
-        needs: tuple[str, ...] = ()) -> Callable[[Callable[[dict], list[Figure]]], Callable[[dict], list[Figure]]]:
+def row(
+    name: str, *, title: str, module: str, small: tuple[str, ...], full: tuple[str, ...], needs: tuple[str, ...] = ()
+) -> Callable[[Callable[[dict], list[Figure]]], Callable[[dict], list[Figure]]]:
     """Register the decorated function as the figures of one bench row."""
 
     def register(figures: Callable[[dict], list[Figure]]) -> Callable[[dict], list[Figure]]:
         if name in ROWS:
             raise ValueError(f"bench row {name!r} is registered twice")
-        ROWS[name] = BenchRow(name=name, title=title, module=module, arguments={"small": small, "full": full},
-                              figures=figures, needs=needs)
+        ROWS[name] = BenchRow(
+            name=name,
+            title=title,
+            module=module,
+            arguments={"small": small, "full": full},
+            figures=figures,
+            needs=needs,
+        )
         return figures
 
     return register
@@ -62,8 +69,14 @@ def _ms(value: float) -> str:
     return f"{value:.1f} ms"
 
 
-@row("ingest_corpus", title="IO500 corpus ingest into PostgreSQL vs its parse-only floor",
-     module="bench.bench_ingest", small=("--repeat", "1"), full=("--repeat", "3"), needs=("postgres", "corpus"))
+@row(
+    "ingest_corpus",
+    title="IO500 corpus ingest into PostgreSQL vs its parse-only floor",
+    module="bench.bench_ingest",
+    small=("--repeat", "1"),
+    full=("--repeat", "3"),
+    needs=("postgres", "corpus"),
+)
 def ingest_corpus(result: dict) -> list[Figure]:
     ingest, floor = result["medians"]["ingest"], result["medians"]["floor"]
     runs = int(ingest["runs"])
@@ -76,35 +89,53 @@ def ingest_corpus(result: dict) -> list[Figure]:
     ]
 
 
-@row("mdtest_ingest",
-     title="mdtest ingest of a generated DNE scaling series (`manage.py ingest --kind mdtest`, SQLite)",
-     module="bench.bench_mdtest_ingest", small=("--logs", "200"), full=("--logs", "1000"))
+@row(
+    "mdtest_ingest",
+    title="mdtest ingest of a generated DNE scaling series (`manage.py ingest --kind mdtest`, SQLite)",
+    module="bench.bench_mdtest_ingest",
+    small=("--logs", "200"),
+    full=("--logs", "1000"),
+)
 def mdtest_ingest(result: dict) -> list[Figure]:
     logs = result["logs"]
     return [
-        Figure(f"first ingest of {logs} logs ({result['points']} points), whole command",
-               f"{result['first_seconds']:.1f} s = {logs / result['first_seconds']:.0f} logs/s"),
+        Figure(
+            f"first ingest of {logs} logs ({result['points']} points), whole command",
+            f"{result['first_seconds']:.1f} s = {logs / result['first_seconds']:.0f} logs/s",
+        ),
         Figure("re-ingest, every log unchanged", f"{result['reingest_seconds']:.1f} s"),
     ]
 
 
-@row("ior_ingest", title="IOR ingest of a generated parameter study (`manage.py ingest --kind ior`, SQLite)",
-     module="bench.bench_ior_ingest", small=("--logs", "1000"), full=("--logs", "1000"))
+@row(
+    "ior_ingest",
+    title="IOR ingest of a generated parameter study (`manage.py ingest --kind ior`, SQLite)",
+    module="bench.bench_ior_ingest",
+    small=("--logs", "1000"),
+    full=("--logs", "1000"),
+)
 def ior_ingest(result: dict) -> list[Figure]:
     logs = result["logs"]
     return [
-        Figure(f"first ingest of {logs} IOR logs ({result['points']} points), whole command (target: under 30 s)",
-               f"{result['first_seconds']:.1f} s = {logs / result['first_seconds']:.0f} logs/s"),
+        Figure(
+            f"first ingest of {logs} IOR logs ({result['points']} points), whole command (target: under 30 s)",
+            f"{result['first_seconds']:.1f} s = {logs / result['first_seconds']:.0f} logs/s",
+        ),
         Figure("re-ingest, every log unchanged", f"{result['reingest_seconds']:.1f} s"),
-        Figure(f"`export_study` with {result['comparisons']:,} pairwise comparisons",
-               f"{result['export_seconds']:.1f} s"),
+        Figure(
+            f"`export_study` with {result['comparisons']:,} pairwise comparisons", f"{result['export_seconds']:.1f} s"
+        ),
     ]
 
 
-@row("list_latency", title="List pages over HTTP (gunicorn, DEBUG off), full render, next to /healthz",
-     module="bench.bench_list_latency",
-     small=("--runs", "1000", "--requests", "50", "--warmup", "5", "--cold-requests", "10"),
-     full=("--runs", "100000"), needs=("postgres",))
+@row(
+    "list_latency",
+    title="List pages over HTTP (gunicorn, DEBUG off), full render, next to /healthz",
+    module="bench.bench_list_latency",
+    small=("--runs", "1000", "--requests", "50", "--warmup", "5", "--cold-requests", "10"),
+    full=("--runs", "100000"),
+    needs=("postgres",),
+)
 def list_latency(result: dict) -> list[Figure]:
     """Only the full renders (each request right after a data-version bump, so the page cache misses):
     speed figures are of the work a page does, not of a cache hit. /healthz is timed on the same server
@@ -112,15 +143,18 @@ def list_latency(result: dict) -> list[Figure]:
     timings = {timing["url"]: timing for timing in result["timings"]}
     page, health = timings["/lists/io500/"], timings["/healthz"]
     figures = [
-        Figure(f"`/lists/io500/` at {result['runs']:,} runs, median / p95",
-               f"{_ms(page['cold_median'])} / {_ms(page['cold_p95'])}"),
+        Figure(
+            f"`/lists/io500/` at {result['runs']:,} runs, median / p95",
+            f"{_ms(page['cold_median'])} / {_ms(page['cold_p95'])}",
+        ),
         Figure("`/healthz`, median / p95", f"{_ms(health['median'])} / {_ms(health['p95'])}"),
         Figure("`/lists/io500/` / `/healthz` (medians)", f"{page['cold_median'] / health['median']:.1f}x"),
     ]
     if "/api/v1/lists/io500/" in timings:
         api = timings["/api/v1/lists/io500/"]
-        figures.append(Figure("`/api/v1/lists/io500/`, median / p95",
-                              f"{_ms(api['cold_median'])} / {_ms(api['cold_p95'])}"))
+        figures.append(
+            Figure("`/api/v1/lists/io500/`, median / p95", f"{_ms(api['cold_median'])} / {_ms(api['cold_p95'])}")
+        )
     return figures
 
 
@@ -140,84 +174,160 @@ def cold_path(result: dict) -> list[Figure]:
         return median, p95, median / floor_median, p95 / floor_p95
 
     figures = []
-    sorts = {url: ratios(values) for url, values in timings.items()
-             if labels.get(url, "").startswith(COLD_PATH_SORTS)}
+    sorts = {url: ratios(values) for url, values in timings.items() if labels.get(url, "").startswith(COLD_PATH_SORTS)}
     for url, values in timings.items():
         if url in sorts:
             continue
         median, p95, median_x, p95_x = ratios(values)
-        figures.append(Figure(f"`{url}` at {runs}, median / p95 (x `/healthz`)",
-                              f"{_ms(median)} / {_ms(p95)} ({median_x:.1f}x / {p95_x:.1f}x)"))
+        figures.append(
+            Figure(
+                f"`{url}` at {runs}, median / p95 (x `/healthz`)",
+                f"{_ms(median)} / {_ms(p95)} ({median_x:.1f}x / {p95_x:.1f}x)",
+            )
+        )
     if sorts:
         slowest = max(sorts, key=lambda url: sorts[url][2])
         low, high = min(value[2] for value in sorts.values()), max(value[2] for value in sorts.values())
         worst_p95 = max(value[3] for value in sorts.values())
-        figures.append(Figure(f"the historic list's {len(sorts)} sorts at {runs}: medians / x `/healthz`; "
-                              f"slowest `{slowest}`; worst p95",
-                              f"{low:.1f}x to {high:.1f}x; {_ms(sorts[slowest][0])}; {worst_p95:.1f}x"))
+        figures.append(
+            Figure(
+                f"the historic list's {len(sorts)} sorts at {runs}: medians / x `/healthz`; "
+                f"slowest `{slowest}`; worst p95",
+                f"{low:.1f}x to {high:.1f}x; {_ms(sorts[slowest][0])}; {worst_p95:.1f}x",
+            )
+        )
     within = sum(1 for _, _, median_x, p95_x in map(ratios, timings.values()) if median_x <= 5 and p95_x <= 10)
-    figures.append(Figure(f"URLs within 5x (median) and 10x (p95) of `/healthz` at {runs}",
-                          f"{within} of {len(timings)}"))
+    figures.append(
+        Figure(f"URLs within 5x (median) and 10x (p95) of `/healthz` at {runs}", f"{within} of {len(timings)}")
+    )
     if result.get("seed_seconds"):
-        figures.append(Figure(f"`manage.py seed_synthetic --runs {result['runs']}` into an empty database, run by "
-                              "the bench (target at 1M: under 10 minutes)", f"{result['seed_seconds']:.0f} s"))
+        figures.append(
+            Figure(
+                f"`manage.py seed_synthetic --runs {result['runs']}` into an empty database, run by "
+                "the bench (target at 1M: under 10 minutes)",
+                f"{result['seed_seconds']:.0f} s",
+            )
+        )
     upload = result["upload"]
-    figures.append(Figure(f"one upload's ingest at {runs}; first read of the list after it",
-                          f"{upload['ingest_seconds']:.2f} s; {_ms(upload['first_read_ms'])}, rank "
-                          f"{upload['rank_shown']} (reference {upload['rank_expected']})"))
+    figures.append(
+        Figure(
+            f"one upload's ingest at {runs}; first read of the list after it",
+            f"{upload['ingest_seconds']:.2f} s; {_ms(upload['first_read_ms'])}, rank "
+            f"{upload['rank_shown']} (reference {upload['rank_expected']})",
+        )
+    )
     return figures
 
 
-row("cold_path", title="Every page over HTTP with the page cache off, next to /healthz (gunicorn, PostgreSQL, "
-    "no manual ANALYZE), at 100k runs", module="bench.bench_cold_path",
-    small=("--runs", "100000", "--rounds", "20",
-           "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k"),
-    full=("--runs", "100000", "--rounds", "20",
-          "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k"),
-    needs=("postgres",))(cold_path)
+row(
+    "cold_path",
+    title="Every page over HTTP with the page cache off, next to /healthz (gunicorn, PostgreSQL, "
+    "no manual ANALYZE), at 100k runs",
+    module="bench.bench_cold_path",
+    small=(
+        "--runs",
+        "100000",
+        "--rounds",
+        "20",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k",
+    ),
+    full=(
+        "--runs",
+        "100000",
+        "--rounds",
+        "20",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k",
+    ),
+    needs=("postgres",),
+)(cold_path)
 
 # A million runs at both scales: the acceptance size of the read path. Seeding it takes about five minutes the
 # first time; later reports find the database seeded and only measure.
-row("cold_path_million", title="The same at a million runs", module="bench.bench_cold_path",
-    small=("--runs", "1000000", "--rounds", "20",
-           "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_1m"),
-    full=("--runs", "1000000", "--rounds", "20",
-          "--database-url", "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_1m"),
-    needs=("postgres",))(cold_path)
+row(
+    "cold_path_million",
+    title="The same at a million runs",
+    module="bench.bench_cold_path",
+    small=(
+        "--runs",
+        "1000000",
+        "--rounds",
+        "20",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_1m",
+    ),
+    full=(
+        "--runs",
+        "1000000",
+        "--rounds",
+        "20",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_1m",
+    ),
+    needs=("postgres",),
+)(cold_path)
 
 
-@row("memory", title="Peak memory: largest corpus submission ingested as an upload; `export_runs` over seeded runs",
-     module="bench.bench_memory", small=("--runs", "1000"), full=("--runs", "10000,100000"),
-     needs=("postgres", "corpus"))
+@row(
+    "memory",
+    title="Peak memory: largest corpus submission ingested as an upload; `export_runs` over seeded runs",
+    module="bench.bench_memory",
+    small=("--runs", "1000"),
+    full=("--runs", "10000,100000"),
+    needs=("postgres", "corpus"),
+)
 def memory(result: dict) -> list[Figure]:
-    figures = [Figure(f"upload ingest of `{item['folder']}` ({item['files']} files, {item['bytes'] / 1e6:.2f} MB): "
-                      "peak RSS, added by the ingest",
-                      f"{item['peak_rss_mib']:.0f} MiB, {item['peak_rss_mib'] - item['rss_before_mib']:.1f} MiB")
-               for item in result["ingest"] or []]
+    figures = [
+        Figure(
+            f"upload ingest of `{item['folder']}` ({item['files']} files, {item['bytes'] / 1e6:.2f} MB): "
+            "peak RSS, added by the ingest",
+            f"{item['peak_rss_mib']:.0f} MiB, {item['peak_rss_mib'] - item['rss_before_mib']:.1f} MiB",
+        )
+        for item in result["ingest"] or []
+    ]
     for export in result["exports"] or []:
         for fmt in ("json", "csv"):
-            figures.append(Figure(f"`export_runs --format {fmt}` of {export['runs']:,} runs: time, peak RSS",
-                                  f"{export[fmt]['wall']:.1f} s, {export[fmt]['peak_rss_mib']:.0f} MiB"))
+            figures.append(
+                Figure(
+                    f"`export_runs --format {fmt}` of {export['runs']:,} runs: time, peak RSS",
+                    f"{export[fmt]['wall']:.1f} s, {export[fmt]['peak_rss_mib']:.0f} MiB",
+                )
+            )
     return figures
 
 
-@row("concurrent_uploads", title="Concurrent API uploads, two Celery workers, PostgreSQL and Redis",
-     module="bench.load_uploads", small=("--uploads", "20"), full=("--uploads", "50"), needs=("postgres", "corpus"))
+@row(
+    "concurrent_uploads",
+    title="Concurrent API uploads, two Celery workers, PostgreSQL and Redis",
+    module="bench.load_uploads",
+    small=("--uploads", "20"),
+    full=("--uploads", "50"),
+    needs=("postgres", "corpus"),
+)
 def concurrent_uploads(result: dict) -> list[Figure]:
     return [
-        Figure(f"{result['uploads']} uploads at once: first POST to last job done",
-               f"{result['all_done_seconds']:.2f} s"),
+        Figure(
+            f"{result['uploads']} uploads at once: first POST to last job done", f"{result['all_done_seconds']:.2f} s"
+        ),
         Figure("POST latency, median", f"{result['post_median_seconds']:.2f} s"),
         Figure("end-to-end throughput", f"{result['runs_per_second']:.2f} runs/s"),
-        Figure("runs expected / stored; checks",
-               f"{result['runs_expected']} / {result['runs_stored']}; "
-               + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED")),
+        Figure(
+            "runs expected / stored; checks",
+            f"{result['runs_expected']} / {result['runs_stored']}; "
+            + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED"),
+        ),
     ]
 
 
-@row("deadline_load", title="Readers during a deadline burst of uploads (gunicorn, two Celery workers, page cache off)",
-     module="bench.load_deadline", small=("--runs", "100000", "--readers", "32", "--uploads", "50"),
-     full=("--runs", "100000", "--readers", "32", "--uploads", "50"), needs=("postgres", "corpus"))
+@row(
+    "deadline_load",
+    title="Readers during a deadline burst of uploads (gunicorn, two Celery workers, page cache off)",
+    module="bench.load_deadline",
+    small=("--runs", "100000", "--readers", "32", "--uploads", "50"),
+    full=("--runs", "100000", "--readers", "32", "--uploads", "50"),
+    needs=("postgres", "corpus"),
+)
 def deadline_load(result: dict) -> list[Figure]:
     """The scenario is defined at its size (32 readers at 100k runs, 50 uploads from 5 accounts), at both scales:
     fewer readers or runs would not say whether a deadline is survived.
@@ -227,28 +337,47 @@ def deadline_load(result: dict) -> list[Figure]:
     pages cost alone. The last figure says what CPU time per request the target would take on this machine."""
     healthz = result["healthz_median_seconds"]
     figures = [
-        Figure(f"{result['readers']} readers at {result['runs']:,} runs, no think time: p95 (x idle `/healthz` "
-               "median; target 10x)",
-               f"{result['readers_p95_seconds'] * 1e3:.1f} ms ({result['readers_p95_seconds'] / healthz:.1f}x: "
-               + ("met" if result["within_bound"] else "NOT met") + ")"),
+        Figure(
+            f"{result['readers']} readers at {result['runs']:,} runs, no think time: p95 (x idle `/healthz` "
+            "median; target 10x)",
+            f"{result['readers_p95_seconds'] * 1e3:.1f} ms ({result['readers_p95_seconds'] / healthz:.1f}x: "
+            + ("met" if result["within_bound"] else "NOT met")
+            + ")",
+        ),
         Figure("idle `/healthz` median", f"{healthz * 1e3:.1f} ms"),
-        Figure(f"reader errors; {result['uploads']} uploads from 5 accounts, checks",
-               f"{result['reader_errors']}; "
-               + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED")),
+        Figure(
+            f"reader errors; {result['uploads']} uploads from 5 accounts, checks",
+            f"{result['reader_errors']}; "
+            + ("all passed" if not result["failures"] else f"{len(result['failures'])} FAILED"),
+        ),
     ]
     if result.get("page_types"):
-        figures.append(Figure("p95 per page type (which pages make the readers' p95)",
-                              ", ".join(f"/{kind}/ {page['p95_seconds'] * 1e3:.0f} ms"
-                                        for kind, page in sorted(result["page_types"].items()))))
+        figures.append(
+            Figure(
+                "p95 per page type (which pages make the readers' p95)",
+                ", ".join(
+                    f"/{kind}/ {page['p95_seconds'] * 1e3:.0f} ms"
+                    for kind, page in sorted(result["page_types"].items())
+                ),
+            )
+        )
     if result.get("reading_seconds"):
         throughput = result["reader_requests"] / result["reading_seconds"]
         target = 10 * healthz
-        figures.append(Figure(
-            f"readers' throughput X and the mean latency it makes for {result['readers']} closed-loop readers "
-            f"(N / X); CPU per request on {result['cpus']} CPUs, measured / what a {target * 1e3:.0f} ms target "
-            "would allow (N / X <= target)",
-            f"{throughput:.0f} requests/s, {result['readers'] / throughput * 1e3:.0f} ms; "
-            f"{result['cpus'] / throughput * 1e3:.1f} ms / {result['cpus'] * target / result['readers'] * 1e3:.1f} ms"))
-    figures.append(Figure("load average (1, 5, 15 min) before / after: other engineers' work on the shared 2-CPU "
-                          "machine", f"{result.get('load_before', 'n/a')} / {result.get('load_after', 'n/a')}"))
+        figures.append(
+            Figure(
+                f"readers' throughput X and the mean latency it makes for {result['readers']} closed-loop readers "
+                f"(N / X); CPU per request on {result['cpus']} CPUs, measured / what a {target * 1e3:.0f} ms target "
+                "would allow (N / X <= target)",
+                f"{throughput:.0f} requests/s, {result['readers'] / throughput * 1e3:.0f} ms; "
+                f"{result['cpus'] / throughput * 1e3:.1f} ms / "
+                f"{result['cpus'] * target / result['readers'] * 1e3:.1f} ms",
+            )
+        )
+    figures.append(
+        Figure(
+            "load average (1, 5, 15 min) before / after: other engineers' work on the shared 2-CPU machine",
+            f"{result.get('load_before', 'n/a')} / {result.get('load_after', 'n/a')}",
+        )
+    )
     return figures

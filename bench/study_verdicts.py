@@ -59,18 +59,38 @@ def wilson(successes: int, trials: int) -> str:
 
 def null_specs(count: int) -> list[StudySpec]:
     """Studies where every config is equal (one level): all pairs are null pairs."""
-    return [StudySpec(seed=1000 + index, filesystems={"GPFS": 0.03, "BeeGFS": 0.05}, apis=["POSIX"],
-                      nodes=[2, 8], configs=["c1", "c2", "c3", "c4"], repetitions=3 + index % 3,
-                      effect_range=(1.0, 1.0), jobs=2 + index % 4, job_noise=(0.05, 0.075, 0.10)[index % 3])
-            for index in range(count)]
+    return [
+        StudySpec(
+            seed=1000 + index,
+            filesystems={"GPFS": 0.03, "BeeGFS": 0.05},
+            apis=["POSIX"],
+            nodes=[2, 8],
+            configs=["c1", "c2", "c3", "c4"],
+            repetitions=3 + index % 3,
+            effect_range=(1.0, 1.0),
+            jobs=2 + index % 4,
+            job_noise=(0.05, 0.075, 0.10)[index % 3],
+        )
+        for index in range(count)
+    ]
 
 
 def power_specs(count: int, jobs: int) -> list[StudySpec]:
     """Two configs per cell, 20 % apart when they differ, 5 % job noise, 3 % iteration noise."""
-    return [StudySpec(seed=5000 + 100 * jobs + index, filesystems={"Lustre": 0.03}, apis=["MPIIO"],
-                      nodes=[4, 16], configs=["base", "tuned"], repetitions=3, effect_range=(1.2, 1.2),
-                      jobs=jobs, job_noise=0.05)
-            for index in range(count)]
+    return [
+        StudySpec(
+            seed=5000 + 100 * jobs + index,
+            filesystems={"Lustre": 0.03},
+            apis=["MPIIO"],
+            nodes=[4, 16],
+            configs=["base", "tuned"],
+            repetitions=3,
+            effect_range=(1.2, 1.2),
+            jobs=jobs,
+            job_noise=0.05,
+        )
+        for index in range(count)
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -78,8 +78,11 @@ class ReplicaHealth:
             connection.close()
             return False
         if lag > settings.IOBOARD_REPLICA_MAX_LAG_SECONDS:
-            log.warning("read replica %.1f s behind (bound %s s), reading from the primary", lag,
-                        settings.IOBOARD_REPLICA_MAX_LAG_SECONDS)
+            log.warning(
+                "read replica %.1f s behind (bound %s s), reading from the primary",
+                lag,
+                settings.IOBOARD_REPLICA_MAX_LAG_SECONDS,
+            )
             return False
         return True
 
@@ -131,15 +134,22 @@ class ReplicaMiddleware:
         finally:
             _reads_from_replica.reset(token)
         if request.method not in SAFE_METHODS:
-            response.set_cookie(PIN_COOKIE, "1", max_age=settings.IOBOARD_REPLICA_PIN_SECONDS, httponly=True,
-                                samesite="Lax", secure=request.is_secure())
+            response.set_cookie(
+                PIN_COOKIE,
+                "1",
+                max_age=settings.IOBOARD_REPLICA_PIN_SECONDS,
+                httponly=True,
+                samesite="Lax",
+                secure=request.is_secure(),
+            )
         return response
 
     def process_exception(self, request, exception):
         if not (_reads_from_replica.get() and isinstance(exception, DatabaseError)):
             return None
-        log.warning("read replica failed during a request; answering from the primary: %s",
-                    exception.__class__.__name__)
+        log.warning(
+            "read replica failed during a request; answering from the primary: %s", exception.__class__.__name__
+        )
         replica_health.failed()
         connections[REPLICA].close()
         _reads_from_replica.set(False)

@@ -169,9 +169,16 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 IOBOARD_CACHE_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_CACHE_SOCKET_TIMEOUT", "0.25"))
 IOBOARD_BROKER_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_BROKER_SOCKET_TIMEOUT", "1.0"))
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                          "OPTIONS": {"socket_connect_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
-                                      "socket_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT}}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {
+                "socket_connect_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
+                "socket_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
+            },
+        }
+    }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
@@ -199,9 +206,11 @@ IOBOARD_INGEST_TIME_LIMIT = envint("IOBOARD_INGEST_TIME_LIMIT", 10)
 # A worker process whose resident memory a task left above this (KiB) is replaced after that task,
 # so a fragmented heap never accumulates; the limits above keep one task well under it.
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD", 400_000)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
-                                   "socket_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
-                                   "socket_connect_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
+    "socket_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
+    "socket_connect_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
+}
 CELERY_BROKER_CONNECTION_TIMEOUT = IOBOARD_BROKER_SOCKET_TIMEOUT
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -298,8 +307,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     # DRF's parsers, with a depth bound on JSON and every value checked for unstorable text (apps/api/inputs.py).
-    "DEFAULT_PARSER_CLASSES": ["apps.api.inputs.JSONParser", "apps.api.inputs.FormParser",
-                               "apps.api.inputs.MultiPartParser"],
+    "DEFAULT_PARSER_CLASSES": [
+        "apps.api.inputs.JSONParser",
+        "apps.api.inputs.FormParser",
+        "apps.api.inputs.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [

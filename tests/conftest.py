@@ -34,7 +34,6 @@ def shared_files(folder: str, pattern: str) -> list[Path]:
     return sorted(root.rglob(pattern)) if root.is_dir() else []
 
 
-
 @pytest.fixture(autouse=True)
 def shared_cache_tried_afresh():
     """A test that made the cache fail leaves the next test a cache that is tried again, not skipped."""

@@ -13,11 +13,18 @@ from apps.results.services import runs
 _counter = itertools.count(1)
 
 IO500_PHASES = [
-    ("ior_easy_write", "GiB/s", "bw"), ("mdtest_easy_write", "kIOPS", "md"),
-    ("ior_hard_write", "GiB/s", "bw"), ("mdtest_hard_write", "kIOPS", "md"), ("find", "kIOPS", "md"),
-    ("ior_easy_read", "GiB/s", "bw"), ("mdtest_easy_stat", "kIOPS", "md"), ("ior_hard_read", "GiB/s", "bw"),
-    ("mdtest_hard_stat", "kIOPS", "md"), ("mdtest_easy_delete", "kIOPS", "md"),
-    ("mdtest_hard_read", "kIOPS", "md"), ("mdtest_hard_delete", "kIOPS", "md"),
+    ("ior_easy_write", "GiB/s", "bw"),
+    ("mdtest_easy_write", "kIOPS", "md"),
+    ("ior_hard_write", "GiB/s", "bw"),
+    ("mdtest_hard_write", "kIOPS", "md"),
+    ("find", "kIOPS", "md"),
+    ("ior_easy_read", "GiB/s", "bw"),
+    ("mdtest_easy_stat", "kIOPS", "md"),
+    ("ior_hard_read", "GiB/s", "bw"),
+    ("mdtest_hard_stat", "kIOPS", "md"),
+    ("mdtest_easy_delete", "kIOPS", "md"),
+    ("mdtest_hard_read", "kIOPS", "md"),
+    ("mdtest_hard_delete", "kIOPS", "md"),
 ]
 
 
@@ -90,10 +97,22 @@ class RunFactory(factory.django.DjangoModelFactory):
         rows = []
         for position, (name, unit, group) in enumerate(IO500_PHASES):
             base = self.score_bw if group == "bw" else self.score_md
-            rows.append(models.PhaseResult(
-                run=self, name=name, position=position, value=base or 0.0, unit=unit, seconds=320.0,
-                printed_value=f"{base or 0.0:f}", printed_unit=unit, score_group=group,
-                command=f"./{name.split('_')[0]} -N 1", source_file="result.txt", source_line=position + 1))
+            rows.append(
+                models.PhaseResult(
+                    run=self,
+                    name=name,
+                    position=position,
+                    value=base or 0.0,
+                    unit=unit,
+                    seconds=320.0,
+                    printed_value=f"{base or 0.0:f}",
+                    printed_unit=unit,
+                    score_group=group,
+                    command=f"./{name.split('_')[0]} -N 1",
+                    source_file="result.txt",
+                    source_line=position + 1,
+                )
+            )
         models.PhaseResult.objects.bulk_create(rows)
 
 
@@ -126,7 +145,7 @@ class LustrePatchFactory(factory.django.DjangoModelFactory):
 
     build = factory.SubFactory(LustreBuildFactory)
     position = factory.Sequence(lambda n: n)
-    commit = factory.Sequence(lambda n: f"{n + 0xabc000:07x}")
+    commit = factory.Sequence(lambda n: f"{n + 0xABC000:07x}")
     ticket = factory.Sequence(lambda n: f"LU-{12000 + n}")
     component = "llite"
     summary = factory.Sequence(lambda n: f"llite: improvement {n}")

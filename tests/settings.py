@@ -16,8 +16,15 @@ STORAGES = {
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
 MEDIA_ROOT = tempfile.mkdtemp(prefix="ioboard-test-media-")
 SECURE_SSL_REDIRECT = False
-REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {  # noqa: F405
-    "anon": "100000/min", "user": "100000/min", "uploads": "100000/min", "custom_lists": "100000/min"}}
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": "100000/min",
+        "user": "100000/min",
+        "uploads": "100000/min",
+        "custom_lists": "100000/min",
+    },
+}
 IOBOARD_PAGE_CACHE_SECONDS = 0  # tests roll back, so on_commit never bumps the data version; freshness tests turn it on
 
 # A second alias on the same database, as a replica is configured (config/replica.py); the router is switched on

@@ -33,24 +33,47 @@ class AttributionSerializer(serializers.Serializer):
 
 class ChangeSerializer(BoundedTextMixin, serializers.ModelSerializer):
     system = SystemSummarySerializer(read_only=True)
-    attribution = AttributionSerializer(many=True, read_only=True,
-                                        help_text="what differs between the two runs, most specific first; "
-                                                  "empty = unexplained")
+    attribution = AttributionSerializer(
+        many=True,
+        read_only=True,
+        help_text="what differs between the two runs, most specific first; empty = unexplained",
+    )
     triaged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    p_value = serializers.FloatField(read_only=True, allow_null=True,
-                                     help_text="two-sided p-value of z: a shift this large from noise alone")
+    p_value = serializers.FloatField(
+        read_only=True, allow_null=True, help_text="two-sided p-value of z: a shift this large from noise alone"
+    )
 
     class Meta:
         model = Change
-        fields = ["id", "system", "metric", "kind", "direction", "magnitude_pct", "confidence", "z", "p_value",
-                  "run_before",
-                  "run_after", "attribution", "status", "note", "triaged_by", "triaged_at", "detected",
-                  "detected_at"]
+        fields = [
+            "id",
+            "system",
+            "metric",
+            "kind",
+            "direction",
+            "magnitude_pct",
+            "confidence",
+            "z",
+            "p_value",
+            "run_before",
+            "run_after",
+            "attribution",
+            "status",
+            "note",
+            "triaged_by",
+            "triaged_at",
+            "detected",
+            "detected_at",
+        ]
         read_only_fields = [name for name in fields if name not in ("status", "note")]
 
     def update(self, instance, validated_data):
-        return triage(instance, status=validated_data.get("status"), note=validated_data.get("note"),
-                      user=self.context["request"].user)
+        return triage(
+            instance,
+            status=validated_data.get("status"),
+            note=validated_data.get("note"),
+            user=self.context["request"].user,
+        )
 
 
 class ChangeFilter(filters.FilterSet):
@@ -75,5 +98,8 @@ class ChangeViewSet(ApiDefaults, mixins.UpdateModelMixin, viewsets.ReadOnlyModel
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        return Change.objects.visible().select_related("system__institution", "triaged_by").order_by(
-            "-run_after__run_timestamp", "system_id", "metric", "-pk")
+        return (
+            Change.objects.visible()
+            .select_related("system__institution", "triaged_by")
+            .order_by("-run_after__run_timestamp", "system_id", "metric", "-pk")
+        )

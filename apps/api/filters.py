@@ -60,20 +60,31 @@ class RunFilter(filters.FilterSet):
     valid = filters.BooleanFilter(help_text="as the benchmark itself marked the run")
     verification = filters.ChoiceFilter(choices=Run.Verification.choices)
     flagged = filters.BooleanFilter(help_text="has a warning-level anomaly")
-    ranked = filters.BooleanFilter(method="filter_ranked",
-                                   help_text="visible as ranked: eligible and accepted by the committee")
-    eligible = filters.BooleanFilter(method="filter_eligible",
-                                     help_text="eligible by its files and verdicts, whatever its review")
+    ranked = filters.BooleanFilter(
+        method="filter_ranked", help_text="visible as ranked: eligible and accepted by the committee"
+    )
+    eligible = filters.BooleanFilter(
+        method="filter_eligible", help_text="eligible by its files and verdicts, whatever its review"
+    )
     review_status = filters.ChoiceFilter(choices=ReviewStatus.choices)
     anomaly = filters.CharFilter(field_name="anomalies__rule", distinct=True, help_text="has an anomaly of this rule")
     lustre_build = IntegerFilter(field_name="lustre_build_id")
     upload = IntegerFilter(field_name="upload_id")
     score_min = ScoreFilter(field_name="score_total", lookup_expr="gte")
     score_max = ScoreFilter(field_name="score_total", lookup_expr="lte")
-    ordering = filters.OrderingFilter(fields=[
-        "score_total", "score_bw", "score_md", "year", "run_timestamp", "client_nodes", "client_procs",
-        "created_at", "id",
-    ])
+    ordering = filters.OrderingFilter(
+        fields=[
+            "score_total",
+            "score_bw",
+            "score_md",
+            "year",
+            "run_timestamp",
+            "client_nodes",
+            "client_procs",
+            "created_at",
+            "id",
+        ]
+    )
 
     class Meta:
         model = Run
@@ -92,8 +103,9 @@ def criterion_filter(criterion: Criterion) -> filters.Filter:
     if criterion.value is bool:
         return filters.BooleanFilter(help_text=criterion.description)
     if criterion.value is int:
-        return bounded_integer_filter(criterion.min_value or 0, criterion.max_value or SQL_INTEGER_MAX,
-                                      help_text=criterion.description)
+        return bounded_integer_filter(
+            criterion.min_value or 0, criterion.max_value or SQL_INTEGER_MAX, help_text=criterion.description
+        )
     return filters.CharFilter(help_text=criterion.description)
 
 
@@ -104,8 +116,9 @@ class ListCriteriaFilter(filters.FilterSet):
     ListEntryQuerySet.filter_listed/sort_listed), so the API and the HTML lists cannot disagree.
     """
 
-    ordering = filters.ChoiceFilter(choices=SORT_CHOICES,
-                                    help_text="sort key; '-' for descending. Sorting never changes the ranks.")
+    ordering = filters.ChoiceFilter(
+        choices=SORT_CHOICES, help_text="sort key; '-' for descending. Sorting never changes the ranks."
+    )
 
     class Meta:
         model = ListEntry
@@ -122,9 +135,15 @@ class ListCriteriaFilter(filters.FilterSet):
 
 
 #: The list endpoints' FilterSet: a filter for every criterion of the lists, then the sort.
-RankedListFilter = type(ListCriteriaFilter)("RankedListFilter", (ListCriteriaFilter,), {
-    "__module__": __name__, "__doc__": ListCriteriaFilter.__doc__,
-    **{criterion.parameter: criterion_filter(criterion) for criterion in CRITERIA}})
+RankedListFilter = type(ListCriteriaFilter)(
+    "RankedListFilter",
+    (ListCriteriaFilter,),
+    {
+        "__module__": __name__,
+        "__doc__": ListCriteriaFilter.__doc__,
+        **{criterion.parameter: criterion_filter(criterion) for criterion in CRITERIA},
+    },
+)
 
 
 class SystemFilter(filters.FilterSet):
@@ -133,9 +152,16 @@ class SystemFilter(filters.FilterSet):
     country = filters.CharFilter(field_name="institution__country", lookup_expr="iexact")
     filesystem = filters.CharFilter(lookup_expr="icontains")
     storage_vendor = filters.CharFilter(lookup_expr="icontains")
-    ordering = filters.OrderingFilter(fields=[
-        "name", ("institution__name", "institution"), "filesystem", "run_count", "best_score", "id",
-    ])
+    ordering = filters.OrderingFilter(
+        fields=[
+            "name",
+            ("institution__name", "institution"),
+            "filesystem",
+            "run_count",
+            "best_score",
+            "id",
+        ]
+    )
 
     class Meta:
         model = StorageSystem

@@ -29,9 +29,32 @@ class ScalingPointSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ScalingPoint
-        fields = ["id", "mdt_count", "client_nodes", "tasks", "files_per_dir", "striping", "unique_dir", "operation",
-                  "max", "min", "mean", "stddev", "time_max", "time_min", "time_mean", "time_stddev", "iterations",
-                  "iteration_values", "printed", "label", "source_file", "launch_index", "block_index", "log_hash"]
+        fields = [
+            "id",
+            "mdt_count",
+            "client_nodes",
+            "tasks",
+            "files_per_dir",
+            "striping",
+            "unique_dir",
+            "operation",
+            "max",
+            "min",
+            "mean",
+            "stddev",
+            "time_max",
+            "time_min",
+            "time_mean",
+            "time_stddev",
+            "iterations",
+            "iteration_values",
+            "printed",
+            "label",
+            "source_file",
+            "launch_index",
+            "block_index",
+            "log_hash",
+        ]
 
 
 class MdtLevelSerializer(serializers.Serializer):
@@ -45,8 +68,11 @@ class MdtLevelSerializer(serializers.Serializer):
     peak_max = serializers.FloatField(source="peak_point.max", allow_null=True)
     speedup = serializers.FloatField(help_text="peak / peak of the smallest MDT count")
     efficiency = serializers.FloatField(help_text="speedup / (MDT count / smallest MDT count)")
-    client_saturation_tasks = serializers.IntegerField(source="client_saturation.tasks", allow_null=True,
-                                                       help_text="client tasks after which more tasks gain too little")
+    client_saturation_tasks = serializers.IntegerField(
+        source="client_saturation.tasks",
+        allow_null=True,
+        help_text="client tasks after which more tasks gain too little",
+    )
 
 
 class SaturationGroupSerializer(serializers.Serializer):
@@ -82,10 +108,12 @@ class SaturationRowSerializer(serializers.Serializer):
 
 
 class AnalysisQuerySerializer(serializers.Serializer):
-    saturation_threshold = serializers.FloatField(required=False, min_value=0.001, max_value=0.999,
-                                                  default=DEFAULT_SATURATION_THRESHOLD)
-    decline_tolerance = serializers.FloatField(required=False, min_value=0, max_value=0.999,
-                                               default=DEFAULT_DECLINE_TOLERANCE)
+    saturation_threshold = serializers.FloatField(
+        required=False, min_value=0.001, max_value=0.999, default=DEFAULT_SATURATION_THRESHOLD
+    )
+    decline_tolerance = serializers.FloatField(
+        required=False, min_value=0, max_value=0.999, default=DEFAULT_DECLINE_TOLERANCE
+    )
     variation_threshold = serializers.FloatField(required=False, min_value=0, default=DEFAULT_VARIATION_THRESHOLD)
 
 
@@ -101,8 +129,20 @@ class ScalingSeriesSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ScalingSeries
-        fields = ["id", "name", "system", "lustre_build", "notes", "created_at", "point_count", "log_count",
-                  "min_mdt_count", "max_mdt_count", "page_url", "study"]
+        fields = [
+            "id",
+            "name",
+            "system",
+            "lustre_build",
+            "notes",
+            "created_at",
+            "point_count",
+            "log_count",
+            "min_mdt_count",
+            "max_mdt_count",
+            "page_url",
+            "study",
+        ]
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_study(self, series: ScalingSeries) -> int | None:

@@ -59,10 +59,32 @@ class RunSummarySerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = [
-            "id", "system", "kind", "submission_id", "benchmark_version", "era", "year", "run_timestamp",
-            "client_nodes", "client_procs", "procs_per_node", "score_total", "score_bw", "score_md",
-            "reported_total", "reported_bw", "reported_md", "valid", "verification", "eligible", "ranked",
-            "review_status", "exclusion_reason", "flagged", "upload", "created_at",
+            "id",
+            "system",
+            "kind",
+            "submission_id",
+            "benchmark_version",
+            "era",
+            "year",
+            "run_timestamp",
+            "client_nodes",
+            "client_procs",
+            "procs_per_node",
+            "score_total",
+            "score_bw",
+            "score_md",
+            "reported_total",
+            "reported_bw",
+            "reported_md",
+            "valid",
+            "verification",
+            "eligible",
+            "ranked",
+            "review_status",
+            "exclusion_reason",
+            "flagged",
+            "upload",
+            "created_at",
         ]
 
 
@@ -70,8 +92,19 @@ class PhaseSerializer(serializers.ModelSerializer):
     class Meta:
         model = PhaseResult
         fields = [
-            "name", "position", "value", "unit", "seconds", "printed_value", "printed_unit", "score_group",
-            "command", "invalid", "source_file", "source_line", "details",
+            "name",
+            "position",
+            "value",
+            "unit",
+            "seconds",
+            "printed_value",
+            "printed_unit",
+            "score_group",
+            "command",
+            "invalid",
+            "source_file",
+            "source_line",
+            "details",
         ]
 
 
@@ -124,8 +157,16 @@ class LustreBuildSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = LustreBuild
-        fields = ["id", "server_version", "client_version", "base_tag", "base_commit", "notes", "fingerprint",
-                  "patches"]
+        fields = [
+            "id",
+            "server_version",
+            "client_version",
+            "base_tag",
+            "base_commit",
+            "notes",
+            "fingerprint",
+            "patches",
+        ]
 
 
 class TunableSerializer(serializers.ModelSerializer):
@@ -137,8 +178,17 @@ class TunableSerializer(serializers.ModelSerializer):
 class StripingSerializer(serializers.ModelSerializer):
     class Meta:
         model = Striping
-        fields = ["path_role", "stripe_count", "stripe_size", "overstriping", "dir_stripe_count", "inherited",
-                  "command", "source_file", "source_line"]
+        fields = [
+            "path_role",
+            "stripe_count",
+            "stripe_size",
+            "overstriping",
+            "dir_stripe_count",
+            "inherited",
+            "command",
+            "source_file",
+            "source_line",
+        ]
 
 
 class AnomalySerializer(serializers.ModelSerializer):
@@ -186,11 +236,39 @@ class RunDetailSerializer(serializers.ModelSerializer):
     class Meta:
         model = Run
         fields = [
-            "id", "system", "kind", "submission_id", "source_path", "content_hash", "benchmark_version", "era",
-            "generation", "year", "run_timestamp", "client_nodes", "client_procs", "procs_per_node", "score",
-            "reported_score", "score_formula", "extended_scores", "verification", "phases", "config", "info",
-            "lustre_build", "tunables", "striping", "anomalies", "files", "upload", "created_at", "updated_at",
-            "review_status", "citations", "reproducibility",
+            "id",
+            "system",
+            "kind",
+            "submission_id",
+            "source_path",
+            "content_hash",
+            "benchmark_version",
+            "era",
+            "generation",
+            "year",
+            "run_timestamp",
+            "client_nodes",
+            "client_procs",
+            "procs_per_node",
+            "score",
+            "reported_score",
+            "score_formula",
+            "extended_scores",
+            "verification",
+            "phases",
+            "config",
+            "info",
+            "lustre_build",
+            "tunables",
+            "striping",
+            "anomalies",
+            "files",
+            "upload",
+            "created_at",
+            "updated_at",
+            "review_status",
+            "citations",
+            "reproducibility",
         ]
 
     @extend_schema_field(CitationSerializer(many=True))
@@ -211,8 +289,17 @@ class SystemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = StorageSystem
-        fields = ["id", "name", "institution", "country", "filesystem", "storage_vendor", "server_count",
-                  "run_count", "best_score"]
+        fields = [
+            "id",
+            "name",
+            "institution",
+            "country",
+            "filesystem",
+            "storage_vendor",
+            "server_count",
+            "run_count",
+            "best_score",
+        ]
 
 
 class SystemRunSerializer(serializers.ModelSerializer):
@@ -221,8 +308,20 @@ class SystemRunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "kind", "year", "run_timestamp", "client_nodes", "score_total", "score_bw", "score_md",
-                  "eligible", "ranked", "review_status", "flagged"]
+        fields = [
+            "id",
+            "kind",
+            "year",
+            "run_timestamp",
+            "client_nodes",
+            "score_total",
+            "score_bw",
+            "score_md",
+            "eligible",
+            "ranked",
+            "review_status",
+            "flagged",
+        ]
 
 
 class SystemDetailSerializer(SystemSerializer):
@@ -258,10 +357,30 @@ class ListEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ListEntry
-        fields = ["rank", "ranked", "run", "system", "system_name", "institution", "filesystem", "storage_vendor",
-                  "client_nodes", "client_procs", "score", "score_per_node", "bw_per_node",
-                  "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
-                  "exclusion_reason", "anomalies", "citation"]
+        fields = [
+            "rank",
+            "ranked",
+            "run",
+            "system",
+            "system_name",
+            "institution",
+            "filesystem",
+            "storage_vendor",
+            "client_nodes",
+            "client_procs",
+            "score",
+            "score_per_node",
+            "bw_per_node",
+            "md_per_node",
+            "score_per_server",
+            "bw_per_server",
+            "md_per_server",
+            "year",
+            "flagged",
+            "exclusion_reason",
+            "anomalies",
+            "citation",
+        ]
 
     @extend_schema_field(CitationSerializer(allow_null=True))
     def get_citation(self, entry) -> dict | None:
@@ -285,8 +404,20 @@ class EditionEntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = EditionEntry
-        fields = ["rank", "run", "system", "institution_name", "system_name", "filesystem", "storage_vendor",
-                  "client_nodes", "client_procs", "score", "exclusion_reason", "citation"]
+        fields = [
+            "rank",
+            "run",
+            "system",
+            "institution_name",
+            "system_name",
+            "filesystem",
+            "storage_vendor",
+            "client_nodes",
+            "client_procs",
+            "score",
+            "exclusion_reason",
+            "citation",
+        ]
 
     @extend_schema_field(CitationSerializer(allow_null=True))
     def get_citation(self, entry) -> dict | None:
@@ -320,13 +451,22 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
     The kind's choices and the tools' fields are built for each serializer from the registry, never at
     import, so a tool registered later is offered here and in the schema."""
 
-    SHARED_METADATA_FIELDS = ("institution", "system", "filesystem", "storage_vendor", "client_nodes",
-                              "server_count", "year", "submission_id", "notes")
+    SHARED_METADATA_FIELDS = (
+        "institution",
+        "system",
+        "filesystem",
+        "storage_vendor",
+        "client_nodes",
+        "server_count",
+        "year",
+        "submission_id",
+        "notes",
+    )
 
     file = serializers.FileField(
         allow_empty_file=False,
         help_text="a .tar.gz/.tgz/.zip of the kind's files (an IO500 result directory or submission folder, "
-                  "a bottom-up campaign, mdtest or IOR logs), or one bare log of a kind that takes one",
+        "a bottom-up campaign, mdtest or IOR logs), or one bare log of a kind that takes one",
     )
     institution = serializers.CharField(required=False, max_length=255)
     system = serializers.CharField(required=False, max_length=255)
@@ -338,9 +478,11 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
     submission_id = serializers.CharField(required=False, max_length=50)
     notes = serializers.CharField(required=False)
     reproducibility = JSONTextField(
-        required=False, binary=True,
+        required=False,
+        binary=True,
         help_text="the reproducibility questionnaire, target level and list, production declaration and "
-                  "acknowledgements, as the `reproducibility:` mapping of ioboard.yaml (JSON)")
+        "acknowledgements, as the `reproducibility:` mapping of ioboard.yaml (JSON)",
+    )
 
     def validate_reproducibility(self, value) -> dict:
         try:
@@ -351,9 +493,11 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
     def get_fields(self):
         fields = super().get_fields()
         fields["kind"] = serializers.ChoiceField(
-            choices=upload_kind_choices(), default=DEFAULT_KIND,
+            choices=upload_kind_choices(),
+            default=DEFAULT_KIND,
             help_text="the benchmark tool whose files these are: "
-                      + "; ".join(f"{name}: {tool.ingest.stores}" for name, tool in upload_kinds().items()))
+            + "; ".join(f"{name}: {tool.ingest.stores}" for name, tool in upload_kinds().items()),
+        )
         fields.update({name: tool_field(declared) for name, declared in tool_upload_fields().items()})
         return fields
 
@@ -396,8 +540,18 @@ class UploadRunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "system", "kind", "score_total", "score_bw", "score_md", "eligible", "ranked",
-                  "review_status", "flagged"]
+        fields = [
+            "id",
+            "system",
+            "kind",
+            "score_total",
+            "score_bw",
+            "score_md",
+            "eligible",
+            "ranked",
+            "review_status",
+            "flagged",
+        ]
 
 
 class UploadStatusSerializer(serializers.ModelSerializer):
@@ -420,16 +574,32 @@ class UploadStatusSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = IngestJob
-        fields = ["id", "sha256", "original_name", "size", "kind", "uploader", "declared_metadata", "created_at",
-                  "status", "progress", "error", "attempts", "started_at", "finished_at", "runs"]
+        fields = [
+            "id",
+            "sha256",
+            "original_name",
+            "size",
+            "kind",
+            "uploader",
+            "declared_metadata",
+            "created_at",
+            "status",
+            "progress",
+            "error",
+            "attempts",
+            "started_at",
+            "finished_at",
+            "runs",
+        ]
 
 
 class ReviewSerializer(BoundedTextMixin, serializers.Serializer):
     """The committee's decisions on a run (staff only); each field optional, a note recorded with them."""
 
     status = serializers.ChoiceField(choices=ReviewStatus.choices, required=False)
-    level = serializers.ChoiceField(choices=list(LEVELS.items()), required=False,
-                                    help_text="the reproducibility level the committee assigns")
+    level = serializers.ChoiceField(
+        choices=list(LEVELS.items()), required=False, help_text="the reproducibility level the committee assigns"
+    )
     production_accepted = serializers.BooleanField(required=False, allow_null=True, default=None)
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
@@ -443,8 +613,13 @@ class ReviewNoteSerializer(serializers.ModelSerializer):
         fields = ["author", "text", "status", "created_at"]
 
 
-@extend_schema_field({"type": "string", "maxLength": RulesEdition._meta.get_field("name").max_length,
-                      "description": RulesEdition._meta.get_field("name").help_text})
+@extend_schema_field(
+    {
+        "type": "string",
+        "maxLength": RulesEdition._meta.get_field("name").max_length,
+        "description": RulesEdition._meta.get_field("name").help_text,
+    }
+)
 class RulesEditionByName(serializers.SlugRelatedField):
     """A rules edition named by its slug; a name longer than any slug is unknown without a query."""
 
@@ -465,8 +640,12 @@ class CheckSerializer(BoundedTextMixin, serializers.Serializer):
 
 
 class RulesEditionSerializer(BoundedTextMixin, serializers.ModelSerializer):
-    checklist = serializers.ListField(child=serializers.CharField(max_length=255), required=False, default=list,
-                                      help_text="what a reviewer checks for a run under these rules")
+    checklist = serializers.ListField(
+        child=serializers.CharField(max_length=255),
+        required=False,
+        default=list,
+        help_text="what a reviewer checks for a run under these rules",
+    )
 
     class Meta:
         model = RulesEdition
@@ -485,8 +664,9 @@ class FreezeSerializer(BoundedTextMixin, serializers.Serializer):
 
     name = serializers.SlugField(max_length=50)
     lists = serializers.ListField(child=serializers.ChoiceField(choices=list(LIST_KINDS)), required=False)
-    title = serializers.CharField(required=False, allow_blank=True, default="",
-                                  max_length=Edition._meta.get_field("title").max_length)
+    title = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=Edition._meta.get_field("title").max_length
+    )
     description = serializers.CharField(required=False, allow_blank=True, default="")
     rules_edition = RulesEditionByName(required=False, allow_null=True, default=None)
 

@@ -26,14 +26,27 @@ class StackSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Stack
-        fields = ["name", "file_system_name", "file_system", "system", "ceiling", "storage_sources", "created_at",
-                  "page_url"]
+        fields = [
+            "name",
+            "file_system_name",
+            "file_system",
+            "system",
+            "ceiling",
+            "storage_sources",
+            "created_at",
+            "page_url",
+        ]
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_ceiling(self, stack: Stack) -> dict:
         """MB/s per operation, what limits it, and the storage and network sums it is the smaller of."""
-        return {"read": stack.ceiling_read, "write": stack.ceiling_write, "limited_by": stack.limited_by,
-                "storage": stack.storage_sum, "network": stack.network_sum}
+        return {
+            "read": stack.ceiling_read,
+            "write": stack.ceiling_write,
+            "limited_by": stack.limited_by,
+            "storage": stack.storage_sum,
+            "network": stack.network_sum,
+        }
 
 
 class StackComponentSerializer(serializers.ModelSerializer):
@@ -53,9 +66,25 @@ class StackMeasurementSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = StackMeasurement
-        fields = ["id", "stack", "component", "layer", "operation", "measured", "unit", "expected", "efficiency",
-                  "peer_median", "is_outlier", "over_ceiling", "tool", "tool_version", "source", "source_line",
-                  "printed"]
+        fields = [
+            "id",
+            "stack",
+            "component",
+            "layer",
+            "operation",
+            "measured",
+            "unit",
+            "expected",
+            "efficiency",
+            "peer_median",
+            "is_outlier",
+            "over_ceiling",
+            "tool",
+            "tool_version",
+            "source",
+            "source_line",
+            "printed",
+        ]
         extra_kwargs = {"expected": {"help_text": "file-system rows: the ceiling"}}
 
 
@@ -84,16 +113,25 @@ class StackComponentViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     filterset_fields = {"stack__name": ["exact"], "layer": ["exact"], "server__name": ["exact"], "spec": ["exact"]}
 
     def get_queryset(self):
-        return (StackComponent.objects.select_related("stack", "server").prefetch_related("below")
-                .order_by("stack__name", "name"))
+        return (
+            StackComponent.objects.select_related("stack", "server")
+            .prefetch_related("below")
+            .order_by("stack__name", "name")
+        )
 
 
 class StackMeasurementViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     """One row per measured component (or file-system run) and operation, with what it means."""
 
     serializer_class = StackMeasurementSerializer
-    filterset_fields = {"stack__name": ["exact"], "layer": ["exact"], "operation": ["exact"],
-                        "is_outlier": ["exact"], "over_ceiling": ["exact"], "tool": ["exact"]}
+    filterset_fields = {
+        "stack__name": ["exact"],
+        "layer": ["exact"],
+        "operation": ["exact"],
+        "is_outlier": ["exact"],
+        "over_ceiling": ["exact"],
+        "tool": ["exact"],
+    }
 
     def get_queryset(self):
         return StackMeasurement.objects.select_related("stack", "component").order_by("stack__name", "position")

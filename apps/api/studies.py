@@ -20,8 +20,20 @@ from apps.results.models import Study, StudyPoint
 class StudyPointSerializer(serializers.ModelSerializer):
     class Meta:
         model = StudyPoint
-        fields = ["id", "axes", "operation", "max", "min", "mean", "stddev", "iterations", "source", "source_line",
-                  "test_index", "log_hash"]
+        fields = [
+            "id",
+            "axes",
+            "operation",
+            "max",
+            "min",
+            "mean",
+            "stddev",
+            "iterations",
+            "source",
+            "source_line",
+            "test_index",
+            "log_hash",
+        ]
 
 
 class ComparisonSerializer(serializers.Serializer):
@@ -34,10 +46,19 @@ class ComparisonSerializer(serializers.Serializer):
     fixed = serializers.JSONField()
     p_value = serializers.FloatField(allow_null=True, help_text="Holm-adjusted within the group (Welch on job means)")
     ratio = serializers.FloatField(allow_null=True, help_text="ratio of the geometric means of a's and b's job means")
-    ratio_ci = serializers.ListField(child=serializers.FloatField(), allow_null=True, min_length=2, max_length=2,
-                                     help_text="95 % confidence interval of the ratio; null when not testable")
-    jobs = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
-                                 help_text="jobs (logs) on each side; fewer than 2 on a side is not testable")
+    ratio_ci = serializers.ListField(
+        child=serializers.FloatField(),
+        allow_null=True,
+        min_length=2,
+        max_length=2,
+        help_text="95 % confidence interval of the ratio; null when not testable",
+    )
+    jobs = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=2,
+        max_length=2,
+        help_text="jobs (logs) on each side; fewer than 2 on a side is not testable",
+    )
     significant = serializers.BooleanField(help_text="whether the verdict is different")
     verdict = serializers.ChoiceField(choices=[v.value for v in Verdict])
     verdict_sentence = serializers.CharField(help_text="the comparison in words")
@@ -52,8 +73,21 @@ class StudySummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = ["id", "name", "system", "filesystem", "lustre_build", "notes", "created_at", "point_count",
-                  "log_count", "page_url", "unit", "margin", "scaling_series"]
+        fields = [
+            "id",
+            "name",
+            "system",
+            "filesystem",
+            "lustre_build",
+            "notes",
+            "created_at",
+            "point_count",
+            "log_count",
+            "page_url",
+            "unit",
+            "margin",
+            "scaling_series",
+        ]
         extra_kwargs = {"scaling_series": {"help_text": "the DNE scaling series this study is written from, if any"}}
 
 
@@ -71,8 +105,10 @@ class StudyDetailSerializer(StudySummarySerializer):
 
     @extend_schema_field(ComparisonSerializer(many=True))
     def get_comparisons(self, study: Study) -> list[dict]:
-        return [{**comparison.as_dict(), "verdict_sentence": comparison.verdict}
-                for comparison in comparisons_of(study.compare())]
+        return [
+            {**comparison.as_dict(), "verdict_sentence": comparison.verdict}
+            for comparison in comparisons_of(study.compare())
+        ]
 
 
 class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):

@@ -80,8 +80,9 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
 
     def get_queryset(self):
         if self.action == "list":
-            return (Run.objects.select_related("system__institution").without_large_fields()
-                    .order_by(*BY_SCORE_NULLS_LAST))
+            return (
+                Run.objects.select_related("system__institution").without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
+            )
         if self.action == "retrieve":
             return Run.objects.with_details()
         return Run.objects.select_related("upload")
@@ -109,8 +110,7 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
             runs = load_runs(query.validated_data["runs"])
         except Run.DoesNotExist as missing:
             raise NotFound(str(missing)) from missing
-        return Response({**diff_runs(runs).to_dict(),
-                         "list_warning": mixed_lists_warning([run.pk for run in runs])})
+        return Response({**diff_runs(runs).to_dict(), "list_warning": mixed_lists_warning([run.pk for run in runs])})
 
     @extend_schema(request=serializers.ReviewSerializer, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["get", "post"], permission_classes=[IsAdminUser], filter_backends=[])
@@ -124,8 +124,14 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
             form.is_valid(raise_exception=True)
             data = form.validated_data
             try:
-                review_run(run, by=request.user, status=data.get("status"), level=data.get("level"),
-                           production_accepted=data.get("production_accepted"), note=data.get("note", ""))
+                review_run(
+                    run,
+                    by=request.user,
+                    status=data.get("status"),
+                    level=data.get("level"),
+                    production_accepted=data.get("production_accepted"),
+                    note=data.get("note", ""),
+                )
             except ReviewError as error:
                 raise ValidationError({"detail": str(error)}) from error
             run.refresh_from_db()
@@ -166,10 +172,14 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         best_score = Run.objects.filter(system=OuterRef("pk")).ranked().order_by(*BY_SCORE_NULLS_LAST)
-        systems = StorageSystem.objects.select_related("institution").annotate(
-            run_count=Count("runs", filter=Q(runs__system_claim="") | Q(runs__review_status=ReviewStatus.ACCEPTED)),
-            best_score=Subquery(best_score.values("score_total")[:1])
-        ).order_by("institution__name", "name", "pk")
+        systems = (
+            StorageSystem.objects.select_related("institution")
+            .annotate(
+                run_count=Count("runs", filter=Q(runs__system_claim="") | Q(runs__review_status=ReviewStatus.ACCEPTED)),
+                best_score=Subquery(best_score.values("score_total")[:1]),
+            )
+            .order_by("institution__name", "name", "pk")
+        )
         if self.action == "retrieve":
             runs = Run.objects.without_pending_claims().without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
             systems = systems.prefetch_related(Prefetch("runs", queryset=runs))
@@ -222,8 +232,9 @@ class EditionViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         editions = Edition.objects.annotate(entry_count=Count("entries")).order_by("-frozen_at", "pk")
         if self.action == "retrieve":
-            entries = (EditionEntry.objects.annotate(run_verification=F("run__verification"))
-                       .order_by(F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"))
+            entries = EditionEntry.objects.annotate(run_verification=F("run__verification")).order_by(
+                F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"
+            )
             editions = editions.prefetch_related(Prefetch("entries", queryset=entries))
         return editions
 
@@ -231,20 +242,27 @@ class EditionViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         return serializers.EditionDetailSerializer if self.action == "retrieve" else serializers.EditionSerializer
 
     @extend_schema(request=serializers.FreezeSerializer, responses=serializers.EditionSerializer(many=True))
-    @action(detail=False, methods=["post"], permission_classes=[IsAdminUser], filter_backends=[],
-            pagination_class=None)
+    @action(detail=False, methods=["post"], permission_classes=[IsAdminUser], filter_backends=[], pagination_class=None)
     def freeze(self, request):
         """Freeze an edition (staff only): every list kind frozen by default, or those named, all or none."""
         form = serializers.FreezeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            frozen = freeze_lists(data["name"], data.get("lists"), title=data["title"],
-                                  description=data["description"], rules_edition=data["rules_edition"])
+            frozen = freeze_lists(
+                data["name"],
+                data.get("lists"),
+                title=data["title"],
+                description=data["description"],
+                rules_edition=data["rules_edition"],
+            )
         except EditionError as error:
             raise ValidationError({"name": [str(error)]}) from error
-        editions = Edition.objects.filter(pk__in=[edition.pk for edition in frozen]).annotate(
-            entry_count=Count("entries")).order_by("list_kind")
+        editions = (
+            Edition.objects.filter(pk__in=[edition.pk for edition in frozen])
+            .annotate(entry_count=Count("entries"))
+            .order_by("list_kind")
+        )
         return Response(serializers.EditionSerializer(editions, many=True).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=serializers.AwardSerializer(many=True))
@@ -281,8 +299,9 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
     def get_throttles(self):
         return [CustomListRateThrottle()] if self.action == "create" else super().get_throttles()
 
-    @extend_schema(responses={201: serializers.CustomListSerializer,
-                              400: OpenApiResponse(serializers.EquationErrorSerializer)})
+    @extend_schema(
+        responses={201: serializers.CustomListSerializer, 400: OpenApiResponse(serializers.EquationErrorSerializer)}
+    )
     def create(self, request, *args, **kwargs):
         """Save a list (signed in; `THROTTLE_CUSTOM_LISTS` per user, and at most IOBOARD_CUSTOM_LISTS_PER_USER kept:
         403 past it)."""
@@ -292,8 +311,7 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
         try:
             custom = save_custom_list(data.get("name", ""), data["equation"], data["base_list"], owner=request.user)
         except EquationError as error:
-            return Response({"equation": error.message, "position": error.position},
-                            status=status.HTTP_400_BAD_REQUEST)
+            return Response({"equation": error.message, "position": error.position}, status=status.HTTP_400_BAD_REQUEST)
         except CustomListLimit as limit:
             raise PermissionDenied(str(limit)) from limit
         return Response(self.get_serializer(custom).data, status=status.HTTP_201_CREATED)
@@ -309,13 +327,27 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(entries, request, view=self)
         rows = serializers.CustomRowSerializer(page, many=True).data
-        return Response({**self.get_serializer(custom).data, "complete": entries.complete, "members": entries.members,
-                         "count": paginator.page.paginator.count, "next": paginator.get_next_link(),
-                         "previous": paginator.get_previous_link(), "rows": rows})
+        return Response(
+            {
+                **self.get_serializer(custom).data,
+                "complete": entries.complete,
+                "members": entries.members,
+                "count": paginator.page.paginator.count,
+                "next": paginator.get_next_link(),
+                "previous": paginator.get_previous_link(),
+                "rows": rows,
+            }
+        )
 
 
-class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                    mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class UploadViewSet(
+    ApiDefaults,
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
     """Uploads of IO500 result archives, mdtest logs and IOR logs (kind=ior), and the state of their ingest.
 
     An upload (its declarations, its job's errors) is its uploader's: listing, reading and deleting see
@@ -334,8 +366,12 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
     def get_queryset(self):
         latest_job = IngestJob.objects.filter(upload=OuterRef("upload")).order_by("-pk").values("pk")[:1]
         runs = Run.objects.select_related("system__institution").without_large_fields().order_by("pk")
-        jobs = (IngestJob.objects.filter(pk=Subquery(latest_job)).select_related("upload__uploader")
-                .prefetch_related(Prefetch("runs", queryset=runs)).order_by("-upload__created_at", "-pk"))
+        jobs = (
+            IngestJob.objects.filter(pk=Subquery(latest_job))
+            .select_related("upload__uploader")
+            .prefetch_related(Prefetch("runs", queryset=runs))
+            .order_by("-upload__created_at", "-pk")
+        )
         if not self.request.user.is_staff:
             jobs = jobs.filter(upload__uploader_id=self.request.user.pk)
         return jobs
@@ -346,11 +382,15 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
     def get_throttles(self):
         return [UploadRateThrottle()] if self.action == "create" else super().get_throttles()
 
-    @extend_schema(responses={
-        202: serializers.UploadAcceptedSerializer,
-        200: OpenApiResponse(serializers.UploadAcceptedSerializer,
-                             description="these bytes were uploaded before: the existing upload, not ingested again"),
-    })
+    @extend_schema(
+        responses={
+            202: serializers.UploadAcceptedSerializer,
+            200: OpenApiResponse(
+                serializers.UploadAcceptedSerializer,
+                description="these bytes were uploaded before: the existing upload, not ingested again",
+            ),
+        }
+    )
     def create(self, request, *args, **kwargs):
         """Upload a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder, or the files of another
         kind (``kind``: mdtest or IOR logs, a bottom-up campaign). The file is checked and kept, then ingested
@@ -360,8 +400,13 @@ class UploadViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.ListModelMixin,
             form = self.get_serializer(data=request.data)
             form.is_valid(raise_exception=True)
             uploaded = form.validated_data["file"]
-            received = receive_upload(uploaded, name=uploaded.name, kind=form.validated_data["kind"],
-                                      uploader=request.user, metadata=form.metadata())
+            received = receive_upload(
+                uploaded,
+                name=uploaded.name,
+                kind=form.validated_data["kind"],
+                uploader=request.user,
+                metadata=form.metadata(),
+            )
         except UploadRefused as refusal:
             raise ValidationError({"file": [str(refusal)]}) from refusal
         answer = serializers.UploadAcceptedSerializer(received, context=self.get_serializer_context())

@@ -43,7 +43,8 @@ class IngestJob(models.Model):
         lapsed = timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS)
         lapsed_claim = models.Q(started_at__lt=lapsed) | models.Q(started_at__isnull=True)
         claimable = IngestJob.objects.filter(
-            models.Q(status=self.Status.PENDING) | models.Q(lapsed_claim, status=self.Status.PROCESSING), pk=self.pk)
+            models.Q(status=self.Status.PENDING) | models.Q(lapsed_claim, status=self.Status.PROCESSING), pk=self.pk
+        )
         updated = claimable.update(
             status=self.Status.PROCESSING, started_at=timezone.now(), attempts=models.F("attempts") + 1
         )
@@ -54,7 +55,8 @@ class IngestJob(models.Model):
     def release(self) -> None:
         """Give this worker's claim back (a transient error: the retry, or the sweep, claims the job again)."""
         IngestJob.objects.filter(pk=self.pk, status=self.Status.PROCESSING, attempts=self.attempts).update(
-            status=self.Status.PENDING)
+            status=self.Status.PENDING
+        )
 
     def finish(self, status: str, error: str = "") -> bool:
         """Record the outcome of this worker's claim; False (nothing written) when a later claim took the job over."""

@@ -38,7 +38,9 @@ class Provenance:
         """Same versions, base and patches -> same fingerprint -> one shared LustreBuild row."""
         build = self.lustre or LustreBuildInfo()
         identity = {
-            "server": build.server_version, "client": build.client_version, "tag": build.base_tag,
+            "server": build.server_version,
+            "client": build.client_version,
+            "tag": build.base_tag,
             "commit": build.base_commit,
             "patches": [[p.commit, p.ticket, p.status] for p in build.patches],
         }

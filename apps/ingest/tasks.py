@@ -67,8 +67,11 @@ def ingest_upload_task(self, job_pk: int) -> None:
         raise
     except Exception:
         logger.exception("ingest of upload %s (job %s) crashed", job.upload_id, job.pk)
-        record_failure(job, f"internal error while ingesting {job.upload.original_name} (job {job.pk}); "
-                            "the details are in the server log")
+        record_failure(
+            job,
+            f"internal error while ingesting {job.upload.original_name} (job {job.pk}); "
+            "the details are in the server log",
+        )
     else:
         record_success(job, runs)
         analyze_after_bulk_write(len(runs))  # an archive of hundreds of runs is a bulk load

@@ -54,8 +54,9 @@ def refuse_oversized_request(content_length: int) -> None:
         raise UploadRefused(f"request body of {content_length} bytes is over the upload size cap of {cap} bytes")
 
 
-def receive_upload(fileobj: BinaryIO, *, name: str, kind: str, uploader: AbstractBaseUser | None,
-                   metadata: dict) -> ReceivedUpload:
+def receive_upload(
+    fileobj: BinaryIO, *, name: str, kind: str, uploader: AbstractBaseUser | None, metadata: dict
+) -> ReceivedUpload:
     """Store a new upload and queue its ingest, or return the existing upload of the same bytes."""
     name = display_name(name)
     with tempfile.TemporaryDirectory(prefix="ioboard-receive-") as scratch:
@@ -65,8 +66,9 @@ def receive_upload(fileobj: BinaryIO, *, name: str, kind: str, uploader: Abstrac
         if existing:
             return existing
         check_content(copy, kind=kind, name=name)
-        upload = Upload(sha256=sha256, original_name=name, size=size, kind=kind, uploader=uploader,
-                        declared_metadata=metadata)
+        upload = Upload(
+            sha256=sha256, original_name=name, size=size, kind=kind, uploader=uploader, declared_metadata=metadata
+        )
         with open(copy, "rb") as handle:
             upload.file.save(stored_name(sha256, name), File(handle), save=False)
     try:
@@ -154,7 +156,7 @@ def check_text_log(path: Path, kind: str, name: str, marker: bytes) -> None:
                 raise UploadRefused(f"{name}: not an archive and not a text log (binary data)")
             window = (tail + chunk).lower()
             mentions_tool = mentions_tool or marker in window
-            tail = window[-(len(marker) - 1):]
+            tail = window[-(len(marker) - 1) :]
     if not mentions_tool:
         raise UploadRefused(f"{name}: not an archive and not a log of {kind} (no {kind} output in it)")
 

@@ -20,8 +20,12 @@ def phases_against_median(phases, medians: dict[str, float], list_title: str) ->
         {"name": "this run", "values": [phase.value for phase in shown], "hover": run_hover, "color": COLOURS[0]},
         {"name": f"{escaped(list_title)} median", "values": median_values, "hover": median_hover, "color": "#9aa3b5"},
     ]
-    return unit_panels([escaped(phase.name) for phase in shown], [phase.unit for phase in shown], series,
-                       f"Phases against the {escaped(list_title)} median")
+    return unit_panels(
+        [escaped(phase.name) for phase in shown],
+        [phase.unit for phase in shown],
+        series,
+        f"Phases against the {escaped(list_title)} median",
+    )
 
 
 def _when(run) -> datetime | None:
@@ -43,15 +47,29 @@ def score_timeline(runs) -> dict:
         chosen = [run for run in dated if keep(run)]
         if not chosen:
             continue
-        traces.append(scatter(
-            name=title, mode=mode, x=[_when(run).isoformat() for run in chosen], y=[run.score_total for run in chosen],
-            marker=marker, customdata=[run.pk for run in chosen],
-            hovertext=[f"run {run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
-                       f"MD {run.score_md or 0:.4g} kIOPS" for run in chosen],
-            hoverinfo="x+y+text",
-        ))
-    return figure(traces, "Score over time", yaxis=log_axis("IO500 score", [run.score_total for run in dated]),
-                   xaxis={"type": "date"}, margin={**BASE_LAYOUT["margin"], "b": 50})
+        traces.append(
+            scatter(
+                name=title,
+                mode=mode,
+                x=[_when(run).isoformat() for run in chosen],
+                y=[run.score_total for run in chosen],
+                marker=marker,
+                customdata=[run.pk for run in chosen],
+                hovertext=[
+                    f"run {run.pk}: {run.client_nodes or '?'} nodes, BW {run.score_bw or 0:.4g} GiB/s, "
+                    f"MD {run.score_md or 0:.4g} kIOPS"
+                    for run in chosen
+                ],
+                hoverinfo="x+y+text",
+            )
+        )
+    return figure(
+        traces,
+        "Score over time",
+        yaxis=log_axis("IO500 score", [run.score_total for run in dated]),
+        xaxis={"type": "date"},
+        margin={**BASE_LAYOUT["margin"], "b": 50},
+    )
 
 
 def compare_phases(diff, noise=()) -> dict:
@@ -69,10 +87,21 @@ def compare_phases(diff, noise=()) -> dict:
                 change += ", within run-to-run noise"
             hover.append(f"{value:.6g} {escaped(delta.unit)}{change}" if value is not None else "missing")
             opacity.append(0.45 if verdict is False else 1.0)
-        series.append({"name": escaped(label), "values": [delta.values[index] for delta in diff.phases],
-                       "hover": hover, "color": COLOURS[index % len(COLOURS)], "opacity": opacity})
-    return unit_panels([escaped(delta.name) for delta in diff.phases], [delta.unit for delta in diff.phases], series,
-                       "Phases side by side (pale: within run-to-run noise of the baseline)")
+        series.append(
+            {
+                "name": escaped(label),
+                "values": [delta.values[index] for delta in diff.phases],
+                "hover": hover,
+                "color": COLOURS[index % len(COLOURS)],
+                "opacity": opacity,
+            }
+        )
+    return unit_panels(
+        [escaped(delta.name) for delta in diff.phases],
+        [delta.unit for delta in diff.phases],
+        series,
+        "Phases side by side (pale: within run-to-run noise of the baseline)",
+    )
 
 
 def rank_runtimes(stats) -> dict:
@@ -83,12 +112,23 @@ def rank_runtimes(stats) -> dict:
     """
     rows = sorted(stats.per_rank, key=lambda row: row[1])
     tail = set(stats.slow_tail)
-    traces = [bar(
-        x=list(range(len(rows))), y=[row[1] for row in rows],
-        hovertext=[f"rank {row[0]}: {row[1]:.4g} s" for row in rows], hoverinfo="text",
-        marker={"color": ["#b3261e" if row[0] in tail else COLOURS[0] for row in rows]},
-    )]
+    traces = [
+        bar(
+            x=list(range(len(rows))),
+            y=[row[1] for row in rows],
+            hovertext=[f"rank {row[0]}: {row[1]:.4g} s" for row in rows],
+            hoverinfo="text",
+            marker={"color": ["#b3261e" if row[0] in tail else COLOURS[0] for row in rows]},
+        )
+    ]
     imbalance = f", max/min {stats.imbalance:.3g}" if stats.imbalance else ""
     ranks_axis = {"title": {"text": f"{stats.ranks} ranks, fastest to slowest"}}
-    return figure(traces, f"{escaped(stats.phase)}{imbalance}", yaxis={"title": {"text": "seconds"}}, xaxis=ranks_axis,
-                   showlegend=False, margin={"t": 40, "r": 10, "b": 45, "l": 60}, height=260)
+    return figure(
+        traces,
+        f"{escaped(stats.phase)}{imbalance}",
+        yaxis={"title": {"text": "seconds"}},
+        xaxis=ranks_axis,
+        showlegend=False,
+        margin={"t": 40, "r": 10, "b": 45, "l": 60},
+        height=260,
+    )

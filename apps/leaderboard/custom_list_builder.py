@@ -19,11 +19,20 @@ MAX_EQUATION = 500
 
 
 class CustomListForm(forms.Form):
-    equation = forms.CharField(max_length=MAX_EQUATION, widget=forms.TextInput(attrs={
-        "size": 60, "placeholder": "sqrt(ior_easy_write * mdtest_easy_stat)", "autocomplete": "off",
-        "spellcheck": "false"}))
-    base_list = forms.ChoiceField(label="Base list", initial="full",
-                                  choices=[(kind.slug, kind.title) for kind in LIST_KINDS.values()])
+    equation = forms.CharField(
+        max_length=MAX_EQUATION,
+        widget=forms.TextInput(
+            attrs={
+                "size": 60,
+                "placeholder": "sqrt(ior_easy_write * mdtest_easy_stat)",
+                "autocomplete": "off",
+                "spellcheck": "false",
+            }
+        ),
+    )
+    base_list = forms.ChoiceField(
+        label="Base list", initial="full", choices=[(kind.slug, kind.title) for kind in LIST_KINDS.values()]
+    )
     name = forms.CharField(max_length=200, required=False, help_text="shown as the list's title; the equation if empty")
 
     def clean_equation(self):
@@ -48,8 +57,12 @@ def custom_list_new(request):
             status = 403
         else:
             return redirect("custom-list", token=custom.token)
-    return render(request, "leaderboard/custom_list_new.html", {"form": form, "names": sorted(NAMES)},
-                  status=400 if status == 200 and form.errors else status)
+    return render(
+        request,
+        "leaderboard/custom_list_new.html",
+        {"form": form, "names": sorted(NAMES)},
+        status=400 if status == 200 and form.errors else status,
+    )
 
 
 @require_GET

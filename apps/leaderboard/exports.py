@@ -24,21 +24,78 @@ from apps.results.services.export import flat_scores, rank_stats_prefetch, run_t
 CHUNK = 1000
 
 RUN_COLUMNS = [
-    "rank", "id", "run_url", "institution", "country", "system_id", "system", "storage_vendor", "filesystem",
-    "server_count", "client_nodes", "client_procs", "procs_per_node", "score_total", "score_bw", "score_md",
-    "score_per_node", "bw_per_node", "md_per_node", "score_per_server", "bw_per_server", "md_per_server",
-    "reported_total", "reported_bw", "reported_md", "score_formula", "verification", "config_hash_status", "valid",
+    "rank",
+    "id",
+    "run_url",
+    "institution",
+    "country",
+    "system_id",
+    "system",
+    "storage_vendor",
+    "filesystem",
+    "server_count",
+    "client_nodes",
+    "client_procs",
+    "procs_per_node",
+    "score_total",
+    "score_bw",
+    "score_md",
+    "score_per_node",
+    "bw_per_node",
+    "md_per_node",
+    "score_per_server",
+    "bw_per_server",
+    "md_per_server",
+    "reported_total",
+    "reported_bw",
+    "reported_md",
+    "score_formula",
+    "verification",
+    "config_hash_status",
+    "valid",
     "flagged",
-    "exclusion_reason", "anomalies", "year", "run_timestamp", "kind", "era", "generation", "benchmark_version",
-    "lustre_server_version", "lustre_client_version", "lustre_base_commit", "source_path", "submission_id",
+    "exclusion_reason",
+    "anomalies",
+    "year",
+    "run_timestamp",
+    "kind",
+    "era",
+    "generation",
+    "benchmark_version",
+    "lustre_server_version",
+    "lustre_client_version",
+    "lustre_base_commit",
+    "source_path",
+    "submission_id",
     "content_hash",
 ]
 ENTRY_COLUMNS = [
-    "edition", "list", "frozen_at", "rank", "run_id", "run_url", "institution", "system_id", "system",
-    "storage_vendor", "filesystem", "client_nodes", "client_procs", "score_total", "score_bw", "score_md",
+    "edition",
+    "list",
+    "frozen_at",
+    "rank",
+    "run_id",
+    "run_url",
+    "institution",
+    "system_id",
+    "system",
+    "storage_vendor",
+    "filesystem",
+    "client_nodes",
+    "client_procs",
+    "score_total",
+    "score_bw",
+    "score_md",
     "score_per_node",
-    "bw_per_node", "md_per_node", "score_per_server", "bw_per_server", "md_per_server", "year", "flagged",
-    "exclusion_reason", "current_anomalies",
+    "bw_per_node",
+    "md_per_node",
+    "score_per_server",
+    "bw_per_server",
+    "md_per_server",
+    "year",
+    "flagged",
+    "exclusion_reason",
+    "current_anomalies",
 ]
 #: The per-node and per-server scores: annotations of the listed runs and of edition entries, under their own names.
 NORMALISED_COLUMNS = [column for column in LIST_COLUMNS if column.normalised]
@@ -64,28 +121,40 @@ def run_records(runs: Iterable) -> Iterator[dict]:
     anomalies = anomalies_in_order()
     runs = iter(runs)
     while chunk := list(islice(runs, CHUNK)):
-        prefetch_related_objects(chunk, Prefetch("phases", queryset=phases),
-                                 Prefetch("anomalies", queryset=anomalies, to_attr="export_anomalies"),
-                                 rank_stats_prefetch())
+        prefetch_related_objects(
+            chunk,
+            Prefetch("phases", queryset=phases),
+            Prefetch("anomalies", queryset=anomalies, to_attr="export_anomalies"),
+            rank_stats_prefetch(),
+        )
         yield from (_record(run) for run in chunk)
 
 
 def _record(run) -> dict:
     system, build = run.system, run.lustre_build
     return {
-        "rank": run.rank, "run_url": run.get_absolute_url(),
+        "rank": run.rank,
+        "run_url": run.get_absolute_url(),
         **run_to_dict(run, anomalies=run.export_anomalies),
-        "country": system.institution.country, "system_id": system.pk, "storage_vendor": system.storage_vendor,
-        "server_count": system.server_count, "procs_per_node": run.procs_per_node,
+        "country": system.institution.country,
+        "system_id": system.pk,
+        "storage_vendor": system.storage_vendor,
+        "server_count": system.server_count,
+        "procs_per_node": run.procs_per_node,
         **{column.export_name: getattr(run, column.key) for column in NORMALISED_COLUMNS},
         "score_formula": run.score_formula,
-        "config_hash_status": run.config_hash_status, "flagged": run.flagged,
-        "exclusion_reason": run.exclusion_reason, "year": run.year, "run_timestamp": run.run_timestamp,
-        "kind": run.kind, "generation": run.generation,
+        "config_hash_status": run.config_hash_status,
+        "flagged": run.flagged,
+        "exclusion_reason": run.exclusion_reason,
+        "year": run.year,
+        "run_timestamp": run.run_timestamp,
+        "kind": run.kind,
+        "generation": run.generation,
         "lustre_server_version": build.server_version if build else "",
         "lustre_client_version": build.client_version if build else "",
         "lustre_base_commit": build.base_commit if build else "",
-        "submission_id": run.submission_id, "content_hash": run.content_hash,
+        "submission_id": run.submission_id,
+        "content_hash": run.content_hash,
     }
 
 
@@ -93,11 +162,19 @@ def entry_records(entries) -> Iterator[dict]:
     for entry in entries.iterator(chunk_size=CHUNK):
         run = entry.run
         yield {
-            "edition": entry.edition.name, "list": entry.edition.list_kind, "frozen_at": entry.edition.frozen_at,
-            "rank": entry.rank, "run_id": entry.run_id, "run_url": run.get_absolute_url() if run else "",
-            "institution": entry.institution_name, "system_id": entry.system_id, "system": entry.system_name,
-            "storage_vendor": entry.storage_vendor, "filesystem": entry.filesystem,
-            "client_nodes": entry.client_nodes, "client_procs": entry.client_procs,
+            "edition": entry.edition.name,
+            "list": entry.edition.list_kind,
+            "frozen_at": entry.edition.frozen_at,
+            "rank": entry.rank,
+            "run_id": entry.run_id,
+            "run_url": run.get_absolute_url() if run else "",
+            "institution": entry.institution_name,
+            "system_id": entry.system_id,
+            "system": entry.system_name,
+            "storage_vendor": entry.storage_vendor,
+            "filesystem": entry.filesystem,
+            "client_nodes": entry.client_nodes,
+            "client_procs": entry.client_procs,
             "score": score_record(entry.score_bw, entry.score_md, entry.score),
             **{column.export_name: getattr(entry, column.key) for column in NORMALISED_COLUMNS},
             **{column.export_name: column_value(column, entry, frozen=True) for column in CURRENT_RUN_COLUMNS},
@@ -117,8 +194,9 @@ class _Echo:
         return value
 
 
-def csv_response(records: Iterable[dict], columns: list[str], phases: list[tuple[str, str]],
-                 filename: str) -> StreamingHttpResponse:
+def csv_response(
+    records: Iterable[dict], columns: list[str], phases: list[tuple[str, str]], filename: str
+) -> StreamingHttpResponse:
     """A header, then one line per record; phases become `<name>`, `<name>_unit` and `<name>_seconds` columns."""
 
     def lines():

@@ -24,25 +24,39 @@ def criterion_field(criterion: Criterion) -> forms.Field:
     """The form field of a filter criterion, from its value type."""
     if criterion.value is bool:
         shown_yes, shown_no = criterion.choice_labels
-        return forms.ChoiceField(required=False, label=criterion.label,
-                                 choices=[("", "any"), (YES, shown_yes), (NO, shown_no)])
+        return forms.ChoiceField(
+            required=False, label=criterion.label, choices=[("", "any"), (YES, shown_yes), (NO, shown_no)]
+        )
     if criterion.value is int:
         widget = forms.NumberInput(attrs=dict(criterion.input_attrs)) if criterion.input_attrs else None
-        return forms.IntegerField(required=False, min_value=criterion.min_value, max_value=criterion.max_value,
-                                  label=criterion.label, widget=widget)
+        return forms.IntegerField(
+            required=False,
+            min_value=criterion.min_value,
+            max_value=criterion.max_value,
+            label=criterion.label,
+            widget=widget,
+        )
     widget = forms.TextInput(attrs=dict(criterion.input_attrs)) if criterion.input_attrs else None
     return forms.CharField(required=False, max_length=100, label=criterion.label, widget=widget)
 
 
 #: A form of the criteria's fields, in their declared order; ListFilterForm adds the sort and the page size.
-_CriteriaForm = type(forms.Form)("_CriteriaForm", (forms.Form,), {
-    "__module__": __name__, **{criterion.parameter: criterion_field(criterion) for criterion in FORM_CRITERIA}})
+_CriteriaForm = type(forms.Form)(
+    "_CriteriaForm",
+    (forms.Form,),
+    {"__module__": __name__, **{criterion.parameter: criterion_field(criterion) for criterion in FORM_CRITERIA}},
+)
 
 
 class ListFilterForm(_CriteriaForm):
     sort = forms.ChoiceField(required=False, widget=forms.HiddenInput, choices=[("", ""), *SORT_CHOICES])
-    per_page = forms.TypedChoiceField(required=False, coerce=int, empty_value=DEFAULT_PER_PAGE, label="Rows",
-                                      choices=[("", DEFAULT_PER_PAGE)] + [(n, n) for n in PER_PAGE])
+    per_page = forms.TypedChoiceField(
+        required=False,
+        coerce=int,
+        empty_value=DEFAULT_PER_PAGE,
+        label="Rows",
+        choices=[("", DEFAULT_PER_PAGE)] + [(n, n) for n in PER_PAGE],
+    )
 
     def __init__(self, data, *args, **kwargs):
         super().__init__(data, *args, **kwargs)
@@ -91,13 +105,16 @@ def _control(bound: forms.BoundField) -> str:
     value = bound.value()
     if isinstance(widget, forms.Select):
         current = "" if value is None else str(value)
-        options = format_html_join("", "<option value=\"{}\"{}>{}</option>", (
-            (choice, " selected" if str(choice) == current else "", label) for choice, label in bound.field.choices))
-        return format_html("<select name=\"{}\"{}>{}</select>", bound.html_name, flatatt(attrs), options)
+        options = format_html_join(
+            "",
+            '<option value="{}"{}>{}</option>',
+            ((choice, " selected" if str(choice) == current else "", label) for choice, label in bound.field.choices),
+        )
+        return format_html('<select name="{}"{}>{}</select>', bound.html_name, flatatt(attrs), options)
     shown = widget.format_value(value)
     if shown is not None:
         attrs["value"] = shown
-    return format_html("<input type=\"{}\" name=\"{}\"{}>", widget.input_type, bound.html_name, flatatt(attrs))
+    return format_html('<input type="{}" name="{}"{}>', widget.input_type, bound.html_name, flatatt(attrs))
 
 
 class SystemSearchForm(forms.Form):

@@ -22,34 +22,64 @@ SYSTEMS_PER_PAGE = 50
 
 def _top_entries(kind: str) -> list:
     """The first TOP_ROWS entries of a ranked list, in list order, with their ranks (the list's order index)."""
-    return list(ListEntry.objects.listed(kind).filter(ranked=True)
-                .only("kind", "run_id", "system_id", "system_name", "institution_name", "score", "base_rank",
-                      "shifts_after", "client_nodes")[:TOP_ROWS])
+    return list(
+        ListEntry.objects.listed(kind)
+        .filter(ranked=True)
+        .only(
+            "kind",
+            "run_id",
+            "system_id",
+            "system_name",
+            "institution_name",
+            "score",
+            "base_rank",
+            "shifts_after",
+            "client_nodes",
+        )[:TOP_ROWS]
+    )
 
 
 def home(request):
     states = {state.kind: state for state in ListState.objects.all()}
     tops = [(LIST_KINDS[kind], _top_entries(kind), states.get(kind)) for kind in AWARD_LISTS]
-    newest_runs = list(Run.objects.filter(kind="io500").without_pending_claims().select_related("system__institution")
-                       .only("pk", "run_timestamp", "year", "score_total", "client_nodes", "created_at",
-                             "system__name", "system__institution__name")
-                       .order_by("-pk")[:NEWEST])
-    changes = list(Change.objects.filter(detected=True).select_related("system")
-                   .only("pk", "metric", "kind", "direction", "magnitude_pct", "run_after_id", "system_id",
-                         "system__name")
-                   .order_by("-pk")[:NEWEST])
+    newest_runs = list(
+        Run.objects.filter(kind="io500")
+        .without_pending_claims()
+        .select_related("system__institution")
+        .only(
+            "pk",
+            "run_timestamp",
+            "year",
+            "score_total",
+            "client_nodes",
+            "created_at",
+            "system__name",
+            "system__institution__name",
+        )
+        .order_by("-pk")[:NEWEST]
+    )
+    changes = list(
+        Change.objects.filter(detected=True)
+        .select_related("system")
+        .only("pk", "metric", "kind", "direction", "magnitude_pct", "run_after_id", "system_id", "system__name")
+        .order_by("-pk")[:NEWEST]
+    )
     every_run = states.get(EVERY_RUN_LIST)
-    return render(request, "leaderboard/home.html", {
-        "tops": tops,
-        "newest_runs": newest_runs,
-        "newest_run_dates": {run.pk: run.run_timestamp.date() for run in newest_runs if run.run_timestamp},
-        "changes": changes,
-        "editions": _edition_names(),
-        "studies": list(Study.objects.only("pk", "name").order_by("-pk")[:3]),
-        "series": list(ScalingSeries.objects.only("pk", "name").order_by("-pk")[:3]),
-        "run_count": every_run.entry_count if every_run else 0,
-        "other_lists": [kind for kind in LIST_KINDS.values() if kind.slug not in AWARD_LISTS],
-    })
+    return render(
+        request,
+        "leaderboard/home.html",
+        {
+            "tops": tops,
+            "newest_runs": newest_runs,
+            "newest_run_dates": {run.pk: run.run_timestamp.date() for run in newest_runs if run.run_timestamp},
+            "changes": changes,
+            "editions": _edition_names(),
+            "studies": list(Study.objects.only("pk", "name").order_by("-pk")[:3]),
+            "series": list(ScalingSeries.objects.only("pk", "name").order_by("-pk")[:3]),
+            "run_count": every_run.entry_count if every_run else 0,
+            "other_lists": [kind for kind in LIST_KINDS.values() if kind.slug not in AWARD_LISTS],
+        },
+    )
 
 
 def _edition_names() -> list[str]:
@@ -79,7 +109,7 @@ def counted_systems(systems, query: str) -> CountedKeys:
     """The matches, counted as the lists' filters are: a filtered count stops at COUNT_CAP + 1 matches."""
     if not query:
         return CountedKeys(systems, StorageSystem.objects.count())
-    found = systems.order_by().values("pk")[:COUNT_CAP + 1].count()
+    found = systems.order_by().values("pk")[: COUNT_CAP + 1].count()
     return CountedKeys(systems, min(found, COUNT_CAP), capped=found > COUNT_CAP)
 
 
@@ -89,19 +119,43 @@ def system_index(request):
     query = form.query
     page = Paginator(counted_systems(system_matches(query), query), SYSTEMS_PER_PAGE).get_page(request.GET.get("page"))
     systems = list(page.object_list)
-    counts = dict(Run.objects.filter(system__in=systems).order_by().values("system")
-                  .annotate(runs=Count("pk")).values_list("system", "runs"))
-    return render(request, "leaderboard/system_index.html", {
-        "query": query, "form": form, "page": page,
-        "systems": [(system, counts.get(system.pk, 0)) for system in systems],
-    }, status=400 if form.errors else 200)
+    counts = dict(
+        Run.objects.filter(system__in=systems)
+        .order_by()
+        .values("system")
+        .annotate(runs=Count("pk"))
+        .values_list("system", "runs")
+    )
+    return render(
+        request,
+        "leaderboard/system_index.html",
+        {
+            "query": query,
+            "form": form,
+            "page": page,
+            "systems": [(system, counts.get(system.pk, 0)) for system in systems],
+        },
+        status=400 if form.errors else 200,
+    )
 
 
 def pickable_runs(query: str, limit: int = 50) -> list:
     """The newest runs of the systems matching `query`, for the compare page's picker."""
-    runs = Run.objects.filter(kind="io500").without_pending_claims().select_related("system__institution").only(
-        "pk", "run_timestamp", "year", "score_total", "client_nodes", "system__name", "system__filesystem",
-        "system__institution__name")
+    runs = (
+        Run.objects.filter(kind="io500")
+        .without_pending_claims()
+        .select_related("system__institution")
+        .only(
+            "pk",
+            "run_timestamp",
+            "year",
+            "score_total",
+            "client_nodes",
+            "system__name",
+            "system__filesystem",
+            "system__institution__name",
+        )
+    )
     if query:
         runs = runs.filter(system__in=system_matches(query).values("pk"))
     return list(runs.order_by("-pk")[:limit])

@@ -50,15 +50,14 @@ def healthz(request):
         except Exception as exc:  # any failure of a dependency is "unhealthy"; its reason only for staff
             results[name] = f"error: {exc.__class__.__name__}: {exc}" if detailed else "error"
             healthy = False
-    body = {"status": "ok" if healthy else "error", "checks": results,
-            "seconds": round(time.monotonic() - started, 4)}
+    body = {"status": "ok" if healthy else "error", "checks": results, "seconds": round(time.monotonic() - started, 4)}
     return JsonResponse(body, status=200 if healthy else 503)
 
 
 def _host_without_port(request) -> str:
     host = request.META.get("HTTP_HOST") or request.META.get("SERVER_NAME", "")
     if host.startswith("["):  # an IPv6 literal, [::1]:8000
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
@@ -76,7 +75,10 @@ class HealthCheckHostMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if (request.path_info == HEALTHZ_PATH and request.method in ("GET", "HEAD")
-                and _host_without_port(request) in settings.IOBOARD_HEALTHCHECK_HOSTS):
+        if (
+            request.path_info == HEALTHZ_PATH
+            and request.method in ("GET", "HEAD")
+            and _host_without_port(request) in settings.IOBOARD_HEALTHCHECK_HOSTS
+        ):
             return healthz(request)
         return self.get_response(request)

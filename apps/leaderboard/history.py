@@ -36,7 +36,7 @@ MARKER_LABEL_LENGTH = 40
 def _marker_label(lines: list[str]) -> str:
     """The short label of a provenance marker: what it changed to ("Lustre 2.15.4, patches LU-16338")."""
     label = ", ".join(line.split(" → ")[0].split(" ")[0] + " " + line.split(" → ")[-1] for line in lines)
-    return label if len(label) <= MARKER_LABEL_LENGTH else label[:MARKER_LABEL_LENGTH - 1] + "…"
+    return label if len(label) <= MARKER_LABEL_LENGTH else label[: MARKER_LABEL_LENGTH - 1] + "…"
 
 
 def metric_figure(metric: str, runs, unit: str, markers, changes) -> dict:
@@ -45,34 +45,78 @@ def metric_figure(metric: str, runs, unit: str, markers, changes) -> dict:
     points = [(run, value) for run in runs if (value := metric_value(run, metric)) is not None]
     when = {run.pk: run_time(run).isoformat() for run in runs}
     value_of = {run.pk: value for run, value in points}
-    traces = [scatter(
-        name="runs", mode="lines+markers", x=[when[run.pk] for run, _ in points], y=[value for _, value in points],
-        customdata=[run.pk for run, _ in points], marker={"size": 7, "color": COLOURS[0]},
-        hovertext=[f"run #{run.pk} · {escaped(run.submission_id or '')}" for run, _ in points], hoverinfo="x+y+text",
-    )]
+    traces = [
+        scatter(
+            name="runs",
+            mode="lines+markers",
+            x=[when[run.pk] for run, _ in points],
+            y=[value for _, value in points],
+            customdata=[run.pk for run, _ in points],
+            marker={"size": 7, "color": COLOURS[0]},
+            hovertext=[f"run #{run.pk} · {escaped(run.submission_id or '')}" for run, _ in points],
+            hoverinfo="x+y+text",
+        )
+    ]
     for kind, symbol, colour in (("step", None, COLOURS[1]), ("outlier", "x", COLOURS[4])):
         chosen = [change for change in changes if change.kind == kind and change.run_after_id in value_of]
         if not chosen:
             continue
-        traces.append(scatter(
-            name=f"{kind}s", mode="markers", x=[when[c.run_after_id] for c in chosen],
-            y=[value_of[c.run_after_id] for c in chosen], customdata=[c.run_after_id for c in chosen],
-            marker={"size": 14, "color": colour, "line": {"width": 2, "color": colour},
-                    "symbol": [symbol or ("triangle-up" if c.direction == "up" else "triangle-down") for c in chosen]},
-            hovertext=[f"{c.kind} {c.magnitude_pct:+.1f} %: {escaped(describe(c.attribution))}" for c in chosen],
-            hoverinfo="text",
-        ))
+        traces.append(
+            scatter(
+                name=f"{kind}s",
+                mode="markers",
+                x=[when[c.run_after_id] for c in chosen],
+                y=[value_of[c.run_after_id] for c in chosen],
+                customdata=[c.run_after_id for c in chosen],
+                marker={
+                    "size": 14,
+                    "color": colour,
+                    "line": {"width": 2, "color": colour},
+                    "symbol": [symbol or ("triangle-up" if c.direction == "up" else "triangle-down") for c in chosen],
+                },
+                hovertext=[f"{c.kind} {c.magnitude_pct:+.1f} %: {escaped(describe(c.attribution))}" for c in chosen],
+                hoverinfo="text",
+            )
+        )
     shapes, annotations = [], []
     for run, lines in markers:
-        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": when[run.pk], "x1": when[run.pk],
-                       "y0": 0, "y1": 1, "line": {"color": "#9aa3b5", "width": 1, "dash": "dot"}})
-        annotations.append({"x": when[run.pk], "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
-                            "text": escaped(_marker_label(lines)), "hovertext": escaped("; ".join(lines)),
-                            "showarrow": False, "textangle": -20, "font": {"size": 10, "color": "#555"}})
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": when[run.pk],
+                "x1": when[run.pk],
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "#9aa3b5", "width": 1, "dash": "dot"},
+            }
+        )
+        annotations.append(
+            {
+                "x": when[run.pk],
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "text": escaped(_marker_label(lines)),
+                "hovertext": escaped("; ".join(lines)),
+                "showarrow": False,
+                "textangle": -20,
+                "font": {"size": 10, "color": "#555"},
+            }
+        )
     title = METRIC_TITLES.get(metric, escaped(metric))
-    return figure(traces, title, shapes=shapes, annotations=annotations, xaxis={"type": "date"},
-                   yaxis={"title": {"text": escaped(unit)}, "rangemode": "tozero"}, height=320,
-                   margin={**BASE_LAYOUT["margin"], "t": 90, "b": 40})
+    return figure(
+        traces,
+        title,
+        shapes=shapes,
+        annotations=annotations,
+        xaxis={"type": "date"},
+        yaxis={"title": {"text": escaped(unit)}, "rangemode": "tozero"},
+        height=320,
+        margin={**BASE_LAYOUT["margin"], "t": 90, "b": 40},
+    )
 
 
 def _unit(metric: str, runs) -> str:
@@ -92,19 +136,25 @@ def system_history(request, pk: int):
     charts = []
     if len(runs) >= FEWEST_RUNS:
         metrics = list(SCORE_METRICS) + [m for m in metrics_of(runs) if m not in SCORE_METRICS]
-        charts = [(metric, metric_figure(metric, runs, _unit(metric, runs), markers, by_metric.get(metric, [])))
-                  for metric in metrics]
-    return render(request, "leaderboard/system_history.html", {
-        "system": system,
-        "runs": runs,
-        "fewest_runs": FEWEST_RUNS,
-        "markers": markers,
-        "events": events_of(changes, runs),
-        "changes": changes,
-        "charts": charts,
-        "statuses": [status for status in Change.Status if status != Change.Status.NEW],
-        "annotations": system.annotations.select_related("run"),
-    })
+        charts = [
+            (metric, metric_figure(metric, runs, _unit(metric, runs), markers, by_metric.get(metric, [])))
+            for metric in metrics
+        ]
+    return render(
+        request,
+        "leaderboard/system_history.html",
+        {
+            "system": system,
+            "runs": runs,
+            "fewest_runs": FEWEST_RUNS,
+            "markers": markers,
+            "events": events_of(changes, runs),
+            "changes": changes,
+            "charts": charts,
+            "statuses": [status for status in Change.Status if status != Change.Status.NEW],
+            "annotations": system.annotations.select_related("run"),
+        },
+    )
 
 
 @staff_member_required
@@ -113,8 +163,11 @@ def triage_event(request, pk: int):
     """Staff set the status (and note) of every change of one event from the history page."""
     status, changes = request.POST.get("status", ""), request.POST.get("changes", "")
     if status not in Change.Status.values or not all(part.isdecimal() for part in changes.split(",")):
-        return HttpResponseBadRequest("status must be one of " + ", ".join(Change.Status.values)
-                                      + "; changes a comma-separated list of change ids")
+        return HttpResponseBadRequest(
+            "status must be one of "
+            + ", ".join(Change.Status.values)
+            + "; changes a comma-separated list of change ids"
+        )
     chosen = list(Change.objects.filter(system_id=pk, pk__in=[int(part) for part in changes.split(",")]))
     if not chosen:
         return HttpResponseBadRequest("no change of this system among " + changes)
@@ -140,8 +193,10 @@ class ChangesFeed(Feed):
         return _newest(Change.objects.visible())
 
     def item_title(self, change: Change) -> str:
-        return (f"{change.system.institution.name} / {change.system.name}: {change.metric} {change.kind} "
-                f"{change.direction} {change.magnitude_pct:+.1f} %")
+        return (
+            f"{change.system.institution.name} / {change.system.name}: {change.metric} {change.kind} "
+            f"{change.direction} {change.magnitude_pct:+.1f} %"
+        )
 
     def item_description(self, change: Change) -> str:
         return f"run #{change.run_before_id} → #{change.run_after_id} · {describe(change.attribution)}"

@@ -72,10 +72,14 @@ def log_ticks(values: list[float | None]) -> tuple[list[float], list[str]]:
         return [], []
     low, high = min(shown), max(shown)
     decades = range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
-    ticks = [10.0 ** exponent for exponent in decades if low / 1.5 <= 10.0 ** exponent <= high * 1.5]
+    ticks = [10.0**exponent for exponent in decades if low / 1.5 <= 10.0**exponent <= high * 1.5]
     if len(ticks) < 2:
-        ticks = sorted(multiple * 10.0 ** exponent for exponent in decades for multiple in (1, 2, 5)
-                       if low / 1.5 <= multiple * 10.0 ** exponent <= high * 1.5)
+        ticks = sorted(
+            multiple * 10.0**exponent
+            for exponent in decades
+            for multiple in (1, 2, 5)
+            if low / 1.5 <= multiple * 10.0**exponent <= high * 1.5
+        )
     return ticks, [f"{tick:,.0f}" if tick >= 1 else f"{tick:g}" for tick in ticks]
 
 
@@ -88,15 +92,17 @@ def log_axis(title: str, values: list[float | None] = (), **extra: Any) -> dict[
         # The range reaches the outer ticks, so at least two labelled ticks are always in view.
         shown = [value for value in values if value is not None and value > 0]
         bottom, top = min(ticks[0], min(shown)), max(ticks[-1], max(shown))
-        axis.update(tickmode="array", tickvals=ticks, ticktext=labels,
-                    range=[math.log10(bottom) - 0.05, math.log10(top) + 0.05])
+        axis.update(
+            tickmode="array", tickvals=ticks, ticktext=labels, range=[math.log10(bottom) - 0.05, math.log10(top) + 0.05]
+        )
     else:
         axis.update(dtick=1, exponentformat="none", separatethousands=True)
     return axis
 
 
-def unit_panels(names: list[str], units: list[str], series: list[dict[str, Any]], title: str,
-                **layout: Any) -> dict[str, Any]:
+def unit_panels(
+    names: list[str], units: list[str], series: list[dict[str, Any]], title: str, **layout: Any
+) -> dict[str, Any]:
     """Grouped bars, one panel per unit: one axis never carries two units (GiB/s and kIOPS are not comparable).
 
     names, units: the categories (phases) and the unit of each; series: {"name", "values", "hover", "color", and
@@ -111,10 +117,18 @@ def unit_panels(names: list[str], units: list[str], series: list[dict[str, Any]]
         suffix = "" if panel == 0 else str(panel + 1)
         chosen = [index for index, own in enumerate(units) if own == unit]
         for one in series:
-            trace = bar(name=one["name"], x=[names[i] for i in chosen], y=[one["values"][i] for i in chosen],
-                        hovertext=[one["hover"][i] for i in chosen], hoverinfo="x+text+name",
-                        marker={"color": one["color"]}, xaxis=f"x{suffix}", yaxis=f"y{suffix}",
-                        legendgroup=one["name"], showlegend=panel == 0)
+            trace = bar(
+                name=one["name"],
+                x=[names[i] for i in chosen],
+                y=[one["values"][i] for i in chosen],
+                hovertext=[one["hover"][i] for i in chosen],
+                hoverinfo="x+text+name",
+                marker={"color": one["color"]},
+                xaxis=f"x{suffix}",
+                yaxis=f"y{suffix}",
+                legendgroup=one["name"],
+                showlegend=panel == 0,
+            )
             if "opacity" in one:
                 trace["marker"]["opacity"] = [one["opacity"][i] for i in chosen]
             traces.append(trace)

@@ -40,13 +40,20 @@ def _layout(x_title: str, **extra: Any) -> dict[str, Any]:
 def _mdt_axis(levels: list[MdtLevel]) -> dict[str, Any]:
     """MDT counts usually double, so a log axis spaces them evenly; ticks only where measured."""
     counts = sorted({level.mdt_count for level in levels})
-    return {"title": {"text": "MDT count"}, "type": "log", "tickmode": "array", "tickvals": counts,
-            "ticktext": [str(count) for count in counts]}
+    return {
+        "title": {"text": "MDT count"},
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": counts,
+        "ticktext": [str(count) for count in counts],
+    }
 
 
 def _error_bars(centres: list[float], lows: list[float | None], highs: list[float | None]) -> dict[str, Any]:
     return {
-        "type": "data", "symmetric": False, "visible": True,
+        "type": "data",
+        "symmetric": False,
+        "visible": True,
         "array": [high - centre if high is not None else 0 for centre, high in zip(centres, highs, strict=True)],
         "arrayminus": [centre - low if low is not None else 0 for centre, low in zip(centres, lows, strict=True)],
     }
@@ -58,16 +65,22 @@ def client_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     for level in group.levels:
         measured = [point for point in level.curve if point.tasks is not None]
         means = [point.mean for point in measured]
-        traces.append(scatter(
-            x=[point.tasks for point in measured], y=means, mode="lines+markers",
-            name=f"{level.mdt_count} MDT{'s' if level.mdt_count != 1 else ''}",
-            error_y=_error_bars(means, [point.min for point in measured], [point.max for point in measured]),
-            customdata=[[point.client_nodes if point.client_nodes is not None else "?"] for point in measured],
-            hovertemplate="%{x} tasks on %{customdata[0]} nodes: %{y:,.0f} ops/s<extra>%{fullData.name}</extra>",
-        ))
+        traces.append(
+            scatter(
+                x=[point.tasks for point in measured],
+                y=means,
+                mode="lines+markers",
+                name=f"{level.mdt_count} MDT{'s' if level.mdt_count != 1 else ''}",
+                error_y=_error_bars(means, [point.min for point in measured], [point.max for point in measured]),
+                customdata=[[point.client_nodes if point.client_nodes is not None else "?"] for point in measured],
+                hovertemplate="%{x} tasks on %{customdata[0]} nodes: %{y:,.0f} ops/s<extra>%{fullData.name}</extra>",
+            )
+        )
     key = group.key
-    title = (f"{operation_label(key.operation)}: rate vs client tasks"
-             f" ({_load_text(key.files_per_dir)}, {escaped(key.striping)} striping)")
+    title = (
+        f"{operation_label(key.operation)}: rate vs client tasks"
+        f" ({_load_text(key.files_per_dir)}, {escaped(key.striping)} striping)"
+    )
     return figure(traces, title, **_layout("client tasks"))
 
 
@@ -76,33 +89,62 @@ def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     levels = group.levels
     counts = [level.mdt_count for level in levels]
     peaks = [level.peak for level in levels]
-    traces = [scatter(
-        x=counts, y=[peaks[0] * count / counts[0] for count in counts], mode="lines", name="ideal scaling",
-        line={"dash": "dash", "color": IDEAL_COLOUR}, hoverinfo="skip",
-    )]
-    traces.append(scatter(
-        x=counts, y=peaks, mode="lines+markers", name="peak rate",
-        error_y=_error_bars(peaks, [level.peak_point.min for level in levels],
-                            [level.peak_point.max for level in levels]),
-        customdata=[[level.peak_point.tasks or "?", level.speedup, level.efficiency] for level in levels],
-        hovertemplate=("%{x} MDTs: %{y:,.0f} ops/s at %{customdata[0]} tasks<br>"
-                       "speedup %{customdata[1]:.2f}, efficiency %{customdata[2]:.0%}<extra></extra>"),
-    ))
+    traces = [
+        scatter(
+            x=counts,
+            y=[peaks[0] * count / counts[0] for count in counts],
+            mode="lines",
+            name="ideal scaling",
+            line={"dash": "dash", "color": IDEAL_COLOUR},
+            hoverinfo="skip",
+        )
+    ]
+    traces.append(
+        scatter(
+            x=counts,
+            y=peaks,
+            mode="lines+markers",
+            name="peak rate",
+            error_y=_error_bars(
+                peaks, [level.peak_point.min for level in levels], [level.peak_point.max for level in levels]
+            ),
+            customdata=[[level.peak_point.tasks or "?", level.speedup, level.efficiency] for level in levels],
+            hovertemplate=(
+                "%{x} MDTs: %{y:,.0f} ops/s at %{customdata[0]} tasks<br>"
+                "speedup %{customdata[1]:.2f}, efficiency %{customdata[2]:.0%}<extra></extra>"
+            ),
+        )
+    )
     annotations = []
     if group.saturation_mdt_count is not None:
         saturated = group.level(group.saturation_mdt_count)
-        traces.append(scatter(
-            x=[saturated.mdt_count], y=[saturated.peak], mode="markers", name="saturation",
-            marker={"symbol": "star", "size": 16, "color": SATURATION_COLOUR},
-            hovertemplate="saturates at %{x} MDTs<extra></extra>",
-        ))
-        annotations.append({
-            "x": _log_position(saturated.mdt_count), "y": saturated.peak, "xref": "x", "yref": "y",
-            "text": f"saturates at {saturated.mdt_count} MDTs", "showarrow": True, "arrowhead": 2, "ay": -40,
-        })
+        traces.append(
+            scatter(
+                x=[saturated.mdt_count],
+                y=[saturated.peak],
+                mode="markers",
+                name="saturation",
+                marker={"symbol": "star", "size": 16, "color": SATURATION_COLOUR},
+                hovertemplate="saturates at %{x} MDTs<extra></extra>",
+            )
+        )
+        annotations.append(
+            {
+                "x": _log_position(saturated.mdt_count),
+                "y": saturated.peak,
+                "xref": "x",
+                "yref": "y",
+                "text": f"saturates at {saturated.mdt_count} MDTs",
+                "showarrow": True,
+                "arrowhead": 2,
+                "ay": -40,
+            }
+        )
     key = group.key
-    title = (f"{operation_label(key.operation)}: peak rate vs MDT count"
-             f" ({_load_text(key.files_per_dir)}, {escaped(key.striping)} striping)")
+    title = (
+        f"{operation_label(key.operation)}: peak rate vs MDT count"
+        f" ({_load_text(key.files_per_dir)}, {escaped(key.striping)} striping)"
+    )
     layout = _layout("MDT count", annotations=annotations)
     layout["xaxis"].update(_mdt_axis(levels))
     return figure(traces, title, **layout)
@@ -118,21 +160,33 @@ def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> 
         levels = group.levels
         all_levels.extend(levels)
         peaks = [level.peak for level in levels]
-        traces.append(scatter(
-            x=[level.mdt_count for level in levels], y=peaks, mode="lines+markers", name=label,
-            legendgroup=label,
-            error_y=_error_bars(peaks, [level.peak_point.min for level in levels],
-                                [level.peak_point.max for level in levels]),
-            hovertemplate=f"{label}<br>%{{x}} MDTs: %{{y:,.0f}} ops/s<extra></extra>",
-        ))
+        traces.append(
+            scatter(
+                x=[level.mdt_count for level in levels],
+                y=peaks,
+                mode="lines+markers",
+                name=label,
+                legendgroup=label,
+                error_y=_error_bars(
+                    peaks, [level.peak_point.min for level in levels], [level.peak_point.max for level in levels]
+                ),
+                hovertemplate=f"{label}<br>%{{x}} MDTs: %{{y:,.0f}} ops/s<extra></extra>",
+            )
+        )
         if group.saturation_mdt_count is not None:
             saturated = group.level(group.saturation_mdt_count)
-            traces.append(scatter(
-                x=[saturated.mdt_count], y=[saturated.peak], mode="markers", name=f"{label}: saturation",
-                legendgroup=label, showlegend=False,
-                marker={"symbol": "star", "size": 14, "color": SATURATION_COLOUR},
-                hovertemplate=f"{label} saturates at %{{x}} MDTs<extra></extra>",
-            ))
+            traces.append(
+                scatter(
+                    x=[saturated.mdt_count],
+                    y=[saturated.peak],
+                    mode="markers",
+                    name=f"{label}: saturation",
+                    legendgroup=label,
+                    showlegend=False,
+                    marker={"symbol": "star", "size": 14, "color": SATURATION_COLOUR},
+                    hovertemplate=f"{label} saturates at %{{x}} MDTs<extra></extra>",
+                )
+            )
     if not title and curves:
         title = f"{operation_label(curves[0][1].key.operation)}: peak rate vs MDT count"
     layout = _layout("MDT count")

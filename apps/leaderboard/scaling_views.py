@@ -41,13 +41,17 @@ def scaling_list(request: HttpRequest) -> HttpResponse:
 
 def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
     series = get_object_or_404(
-        ScalingSeries.objects.select_related("system__institution", "lustre_build", "upload", "study"), pk=pk)
+        ScalingSeries.objects.select_related("system__institution", "lustre_build", "upload", "study"), pk=pk
+    )
     threshold, threshold_error = _threshold(request.GET.get("threshold"))
     points = list(series.points.order_by("mdt_count", "tasks", "pk"))
     analysis = analyse_points(points, saturation_threshold=threshold)
     sections = [
-        GroupSection(group, Chart(f"fig-mdts-{index}", mdt_scaling_figure(group)),
-                     Chart(f"fig-clients-{index}", client_scaling_figure(group)))
+        GroupSection(
+            group,
+            Chart(f"fig-mdts-{index}", mdt_scaling_figure(group)),
+            Chart(f"fig-clients-{index}", client_scaling_figure(group)),
+        )
         for index, group in enumerate(analysis.groups)
     ]
     other = _other_series(request.GET.get("compare"), series)
@@ -98,14 +102,17 @@ def _striping_overlays(analysis: ScalingAnalysis) -> list[Chart]:
         if len(groups) < 2:
             continue
         load = f"{files_per_dir:,} files/dir" if files_per_dir else "files/dir unknown"
-        figure = overlay_figure([(f"{group.key.striping} striping", group) for group in groups],
-                                title=f"{operation_label(operation)} ({load}): striping compared")
+        figure = overlay_figure(
+            [(f"{group.key.striping} striping", group) for group in groups],
+            title=f"{operation_label(operation)} ({load}): striping compared",
+        )
         charts.append(Chart(f"fig-striping-{len(charts)}", figure))
     return charts
 
 
-def _comparison_overlays(series: ScalingSeries, analysis: ScalingAnalysis, other: ScalingSeries,
-                         threshold: float) -> list[Chart]:
+def _comparison_overlays(
+    series: ScalingSeries, analysis: ScalingAnalysis, other: ScalingSeries, threshold: float
+) -> list[Chart]:
     """This series against another (e.g. two Lustre builds), for every group both measured."""
     other_analysis = analyse_points(other.points.all(), saturation_threshold=threshold)
     charts = []
@@ -113,7 +120,9 @@ def _comparison_overlays(series: ScalingSeries, analysis: ScalingAnalysis, other
         counterpart = other_analysis.group(group.key.operation, group.key.files_per_dir, group.key.striping)
         if counterpart is None:
             continue
-        figure = overlay_figure([(series.name, group), (other.name, counterpart)],
-                                title=f"{group.key.describe()}: {series.name} vs {other.name}")
+        figure = overlay_figure(
+            [(series.name, group), (other.name, counterpart)],
+            title=f"{group.key.describe()}: {series.name} vs {other.name}",
+        )
         charts.append(Chart(f"fig-compare-{len(charts)}", figure))
     return charts

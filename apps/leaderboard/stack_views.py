@@ -59,7 +59,8 @@ class StackView:
         below: dict[int, list[int]] = defaultdict(list)
         through = StackComponent.below.through
         for upper, lower in through.objects.filter(from_stackcomponent__stack=stack).values_list(
-                "from_stackcomponent_id", "to_stackcomponent_id"):
+            "from_stackcomponent_id", "to_stackcomponent_id"
+        ):
             below[upper].append(lower)
         measurements = list(stack.measurements.order_by("position"))
         by_component: dict[int, dict[str, StackMeasurement]] = defaultdict(dict)
@@ -87,19 +88,35 @@ class StackView:
         file system: its best run against the ceiling."""
         steps = []
         for layer in COMPONENT_LAYERS:
-            rows = [m for m in self.layer_rows if m.layer == layer and m.operation == operation
-                    and m.expected is not None]
+            rows = [
+                m for m in self.layer_rows if m.layer == layer and m.operation == operation and m.expected is not None
+            ]
             if rows:
                 measured, expected = sum(m.measured for m in rows), sum(m.expected for m in rows)
-                steps.append({"layer": layer, "label": f"{layer.replace('_', ' ')} ({len(rows)})",
-                              "measured": measured, "expected": expected,
-                              "efficiency": measured / expected if expected else None, "count": len(rows)})
+                steps.append(
+                    {
+                        "layer": layer,
+                        "label": f"{layer.replace('_', ' ')} ({len(rows)})",
+                        "measured": measured,
+                        "expected": expected,
+                        "efficiency": measured / expected if expected else None,
+                        "count": len(rows),
+                    }
+                )
         runs = [m for m in self.file_system_rows if m.operation == operation]
         ceiling = self.stack.ceiling(operation)
         if runs and ceiling:
             best = max(runs, key=lambda m: m.measured)
-            steps.append({"layer": "file_system", "label": "file system (best run)", "measured": best.measured,
-                          "expected": ceiling, "efficiency": best.measured / ceiling, "count": len(runs)})
+            steps.append(
+                {
+                    "layer": "file_system",
+                    "label": "file system (best run)",
+                    "measured": best.measured,
+                    "expected": ceiling,
+                    "efficiency": best.measured / ceiling,
+                    "count": len(runs),
+                }
+            )
         return steps
 
     def loss(self, operation: str) -> dict[str, Any] | None:
@@ -113,12 +130,16 @@ class StackView:
         servers: dict[str, dict[str, Any]] = {}
         grouped: set[int] = set()
         for component in self.components.values():
-            entry = servers.setdefault(component.server.name, {"server": component.server, "groups": [],
-                                                                "drives": [], "built": [], "network": []})
+            entry = servers.setdefault(
+                component.server.name,
+                {"server": component.server, "groups": [], "drives": [], "built": [], "network": []},
+            )
             node = self._node(component)
             if component.layer == "device_group":
-                node.children = [self._node(self.components[pk]) for pk in sorted(
-                    self.below[component.pk], key=lambda pk: self.components[pk].name)]
+                node.children = [
+                    self._node(self.components[pk])
+                    for pk in sorted(self.below[component.pk], key=lambda pk: self.components[pk].name)
+                ]
                 grouped.update(self.below[component.pk])
                 entry["groups"].append(node)
             elif component.layer in ("block", "local_fs", "ost"):
@@ -140,8 +161,11 @@ class StackView:
         for component in self.components.values():
             if component.layer in ("block", "local_fs"):
                 tables[tuple(sorted(self._groups_under(component.pk)))].append(self._node(component))
-        return [{"groups": list(key), "rows": sorted(rows, key=lambda n: (n.component.layer, n.component.name))}
-                for key, rows in sorted(tables.items()) if key]
+        return [
+            {"groups": list(key), "rows": sorted(rows, key=lambda n: (n.component.layer, n.component.name))}
+            for key, rows in sorted(tables.items())
+            if key
+        ]
 
     def _groups_under(self, pk: int) -> set[str]:
         names: set[str] = set()
@@ -158,30 +182,44 @@ class StackView:
 
 
 def stack_list(request: HttpRequest) -> HttpResponse:
-    stacks = (Stack.objects.select_related("system__institution")
-              .annotate(layer_rows=Count("measurements", filter=Q(measurements__component__isnull=False)),
-                        outliers=Count("measurements", filter=Q(measurements__is_outlier=True)),
-                        over_ceiling=Count("measurements", filter=Q(measurements__over_ceiling=True)))
-              .order_by("name"))
+    stacks = (
+        Stack.objects.select_related("system__institution")
+        .annotate(
+            layer_rows=Count("measurements", filter=Q(measurements__component__isnull=False)),
+            outliers=Count("measurements", filter=Q(measurements__is_outlier=True)),
+            over_ceiling=Count("measurements", filter=Q(measurements__over_ceiling=True)),
+        )
+        .order_by("name")
+    )
     return render(request, "stacks/stack_list.html", {"stacks": stacks})
 
 
 def stack_detail(request: HttpRequest, name: str) -> HttpResponse:
     stack = get_object_or_404(Stack.objects.select_related("system__institution"), name=name)
     view = StackView.load(stack)
-    charts = [Chart(f"fig-stack-{operation}", layers_figure(view.layer_steps(operation), operation))
-              for operation in BANDWIDTH_OPERATIONS if view.layer_steps(operation)]
-    return render(request, "stacks/stack_detail.html", {
-        "stack": stack,
-        "view": view,
-        "charts": charts,
-        "losses": [(operation, view.loss(operation)) for operation in BANDWIDTH_OPERATIONS],
-        "specs": stack.specs.order_by("kind", "key"),
-        "servers": stack.servers.order_by("name"),
-        "ior_points": stack.ior_points_against_ceiling(),
-        "runs": (stack.system.runs.filter(kind="io500").prefetch_related("anomalies").order_by("-score_bw", "pk")[:20]
-                 if stack.system else []),
-    })
+    charts = [
+        Chart(f"fig-stack-{operation}", layers_figure(view.layer_steps(operation), operation))
+        for operation in BANDWIDTH_OPERATIONS
+        if view.layer_steps(operation)
+    ]
+    return render(
+        request,
+        "stacks/stack_detail.html",
+        {
+            "stack": stack,
+            "view": view,
+            "charts": charts,
+            "losses": [(operation, view.loss(operation)) for operation in BANDWIDTH_OPERATIONS],
+            "specs": stack.specs.order_by("kind", "key"),
+            "servers": stack.servers.order_by("name"),
+            "ior_points": stack.ior_points_against_ceiling(),
+            "runs": (
+                stack.system.runs.filter(kind="io500").prefetch_related("anomalies").order_by("-score_bw", "pk")[:20]
+                if stack.system
+                else []
+            ),
+        },
+    )
 
 
 def stack_compare(request: HttpRequest) -> HttpResponse:
@@ -191,8 +229,19 @@ def stack_compare(request: HttpRequest) -> HttpResponse:
     for name in names:
         if name in stacks:
             view = StackView.load(stacks[name])
-            columns.append({"stack": stacks[name], "view": view,
-                            "steps": {operation: view.layer_steps(operation) for operation in BANDWIDTH_OPERATIONS}})
-    return render(request, "stacks/stack_compare.html", {
-        "columns": columns, "names": names, "all_stacks": Stack.objects.order_by("name").values_list("name", flat=True),
-    })
+            columns.append(
+                {
+                    "stack": stacks[name],
+                    "view": view,
+                    "steps": {operation: view.layer_steps(operation) for operation in BANDWIDTH_OPERATIONS},
+                }
+            )
+    return render(
+        request,
+        "stacks/stack_compare.html",
+        {
+            "columns": columns,
+            "names": names,
+            "all_stacks": Stack.objects.order_by("name").values_list("name", flat=True),
+        },
+    )

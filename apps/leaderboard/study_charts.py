@@ -48,11 +48,16 @@ def grouped_bars_figure(table: dict[str, Any], title: str, unit: str) -> dict[st
     for row, colour in zip(table["body"], series_colours(len(table["body"])), strict=True):
         means = [cell.mean if cell else None for cell in row["cells"]]
         spreads = [cell.stddev if cell and cell.stddev is not None else 0 for cell in row["cells"]]
-        traces.append(bar(
-            x=columns, y=means, name=_label(row["row"]), marker={"color": colour},
-            error_y={"type": "data", "array": spreads, "visible": True},
-            hovertemplate=_hover(_label(row["row"]), unit),
-        ))
+        traces.append(
+            bar(
+                x=columns,
+                y=means,
+                name=_label(row["row"]),
+                marker={"color": colour},
+                error_y={"type": "data", "array": spreads, "visible": True},
+                hovertemplate=_hover(_label(row["row"]), unit),
+            )
+        )
     return figure(traces, escaped(title), barmode="group", **_axes(" · ".join(table["columns"]), unit))
 
 
@@ -62,11 +67,17 @@ def lines_figure(table: dict[str, Any], title: str, unit: str) -> dict[str, Any]
     traces = []
     for row, colour in zip(table["body"], series_colours(len(table["body"])), strict=True):
         present = [(x, cell) for x, cell in zip(xs, row["cells"], strict=True) if cell and cell.mean is not None]
-        traces.append(scatter(
-            x=[x for x, _ in present], y=[cell.mean for _, cell in present], mode="lines+markers",
-            name=_label(row["row"]), marker={"color": colour}, line={"color": colour},
-            error_y={"type": "data", "array": [cell.stddev or 0 for _, cell in present], "visible": True},
-            hovertemplate=_hover(_label(row["row"]), unit),
-        ))
+        traces.append(
+            scatter(
+                x=[x for x, _ in present],
+                y=[cell.mean for _, cell in present],
+                mode="lines+markers",
+                name=_label(row["row"]),
+                marker={"color": colour},
+                line={"color": colour},
+                error_y={"type": "data", "array": [cell.stddev or 0 for _, cell in present], "visible": True},
+                hovertemplate=_hover(_label(row["row"]), unit),
+            )
+        )
     ticks = {"type": "log", "tickmode": "array", "tickvals": xs, "ticktext": [str(x) for x in xs]}
     return figure(traces, escaped(title), **_axes(table["columns"][0], unit, **ticks))

@@ -66,13 +66,15 @@ def study_list(request: HttpRequest) -> HttpResponse:
 
 
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    study = get_object_or_404(Study.objects.select_related("system__institution", "lustre_build", "upload",
-                                                           "scaling_series"), pk=pk)
+    study = get_object_or_404(
+        Study.objects.select_related("system__institution", "lustre_build", "upload", "scaling_series"), pk=pk
+    )
     points = study.ordered_points(study.points.order_by("source", "test_index", "operation", "pk"))
     operations = sorted({point.operation for point in points}, key=lambda op: (op != "write", op))
     varying = varying_axes(points)
-    problem = (_unknown("operation", request.GET.get("operation"), operations)
-               or _unknown("columns", request.GET.get("columns"), varying))
+    problem = _unknown("operation", request.GET.get("operation"), operations) or _unknown(
+        "columns", request.GET.get("columns"), varying
+    )
     if problem:
         return render(request, "400.html", {"message": problem}, status=400)
     operation = request.GET.get("operation") or (operations[0] if operations else "write")

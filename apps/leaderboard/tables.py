@@ -36,10 +36,14 @@ COLUMN_GROUPS = [
     ("per-server", "Per storage server", False),
 ]
 
+
 def column_class(column: ListColumn) -> str:
     """The CSS classes of a column's header and cells: its chooser group and whether narrow screens hide it."""
-    return " ".join(name for name in (f"col-{column.group}" if column.group else "",
-                                      "wide-only" if column.wide_only else "") if name)
+    return " ".join(
+        name
+        for name in (f"col-{column.group}" if column.group else "", "wide-only" if column.wide_only else "")
+        if name
+    )
 
 
 def column_choices(sort: str | None) -> list[tuple[str, str, bool]]:
@@ -71,7 +75,8 @@ class Header:
             f'<th scope="col" class="{"num" if column.numeric else ""} {self.state} {CELL_CLASSES[column.key]}" '
             f'aria-sort="{self.aria_sort}" '
             f'title="{escape(column.title)}" data-column="{column.key}"><a href="{escape(self.href)}">'
-            f"{escape(column.header)}</a></th>")
+            f"{escape(column.header)}</a></th>"
+        )
 
 
 def headers(current: str | None, default: str, query: QueryDict | None = None) -> list[Header]:
@@ -95,7 +100,7 @@ def headers(current: str | None, default: str, query: QueryDict | None = None) -
 
 SCORE = COLUMNS_BY_KEY["score"]
 #: The columns after the score, each a measured number in a cell of its own.
-MEASURES = [column for column in TABLE_COLUMNS[TABLE_COLUMNS.index(SCORE) + 1:] if column.digits is not None]
+MEASURES = [column for column in TABLE_COLUMNS[TABLE_COLUMNS.index(SCORE) + 1 :] if column.digits is not None]
 
 
 @dataclass
@@ -131,21 +136,29 @@ class Row:
     def from_listed(cls, entry, run_dates: dict | None = None) -> "Row":
         """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed); `run_dates`:
         run id -> the run's date (run_dates)."""
-        return cls(**cls._columns(entry, frozen=False), badges=entry.badges,
-                   run_date=(run_dates or {}).get(entry.run_id))
+        return cls(
+            **cls._columns(entry, frozen=False), badges=entry.badges, run_date=(run_dates or {}).get(entry.run_id)
+        )
 
     @classmethod
     def from_entry(cls, entry) -> "Row":
         """From a frozen edition's entry; year, anomalies and badges are its run's."""
         run = entry.run
-        return cls(**cls._columns(entry, frozen=True), badges=run.badges if run else [],
-                   run_date=run.run_timestamp.date() if run and run.run_timestamp else None)
+        return cls(
+            **cls._columns(entry, frozen=True),
+            badges=run.badges if run else [],
+            run_date=run.run_timestamp.date() if run and run.run_timestamp else None,
+        )
 
     @staticmethod
     def _columns(entry, *, frozen: bool) -> dict:
         """The table columns' values of a live or frozen entry, and the ids and reason both keep."""
-        return {**{column.key: column_value(column, entry, frozen=frozen) for column in TABLE_COLUMNS},
-                "run_id": entry.run_id, "system_id": entry.system_id, "exclusion_reason": entry.exclusion_reason}
+        return {
+            **{column.key: column_value(column, entry, frozen=frozen) for column in TABLE_COLUMNS},
+            "run_id": entry.run_id,
+            "system_id": entry.system_id,
+            "exclusion_reason": entry.exclusion_reason,
+        }
 
     @property
     def excluded(self) -> bool:
@@ -154,7 +167,8 @@ class Row:
     def html(self) -> SafeString:
         """The row's <tr>: built here with its cells, one template lookup per row instead of four."""
         return mark_safe(  # noqa: S308 - the run id is a number, the cells are escaped
-            f'<tr class="{"excluded" if self.excluded else ""}" data-run="{self.run_id or ""}">{self.cells()}</tr>')
+            f'<tr class="{"excluded" if self.excluded else ""}" data-run="{self.run_id or ""}">{self.cells()}</tr>'
+        )
 
     def run_label(self) -> str:
         """How a row names its run: its date and the list it was made for ("2020-06-01 · ISC20"), else its year,
@@ -177,20 +191,36 @@ class Row:
         """
         classes = CELL_CLASSES
         rank = "—" if self.rank is None else f"#{self.rank}"
-        compare = (f'<input type="checkbox" name="runs" value="{self.run_id}" form="compare-form" '
-                   f'aria-label="compare run {self.run_id}">' if self.run_id else "")
-        system = (f'<a href="{_path("system-detail", self.system_id)}">{escape(self.system)}</a>'
-                  if self.system_id else escape(self.system))
+        compare = (
+            f'<input type="checkbox" name="runs" value="{self.run_id}" form="compare-form" '
+            f'aria-label="compare run {self.run_id}">'
+            if self.run_id
+            else ""
+        )
+        system = (
+            f'<a href="{_path("system-detail", self.system_id)}">{escape(self.system)}</a>'
+            if self.system_id
+            else escape(self.system)
+        )
         label = escape(self.run_label())
-        run = (f'<a href="{_path("run-detail", self.run_id)}" title="run {self.run_id}">{label}</a>'
-               if self.run_id else label)
-        badges = "".join(f'<span class="badge {escape(a.severity)}" title="{escape(a.message)}">{escape(a.rule)}</span>'
-                         for a in self.badges)
+        run = (
+            f'<a href="{_path("run-detail", self.run_id)}" title="run {self.run_id}">{label}</a>'
+            if self.run_id
+            else label
+        )
+        badges = "".join(
+            f'<span class="badge {escape(a.severity)}" title="{escape(a.message)}">{escape(a.rule)}</span>'
+            for a in self.badges
+        )
         if self.excluded:
-            badges += ('<span class="badge error">excluded</span><div class="reason">'
-                       f'{linebreaksbr(self.exclusion_reason, autoescape=True)}</div>')
-        numbers = "".join(f'<td class="num {classes[column.key]}">{_number(getattr(self, column.key), column.digits)}'
-                          "</td>" for column in MEASURES)
+            badges += (
+                '<span class="badge error">excluded</span><div class="reason">'
+                f"{linebreaksbr(self.exclusion_reason, autoescape=True)}</div>"
+            )
+        numbers = "".join(
+            f'<td class="num {classes[column.key]}">{_number(getattr(self, column.key), column.digits)}</td>'
+            for column in MEASURES
+        )
         wide = classes["nodes"]  # institution, run, vendor, file system and the counts: the same classes
         return mark_safe(  # noqa: S308 - every value above is escaped or a number
             f'<td>{compare}</td><td class="num rank">{rank}</td>'
@@ -206,8 +236,10 @@ def run_dates(entries) -> dict[int, date]:
     """Run id -> run date for a page of list entries: one primary-key query for the page (list entries keep the
     year only, and a page names each run by its date)."""
     ids = [entry.run_id for entry in entries]
-    return {pk: when.date() for pk, when in Run.objects.filter(pk__in=ids, run_timestamp__isnull=False)
-            .values_list("pk", "run_timestamp")}
+    return {
+        pk: when.date()
+        for pk, when in Run.objects.filter(pk__in=ids, run_timestamp__isnull=False).values_list("pk", "run_timestamp")
+    }
 
 
 #: An id no object has, reversed once in place of the real ones (`_path`).

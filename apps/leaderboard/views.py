@@ -28,9 +28,11 @@ from apps.results.services.review import clause_outcomes, reproducibility_report
 from apps.web.page_cache import cache_page_until_data_changes
 
 MAX_COMPARED = 6
-FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
-           '<rect width="16" height="16" rx="3" fill="#1f5fbf"/>'
-           '<path d="M4 12V7M8 12V4M12 12V9" stroke="#fff" stroke-width="2"/></svg>')
+FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    '<rect width="16" height="16" rx="3" fill="#1f5fbf"/>'
+    '<path d="M4 12V7M8 12V4M12 12V9" stroke="#fff" stroke-width="2"/></svg>'
+)
 
 
 def _list_info(kind: str) -> ListKind:
@@ -47,18 +49,22 @@ def live_list(request, kind: str = PRIMARY_LIST):
     entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
     page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
     dates = run_dates(page)
-    return render(request, "leaderboard/list.html", {
-        "info": info,
-        "form": form,
-        "page": page,
-        "rows": [Row.from_listed(entry, dates) for entry in page],
-        "headers": headers(form.sort_key, info.default_sort, request.GET),
-        "column_choices": column_choices(form.sort_key),
-        "filesystems": state.filesystems if state else [],
-        "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
-        "lists": LIST_KINDS.values(),
-        "split_edition": SPLIT_EDITION,
-    })
+    return render(
+        request,
+        "leaderboard/list.html",
+        {
+            "info": info,
+            "form": form,
+            "page": page,
+            "rows": [Row.from_listed(entry, dates) for entry in page],
+            "headers": headers(form.sort_key, info.default_sort, request.GET),
+            "column_choices": column_choices(form.sort_key),
+            "filesystems": state.filesystems if state else [],
+            "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
+            "lists": LIST_KINDS.values(),
+            "split_edition": SPLIT_EDITION,
+        },
+    )
 
 
 def live_list_export(request, kind: str, fmt: str):
@@ -69,8 +75,12 @@ def live_list_export(request, kind: str, fmt: str):
     records = exports.run_records(entries.runs())
     if fmt == "csv":
         return exports.csv_response(records, exports.RUN_COLUMNS, exports.phase_columns(entries), filename)
-    meta = {"list": info.slug, "title": info.title, "filters": form.criteria(),
-            "sort": form.sort_key or info.default_sort}
+    meta = {
+        "list": info.slug,
+        "title": info.title,
+        "filters": form.criteria(),
+        "sort": form.sort_key or info.default_sort,
+    }
     return exports.json_response(records, meta, filename)
 
 
@@ -92,10 +102,15 @@ def edition_index(request):
     grouped: dict[str, list[Edition]] = {}
     for edition in editions:
         grouped.setdefault(edition.name, []).append(edition)
-    groups = [{"name": name, "lists": sorted(lists, key=lambda edition: edition.list_kind),
-               "title": next((edition.title for edition in lists if edition.title), ""),
-               "frozen_at": min(edition.frozen_at for edition in lists)}
-              for name, lists in grouped.items()]
+    groups = [
+        {
+            "name": name,
+            "lists": sorted(lists, key=lambda edition: edition.list_kind),
+            "title": next((edition.title for edition in lists if edition.title), ""),
+            "frozen_at": min(edition.frozen_at for edition in lists),
+        }
+        for name, lists in grouped.items()
+    ]
     return render(request, "leaderboard/editions.html", {"groups": groups})
 
 
@@ -105,18 +120,22 @@ def edition_list(request, name: str, kind: str | None = None):
     entries = edition_entries(edition, form.criteria(), form.sort_key)
     page = Paginator(entries, form.page_size).get_page(request.GET.get("page"))
     info = LIST_KINDS[edition.list_kind]
-    return render(request, "leaderboard/list.html", {
-        "info": info,
-        "edition": edition,
-        "siblings": siblings,
-        "form": form,
-        "page": page,
-        "rows": [Row.from_entry(entry) for entry in page],
-        "headers": headers(form.sort_key, "rank", request.GET),
-        "column_choices": column_choices(form.sort_key),
-        "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
-        "lists": LIST_KINDS.values(),
-    })
+    return render(
+        request,
+        "leaderboard/list.html",
+        {
+            "info": info,
+            "edition": edition,
+            "siblings": siblings,
+            "form": form,
+            "page": page,
+            "rows": [Row.from_entry(entry) for entry in page],
+            "headers": headers(form.sort_key, "rank", request.GET),
+            "column_choices": column_choices(form.sort_key),
+            "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
+            "lists": LIST_KINDS.values(),
+        },
+    )
 
 
 def edition_export(request, name: str, kind: str, fmt: str):
@@ -127,8 +146,14 @@ def edition_export(request, name: str, kind: str, fmt: str):
     records = exports.entry_records(entries)
     if fmt == "csv":
         return exports.csv_response(records, exports.ENTRY_COLUMNS, [], filename)
-    meta = {"edition": edition.name, "list": edition.list_kind, "title": edition.title,
-            "frozen_at": edition.frozen_at, "filters": form.criteria(), "sort": form.sort_key or "rank"}
+    meta = {
+        "edition": edition.name,
+        "list": edition.list_kind,
+        "title": edition.title,
+        "frozen_at": edition.frozen_at,
+        "filters": form.criteria(),
+        "sort": form.sort_key or "rank",
+    }
     return exports.json_response(records, meta, filename)
 
 
@@ -136,12 +161,21 @@ def _score_checks(run) -> list[dict]:
     """Computed against reported score; "agrees" is the run's print-precision rule (Run.score_agreement)."""
     agreement = run.score_agreement()
     checks = []
-    for label, component, computed, reported in (("Score", "total", run.score_total, run.reported_total),
-                                                 ("Bandwidth (GiB/s)", "bw", run.score_bw, run.reported_bw),
-                                                 ("Metadata (kIOPS)", "md", run.score_md, run.reported_md)):
+    for label, component, computed, reported in (
+        ("Score", "total", run.score_total, run.reported_total),
+        ("Bandwidth (GiB/s)", "bw", run.score_bw, run.reported_bw),
+        ("Metadata (kIOPS)", "md", run.score_md, run.reported_md),
+    ):
         percent = 100 * (computed / reported - 1) if computed is not None and reported else None
-        checks.append({"label": label, "computed": computed, "reported": reported, "percent": percent,
-                       "agrees": agreement.get(component, False)})
+        checks.append(
+            {
+                "label": label,
+                "computed": computed,
+                "reported": reported,
+                "percent": percent,
+                "agrees": agreement.get(component, False),
+            }
+        )
     return checks
 
 
@@ -149,10 +183,13 @@ def _medians_list(run, placements) -> ListKind:
     """The list whose per-phase medians a run's phases are drawn against: one of its own track (a production run
     against production runs), keeping medians (ListKind.keeps_medians). The track is that of the run's first ranked
     placement, else production when the committee accepted its production declaration, else research."""
-    track = next((kind.track for kind, rank in placements if rank and kind.track),
-                 "production" if run.production_accepted else "research")
-    return next((kind for kind in LIST_KINDS.values() if kind.track == track and kind.keeps_medians),
-                LIST_KINDS[PRIMARY_LIST])
+    track = next(
+        (kind.track for kind, rank in placements if rank and kind.track),
+        "production" if run.production_accepted else "research",
+    )
+    return next(
+        (kind for kind in LIST_KINDS.values() if kind.track == track and kind.keeps_medians), LIST_KINDS[PRIMARY_LIST]
+    )
 
 
 def run_detail(request, pk: int):
@@ -166,31 +203,36 @@ def run_detail(request, pk: int):
     edition, outcomes = clause_outcomes(run)
     stack = Stack.of_system(run.system_id)
     anomalies = list(run.anomalies.all())
-    return render(request, "leaderboard/run_detail.html", {
-        "stack": stack,
-        "hardware_efficiency": stack.run_efficiency(phases) if stack else [],
-        "run": run,
-        "system": run.system,
-        "phases": phases,
-        "score_checks": _score_checks(run),
-        "placements": placements,
-        "ranked_placements": [(kind, rank) for kind, rank in placements if rank],
-        "list_edition": rules_edition_of_date(run.run_timestamp.date().isoformat()) if run.run_timestamp else None,
-        "warnings": [anomaly for anomaly in anomalies if anomaly.severity == "warn"],
-        "errors": [anomaly for anomaly in anomalies if anomaly.severity == "error"],
-        "medians_list": medians_list,
-        "edition_entries": edition_placements,
-        "config": sorted(flatten(run.config or {}).items()),
-        "info_fields": sorted(flatten(run.info or {}).items()),
-        "statistics": statistics,
-        "chart": charts.phases_against_median(phases, statistics.phase_medians if statistics else {},
-                                              medians_list.title),
-        "rank_charts": [(stats, charts.rank_runtimes(stats)) for stats in run.rank_stats.all()],
-        "edition": edition,
-        "clause_outcomes": outcomes,
-        "citations": citations_from(run, edition_placements, ranks),
-        "reproducibility": reproducibility_report(run, staff=request.user.is_staff),
-    })
+    return render(
+        request,
+        "leaderboard/run_detail.html",
+        {
+            "stack": stack,
+            "hardware_efficiency": stack.run_efficiency(phases) if stack else [],
+            "run": run,
+            "system": run.system,
+            "phases": phases,
+            "score_checks": _score_checks(run),
+            "placements": placements,
+            "ranked_placements": [(kind, rank) for kind, rank in placements if rank],
+            "list_edition": rules_edition_of_date(run.run_timestamp.date().isoformat()) if run.run_timestamp else None,
+            "warnings": [anomaly for anomaly in anomalies if anomaly.severity == "warn"],
+            "errors": [anomaly for anomaly in anomalies if anomaly.severity == "error"],
+            "medians_list": medians_list,
+            "edition_entries": edition_placements,
+            "config": sorted(flatten(run.config or {}).items()),
+            "info_fields": sorted(flatten(run.info or {}).items()),
+            "statistics": statistics,
+            "chart": charts.phases_against_median(
+                phases, statistics.phase_medians if statistics else {}, medians_list.title
+            ),
+            "rank_charts": [(stats, charts.rank_runtimes(stats)) for stats in run.rank_stats.all()],
+            "edition": edition,
+            "clause_outcomes": outcomes,
+            "citations": citations_from(run, edition_placements, ranks),
+            "reproducibility": reproducibility_report(run, staff=request.user.is_staff),
+        },
+    )
 
 
 def run_upload(request, pk: int):
@@ -209,24 +251,32 @@ def run_upload(request, pk: int):
 def system_detail(request, pk: int):
     system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
     runs = list(
-        system.runs.without_pending_claims().select_related("lustre_build")
+        system.runs.without_pending_claims()
+        .select_related("lustre_build")
         .without_large_fields()
         .with_badges()
         .order_by(F("run_timestamp").desc(nulls_last=True), F("year").desc(nulls_last=True), "-pk")
     )
     shown = [kind.slug for kind in LIST_KINDS.values() if kind.on_run_pages]
     entries = ListEntry.objects.filter(system=system, kind__in=shown).with_rank().values_list("kind", "run_id", "rank")
-    placements = sorted(((LIST_KINDS[kind], run_id, rank) for kind, run_id, rank in entries),
-                        key=lambda placement: shown.index(placement[0].slug))
-    return render(request, "leaderboard/system_detail.html", {
-        "system": system,
-        "runs": runs,
-        "placements": placements,
-        "edition_entries": EditionEntry.objects.filter(system=system).select_related("edition")
-        .order_by("-edition__frozen_at", "edition__list_kind"),
-        "aliases": system.aliases.all(),
-        "chart": charts.score_timeline(runs),
-    })
+    placements = sorted(
+        ((LIST_KINDS[kind], run_id, rank) for kind, run_id, rank in entries),
+        key=lambda placement: shown.index(placement[0].slug),
+    )
+    return render(
+        request,
+        "leaderboard/system_detail.html",
+        {
+            "system": system,
+            "runs": runs,
+            "placements": placements,
+            "edition_entries": EditionEntry.objects.filter(system=system)
+            .select_related("edition")
+            .order_by("-edition__frozen_at", "edition__list_kind"),
+            "aliases": system.aliases.all(),
+            "chart": charts.score_timeline(runs),
+        },
+    )
 
 
 #: The largest id a run can have (a PostgreSQL bigint); a larger number is no run's id.
@@ -255,8 +305,9 @@ def compare(request):
         problem = f"Give between 2 and {MAX_COMPARED} run ids, e.g. ?runs=12,34."
     if problem or not ids:
         picker_form = SystemSearchForm(request.GET)
-        context.update({"problem": problem, "picker_query": picker_form.query,
-                        "picker": pickable_runs(picker_form.query)})
+        context.update(
+            {"problem": problem, "picker_query": picker_form.query, "picker": pickable_runs(picker_form.query)}
+        )
         return render(request, "leaderboard/compare.html", context, status=400 if problem else 200)
     try:
         runs = load_runs(ids)
@@ -264,10 +315,18 @@ def compare(request):
         raise Http404(str(missing)) from missing
     diff = diff_runs(runs)
     noise = noise_verdicts(runs, diff)
-    context.update({"runs": runs, "diff": diff, "summaries": list(zip(runs[1:], diff.summaries(), strict=True)),
-                    "chart": charts.compare_phases(diff, noise), "noise": noise,
-                    "noise_by_row": {verdict.name: verdict.beyond for verdict in noise},
-                    "noise_sigmas": NOISE_SIGMAS, "list_warning": mixed_lists_warning(ids)})
+    context.update(
+        {
+            "runs": runs,
+            "diff": diff,
+            "summaries": list(zip(runs[1:], diff.summaries(), strict=True)),
+            "chart": charts.compare_phases(diff, noise),
+            "noise": noise,
+            "noise_by_row": {verdict.name: verdict.beyond for verdict in noise},
+            "noise_sigmas": NOISE_SIGMAS,
+            "list_warning": mixed_lists_warning(ids),
+        }
+    )
     return render(request, "leaderboard/compare.html", context)
 
 
@@ -283,10 +342,17 @@ def custom_list(request, token: str):
     custom = get_object_or_404(CustomList, token=token)
     entries = CustomListRows(custom)
     page = Paginator(entries, ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
-    return render(request, "leaderboard/custom_list.html", {
-        "custom": custom, "base": LIST_KINDS[custom.base_list], "page": page, "rows": page.object_list,
-        "entries": entries,
-    })
+    return render(
+        request,
+        "leaderboard/custom_list.html",
+        {
+            "custom": custom,
+            "base": LIST_KINDS[custom.base_list],
+            "page": page,
+            "rows": page.object_list,
+            "entries": entries,
+        },
+    )
 
 
 def custom_list_export(request, token: str, fmt: str):
@@ -303,8 +369,13 @@ def custom_list_export(request, token: str, fmt: str):
     filename = f"ioboard-custom-{custom.token}"
     if fmt == "csv":
         return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
-    meta = {"custom_list": custom.token, "name": custom.name, "equation": custom.equation,
-            "base_list": custom.base_list, "complete": entries.complete}
+    meta = {
+        "custom_list": custom.token,
+        "name": custom.name,
+        "equation": custom.equation,
+        "base_list": custom.base_list,
+        "complete": entries.complete,
+    }
     return exports.json_response(records, meta, filename)
 
 

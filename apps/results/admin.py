@@ -32,8 +32,9 @@ class RunReviewFormBase(forms.ModelForm):
 
     target_level = forms.ChoiceField(choices=[("", "—"), *LEVELS.items()], required=False)
     target_list = forms.ChoiceField(choices=[("", "—"), *((name, name) for name in TARGET_LISTS)], required=False)
-    production_applications = forms.BooleanField(required=False, label="Declared: runs production applications "
-                                                 "on a regular, frequent and ongoing basis")
+    production_applications = forms.BooleanField(
+        required=False, label="Declared: runs production applications on a regular, frequent and ongoing basis"
+    )
     no_single_point_of_failure = forms.BooleanField(required=False, label="Declared: no single point of failure")
     production_description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
     acknowledged_rules = forms.BooleanField(required=False, label="Submitter acknowledged the rules")
@@ -52,7 +53,8 @@ class RunReviewFormBase(forms.ModelForm):
         production = data.get("production") or {}
         acknowledgements = data.get("acknowledgements") or {}
         self.initial.update(
-            target_level=data.get("target_level", ""), target_list=data.get("target_list", ""),
+            target_level=data.get("target_level", ""),
+            target_list=data.get("target_list", ""),
             production_applications=production.get("production_applications", False),
             no_single_point_of_failure=production.get("no_single_point_of_failure", False),
             production_description=production.get("description", ""),
@@ -72,22 +74,32 @@ class RunReviewFormBase(forms.ModelForm):
             elif text:
                 questionnaire[name] = text
         try:
-            self.reproducibility = clean_reproducibility({
-                "questionnaire": questionnaire, "target_level": cleaned.get("target_level"),
-                "target_list": cleaned.get("target_list"),
-                "production": {"production_applications": cleaned.get("production_applications", False),
-                               "no_single_point_of_failure": cleaned.get("no_single_point_of_failure", False),
-                               "description": cleaned.get("production_description", "")},
-                "acknowledgements": {"rules": cleaned.get("acknowledged_rules", False),
-                                     "publication": cleaned.get("acknowledged_publication", False)},
-            })
+            self.reproducibility = clean_reproducibility(
+                {
+                    "questionnaire": questionnaire,
+                    "target_level": cleaned.get("target_level"),
+                    "target_list": cleaned.get("target_list"),
+                    "production": {
+                        "production_applications": cleaned.get("production_applications", False),
+                        "no_single_point_of_failure": cleaned.get("no_single_point_of_failure", False),
+                        "description": cleaned.get("production_description", ""),
+                    },
+                    "acknowledgements": {
+                        "rules": cleaned.get("acknowledged_rules", False),
+                        "publication": cleaned.get("acknowledged_publication", False),
+                    },
+                }
+            )
         except QuestionnaireError as error:
             raise forms.ValidationError(str(error)) from error
         decisions = {name: cleaned.get(name) for name in REVIEW_FIELDS if name in self.changed_data}
         try:  # the committee's decisions are checked as review_run checks them, against the answers as saved
-            check_decisions(self.reproducibility, status=decisions.get("review_status"),
-                            level=decisions.get("reproducibility_level"),
-                            production_accepted=decisions.get("production_accepted"))
+            check_decisions(
+                self.reproducibility,
+                status=decisions.get("review_status"),
+                level=decisions.get("reproducibility_level"),
+                production_accepted=decisions.get("production_accepted"),
+            )
         except ReviewError as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
@@ -98,10 +110,14 @@ class RunReviewFormBase(forms.ModelForm):
 
 
 #: One declared text field per questionnaire section, so the admin lays them out with the run's own fields.
-RunReviewForm = type("RunReviewForm", (RunReviewFormBase,), {
-    f"section_{name}": forms.CharField(label=title, required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    for name, title in SECTIONS.items()
-})
+RunReviewForm = type(
+    "RunReviewForm",
+    (RunReviewFormBase,),
+    {
+        f"section_{name}": forms.CharField(label=title, required=False, widget=forms.Textarea(attrs={"rows": 2}))
+        for name, title in SECTIONS.items()
+    },
+)
 
 
 class ResultsAdmin(admin.ModelAdmin):
@@ -248,10 +264,32 @@ class AnomalyInline(admin.TabularInline):
 @admin.register(models.Run)
 class RunAdmin(ResultsAdmin):
     form = RunReviewForm
-    list_display = ["pk", "system", "kind", "era", "client_nodes", "score_total", "verification", "flagged",
-                    "review_status", "reproducibility_level", "production_accepted", "owner", "claims_system"]
-    list_filter = ["review_status", SystemClaimFilter, "reproducibility_level", "production_accepted", "kind", "era",
-                   "verification", "valid", "flagged"]
+    list_display = [
+        "pk",
+        "system",
+        "kind",
+        "era",
+        "client_nodes",
+        "score_total",
+        "verification",
+        "flagged",
+        "review_status",
+        "reproducibility_level",
+        "production_accepted",
+        "owner",
+        "claims_system",
+    ]
+    list_filter = [
+        "review_status",
+        SystemClaimFilter,
+        "reproducibility_level",
+        "production_accepted",
+        "kind",
+        "era",
+        "verification",
+        "valid",
+        "flagged",
+    ]
     search_fields = ["system__name", "system__institution__name", "source_path", "content_hash"]
     raw_id_fields = ["system", "upload", "lustre_build"]
     list_select_related = ["system__institution", "upload__uploader"]
@@ -272,18 +310,23 @@ class RunAdmin(ResultsAdmin):
         if not run.pk:
             return "—"
         report = reproducibility_report(run, staff=True)
-        return (f"proposed {report['proposed_level']} (target {report['target_level'] or '—'}, assigned "
-                f"{report['assigned_level']}); sections {report['sections_answered']}/{report['sections_total']}; "
-                f"metadata missing: {', '.join(report['metadata_missing']) or 'none'}; tuning dumps missing: "
-                f"{', '.join(report['tuning_missing']) or 'none'}")
+        return (
+            f"proposed {report['proposed_level']} (target {report['target_level'] or '—'}, assigned "
+            f"{report['assigned_level']}); sections {report['sections_answered']}/{report['sections_total']}; "
+            f"metadata missing: {', '.join(report['metadata_missing']) or 'none'}; tuning dumps missing: "
+            f"{', '.join(report['tuning_missing']) or 'none'}"
+        )
 
     @admin.display(description="Rule clauses (from the files)")
     def rule_clauses(self, run):
         edition, outcomes = clause_outcomes(run) if run.pk else (None, [])
         if edition is None:
             return "—"
-        return format_html("<p>edition {}</p><ul>{}</ul>", edition, format_html_join(
-            "", "<li><b>{}</b> {}: {}</li>", ((o.clause.id, o.outcome, o.detail) for o in outcomes)))
+        return format_html(
+            "<p>edition {}</p><ul>{}</ul>",
+            edition,
+            format_html_join("", "<li><b>{}</b> {}: {}</li>", ((o.clause.id, o.outcome, o.detail) for o in outcomes)),
+        )
 
     def save_model(self, request, obj, form, change):
         """The run's fields through runs.edit; the committee's decisions through review_run, as from the API:
@@ -296,9 +339,14 @@ class RunAdmin(ResultsAdmin):
         with runs.writes():  # the edit and the review, brought in line once
             runs.edit(obj)
             if decisions:
-                review_run(obj, by=request.user, status=decisions.get("review_status"),
-                           level=decisions.get("reproducibility_level"),
-                           production_accepted=decisions.get("production_accepted"), note="changed in the admin")
+                review_run(
+                    obj,
+                    by=request.user,
+                    status=decisions.get("review_status"),
+                    level=decisions.get("reproducibility_level"),
+                    production_accepted=decisions.get("production_accepted"),
+                    note="changed in the admin",
+                )
         if not change:
             schedule_change_detection([obj.pk])  # a new run of a system's history
 
@@ -328,8 +376,14 @@ class RulesEditionAdmin(ResultsAdmin):
 
     @admin.display(description="Clauses of the submission rules in force")
     def rule_clauses(self, edition):
-        return format_html("<ul>{}</ul>", format_html_join(
-            "", "<li><b>{}</b> ({}): {}</li>", ((c.id, c.status.replace("_", " "), c.text) for c in edition.clauses())))
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                "<li><b>{}</b> ({}): {}</li>",
+                ((c.id, c.status.replace("_", " "), c.text) for c in edition.clauses()),
+            ),
+        )
 
 
 @admin.register(models.CustomList)
@@ -440,8 +494,24 @@ class ChangeAdmin(ResultsAdmin):
     list_filter = ["status", "kind", "direction", "detected", "metric"]
     search_fields = ["system__name", "system__institution__name", "metric", "note"]
     list_select_related = ["system__institution", "run_after"]
-    fields = ["system", "metric", "kind", "direction", "magnitude_pct", "confidence", "z", "run_before", "run_after",
-              "attribution", "status", "note", "triaged_by", "triaged_at", "detected", "detected_at"]
+    fields = [
+        "system",
+        "metric",
+        "kind",
+        "direction",
+        "magnitude_pct",
+        "confidence",
+        "z",
+        "run_before",
+        "run_after",
+        "attribution",
+        "status",
+        "note",
+        "triaged_by",
+        "triaged_at",
+        "detected",
+        "detected_at",
+    ]
     readonly_fields = [name for name in fields if name not in ("status", "note")]
 
     def has_add_permission(self, request) -> bool:

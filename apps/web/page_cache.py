@@ -36,8 +36,9 @@ def _page_key(request, version: int) -> str:
     for http:// or for another of the `ALLOWED_HOSTS` must never be served to a reader of https:// or of
     this host: that would send them to plain HTTP or to another site.
     """
-    identity = "\n".join([str(version), request.scheme, request.get_host(), request.get_full_path(),
-                           request.headers.get("Accept", "")])
+    identity = "\n".join(
+        [str(version), request.scheme, request.get_host(), request.get_full_path(), request.headers.get("Accept", "")]
+    )
     return cache_key("page", hashlib.sha256(identity.encode()).hexdigest())
 
 

@@ -84,8 +84,7 @@ def test_the_api_schema_lists_the_new_kind_and_its_upload_field(pingbench_regist
     schema = client.get("/api/v1/schema/?format=json").json()
 
     form = schema["components"]["schemas"]["UploadFormRequest"]["properties"]
-    assert schema["components"]["schemas"]["UploadKindEnum"]["enum"] == ["io500", "mdtest", "ior", "stack",
-                                                                         "pingbench"]
+    assert schema["components"]["schemas"]["UploadKindEnum"]["enum"] == ["io500", "mdtest", "ior", "stack", "pingbench"]
     assert form["kind"]["allOf"][0]["$ref"] == "#/components/schemas/UploadKindEnum"
     assert form["target"]["description"] == "pingbench: the host the line was measured against"
 
@@ -97,11 +96,15 @@ def test_without_the_registry_line_the_schema_does_not_know_it(client):
     assert "target" not in schema["components"]["schemas"]["UploadFormRequest"]["properties"]
 
 
-def test_an_upload_of_the_one_line_format_goes_through(pingbench_registered, alice_client, private_storage,
-                                                       celery_eager, django_capture_on_commit_callbacks):
+def test_an_upload_of_the_one_line_format_goes_through(
+    pingbench_registered, alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        response = alice_client.post("/api/v1/uploads/", {"file": named_file(LINE, "ping.log"), "kind": "pingbench",
-                                                          "target": "oss7"}, format="multipart")
+        response = alice_client.post(
+            "/api/v1/uploads/",
+            {"file": named_file(LINE, "ping.log"), "kind": "pingbench", "target": "oss7"},
+            format="multipart",
+        )
 
     assert response.status_code == 202, response.json()
     status = alice_client.get(response.json()["status_url"]).json()
@@ -110,12 +113,14 @@ def test_an_upload_of_the_one_line_format_goes_through(pingbench_registered, ali
 
 
 def test_a_bare_file_without_the_tools_marker_is_refused(pingbench_registered, alice_client, private_storage):
-    response = alice_client.post("/api/v1/uploads/", {"file": named_file(b"812.5 MB/s\n", "ping.log"),
-                                                      "kind": "pingbench"}, format="multipart")
+    response = alice_client.post(
+        "/api/v1/uploads/", {"file": named_file(b"812.5 MB/s\n", "ping.log"), "kind": "pingbench"}, format="multipart"
+    )
 
     assert response.status_code == 400
     assert response.json()["file"] == [
-        "ping.log: not an archive and not a log of pingbench (no pingbench output in it)"]
+        "ping.log: not an archive and not a log of pingbench (no pingbench output in it)"
+    ]
 
 
 def test_the_uploads_list_filters_by_the_new_kind(pingbench_registered, alice_client, client):

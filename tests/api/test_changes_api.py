@@ -22,8 +22,9 @@ def step(tmp_path):
 def test_the_list_filters_by_system_metric_kind_and_status(anonymous_client, step):
     everything = anonymous_client.get(URL).json()
     assert everything["count"] == Change.objects.count()
-    found = anonymous_client.get(URL, {"system": step.system_id, "metric": "mdtest_easy_write", "kind": "step",
-                                       "status": "new"}).json()
+    found = anonymous_client.get(
+        URL, {"system": step.system_id, "metric": "mdtest_easy_write", "kind": "step", "status": "new"}
+    ).json()
     assert [row["id"] for row in found["results"]] == [step.pk]
     assert found["results"][0]["attribution"][0]["field"] == "patch:LU-16338 lock-free stat path"
     # A +50 % step over +-3 % noise: far beyond four standard errors, with the p-value 1 - confidence rounds away.
@@ -34,8 +35,9 @@ def test_the_list_filters_by_system_metric_kind_and_status(anonymous_client, ste
 
 
 def test_staff_triage_sets_status_note_and_who(staff_client, staff, step):
-    response = staff_client.patch(f"{URL}{step.pk}/", {"status": "acknowledged", "note": "2.15.4 upgrade",
-                                                        "magnitude_pct": 0}, format="json")
+    response = staff_client.patch(
+        f"{URL}{step.pk}/", {"status": "acknowledged", "note": "2.15.4 upgrade", "magnitude_pct": 0}, format="json"
+    )
     assert response.status_code == 200, response.content
     step.refresh_from_db()
     assert (step.status, step.note, step.triaged_by) == ("acknowledged", "2.15.4 upgrade", staff)

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 # The IO500 score written as an equation: the square root of the product of the geometric means of the four
 # bandwidth and the eight metadata phases (io500.org, "Score").
-SCORE_EQUATION = (f"sqrt(({' * '.join(BW_PHASES)}) ^ (1/4) * ({' * '.join(MD_PHASES)}) ^ (1/8))")
+SCORE_EQUATION = f"sqrt(({' * '.join(BW_PHASES)}) ^ (1/4) * ({' * '.join(MD_PHASES)}) ^ (1/8))"
 
 
 def runs_with_random_phases(count: int, seed: int = 7):
@@ -25,9 +25,12 @@ def runs_with_random_phases(count: int, seed: int = 7):
         bw = math.prod(values[name] for name in BW_PHASES) ** (1 / 4)
         md = math.prod(values[name] for name in MD_PHASES) ** (1 / 8)
         run = RunFactory(score_bw=bw, score_md=md, score_total=math.sqrt(bw * md), phases=False)
-        PhaseResult.objects.bulk_create(PhaseResult(run=run, name=name, position=position, value=value,
-                                                    unit="GiB/s" if name in BW_PHASES else "kIOPS")
-                                        for position, (name, value) in enumerate(values.items()))
+        PhaseResult.objects.bulk_create(
+            PhaseResult(
+                run=run, name=name, position=position, value=value, unit="GiB/s" if name in BW_PHASES else "kIOPS"
+            )
+            for position, (name, value) in enumerate(values.items())
+        )
         runs.append(run)
     return runs
 
@@ -74,15 +77,18 @@ def test_a_saved_list_is_shared_by_its_link_and_exported(save, alice_client, cli
     assert len(lines) == 3
 
 
-@pytest.mark.parametrize(("equation", "position"), [
-    ("__import__(os)", 0),
-    ("score.__class__.__mro__", 5),
-    ("2 ^ 100000", 4),
-    ("bw ^ (10 * 10000)", 5),  # computed, yet huge: refused at save, not left to unrank every run
-    ("2 ^ mdtest_easy_write", 4),
-    ("score + " * 100 + "score", 500),
-    ("sqrt(ior_easy_write", 19),
-])
+@pytest.mark.parametrize(
+    ("equation", "position"),
+    [
+        ("__import__(os)", 0),
+        ("score.__class__.__mro__", 5),
+        ("2 ^ 100000", 4),
+        ("bw ^ (10 * 10000)", 5),  # computed, yet huge: refused at save, not left to unrank every run
+        ("2 ^ mdtest_easy_write", 4),
+        ("score + " * 100 + "score", 500),
+        ("sqrt(ior_easy_write", 19),
+    ],
+)
 def test_hostile_equations_get_400_with_the_position(save, alice_client, equation, position):
     response = save(alice_client, equation)
     assert response.status_code == 400
@@ -111,8 +117,9 @@ def test_rows_come_a_page_at_a_time(save, alice_client, anonymous_client):
     assert last["next"] is None
 
 
-def test_a_list_whose_fill_has_not_run_says_it_is_being_ranked(alice_client, client,
-                                                                django_capture_on_commit_callbacks):
+def test_a_list_whose_fill_has_not_run_says_it_is_being_ranked(
+    alice_client, client, django_capture_on_commit_callbacks
+):
     runs_with_random_phases(3)
     with django_capture_on_commit_callbacks(execute=False):  # the fill task is enqueued, not run
         token = post_list(alice_client, "score").json()["token"]
@@ -128,8 +135,9 @@ def test_a_saved_list_belongs_to_the_account_that_saved_it(alice_client, alice, 
     assert CustomList.objects.get(token=token).owner == alice
 
 
-def test_an_account_keeps_at_most_the_configured_number_of_lists(alice_client, bob_client, settings,
-                                                                 django_capture_on_commit_callbacks):
+def test_an_account_keeps_at_most_the_configured_number_of_lists(
+    alice_client, bob_client, settings, django_capture_on_commit_callbacks
+):
     settings.IOBOARD_CUSTOM_LISTS_PER_USER = 3
     with django_capture_on_commit_callbacks(execute=False):
         statuses = [post_list(alice_client, "score").status_code for _ in range(5)]

@@ -53,8 +53,14 @@ def upload(client, data: bytes, capture, name: str = "run.tgz") -> dict:
 
 def snapshot(run: Run) -> tuple:
     run = Run.objects.select_related("system__institution").get(pk=run.pk)
-    return (run.upload_id, run.system.institution.name, run.system.name, run.system.filesystem, run.review_status,
-            run.score_total)
+    return (
+        run.upload_id,
+        run.system.institution.name,
+        run.system.name,
+        run.system.filesystem,
+        run.review_status,
+        run.score_total,
+    )
 
 
 @pytest.fixture
@@ -69,8 +75,8 @@ def operator_run(tmp_path) -> Run:
 
 
 def test_another_accounts_upload_of_the_operators_files_is_already_published_and_changes_nothing(
-        operator_run, bob_client, anonymous_client, private_storage, celery_eager,
-        django_capture_on_commit_callbacks):
+    operator_run, bob_client, anonymous_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     before = snapshot(operator_run)
     status = upload(bob_client, archive(PLANTED), django_capture_on_commit_callbacks)
 
@@ -82,8 +88,9 @@ def test_another_accounts_upload_of_the_operators_files_is_already_published_and
     assert anonymous_client.get(f"/runs/{operator_run.pk}/upload/").status_code == 404  # no attacker's archive
 
 
-def test_a_non_owner_cannot_delete_a_published_run(operator_run, bob_client, private_storage, celery_eager,
-                                                   django_capture_on_commit_callbacks):
+def test_a_non_owner_cannot_delete_a_published_run(
+    operator_run, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     upload(bob_client, archive(PLANTED), django_capture_on_commit_callbacks)
 
     response = bob_client.delete(f"/api/v1/runs/{operator_run.pk}/")
@@ -93,7 +100,8 @@ def test_a_non_owner_cannot_delete_a_published_run(operator_run, bob_client, pri
 
 
 def test_reprocessing_never_lets_an_attackers_sidecar_rename_the_operators_run(
-        operator_run, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    operator_run, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     upload(bob_client, archive(PLANTED), django_capture_on_commit_callbacks)
     before = snapshot(operator_run)
 
@@ -103,7 +111,8 @@ def test_reprocessing_never_lets_an_attackers_sidecar_rename_the_operators_run(
 
 
 def test_another_accounts_upload_of_an_uploaded_run_leaves_it_with_its_uploader(
-        alice, bob_client, anonymous_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice, bob_client, anonymous_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     alices_archive = archive({PUBLISHED_AT: DEMO_SUBMISSION})
     alices = upload(client_with_token(alice), alices_archive, django_capture_on_commit_callbacks)
     run = Run.objects.get(pk=alices["runs"][0]["id"])
@@ -124,13 +133,18 @@ def test_another_accounts_upload_of_an_uploaded_run_leaves_it_with_its_uploader(
 
 
 def test_the_same_account_uploading_its_run_again_finds_it_unchanged(
-        alice, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     client = client_with_token(alice)
     first = upload(client, archive({PUBLISHED_AT: DEMO_SUBMISSION}), django_capture_on_commit_callbacks)
     run = Run.objects.get(pk=first["runs"][0]["id"])
 
-    again = upload(client, archive({PUBLISHED_AT: DEMO_SUBMISSION, "README": b"repacked"}),
-                   django_capture_on_commit_callbacks, name="repacked.tgz")
+    again = upload(
+        client,
+        archive({PUBLISHED_AT: DEMO_SUBMISSION, "README": b"repacked"}),
+        django_capture_on_commit_callbacks,
+        name="repacked.tgz",
+    )
 
     assert again["status"] == "done", again["error"]
     assert [entry["id"] for entry in again["runs"]] == [run.pk]
@@ -138,8 +152,9 @@ def test_the_same_account_uploading_its_run_again_finds_it_unchanged(
     assert Run.objects.count() == 1
 
 
-def test_deleting_an_attackers_upload_leaves_the_operators_run(operator_run, bob, bob_client, private_storage,
-                                                             celery_eager, django_capture_on_commit_callbacks):
+def test_deleting_an_attackers_upload_leaves_the_operators_run(
+    operator_run, bob, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     status = upload(bob_client, archive(PLANTED), django_capture_on_commit_callbacks)
 
     assert bob_client.delete(f"/api/v1/uploads/{status['id']}/").status_code == 204
@@ -149,11 +164,21 @@ def test_deleting_an_attackers_upload_leaves_the_operators_run(operator_run, bob
 
 
 def test_a_trusted_uploader_naming_the_operators_system_waits_as_a_claim_until_staff_accept_it(
-        operator_run, alice, staff_client, anonymous_client, private_storage, celery_eager,
-        django_capture_on_commit_callbacks):
+    operator_run,
+    alice,
+    staff_client,
+    anonymous_client,
+    private_storage,
+    celery_eager,
+    django_capture_on_commit_callbacks,
+):
     alice.user_permissions.add(Permission.objects.get(codename="publish_without_review"))
-    claiming = archive({"Intel/Wolf/DAOS/2021/submission-99": OTHER_SUBMISSION,
-                        "Intel/ioboard.yaml": b"storage_vendor: Attacker Storage\n"})
+    claiming = archive(
+        {
+            "Intel/Wolf/DAOS/2021/submission-99": OTHER_SUBMISSION,
+            "Intel/ioboard.yaml": b"storage_vendor: Attacker Storage\n",
+        }
+    )
 
     status = upload(client_with_token(alice), claiming, django_capture_on_commit_callbacks)
 
@@ -176,21 +201,25 @@ def test_a_trusted_uploader_naming_the_operators_system_waits_as_a_claim_until_s
 
 
 def test_a_trusted_uploader_naming_its_own_system_is_published_at_once(
-        alice, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     alice.user_permissions.add(Permission.objects.get(codename="publish_without_review"))
     client = client_with_token(alice)
-    upload(client, archive({"Alice Lab/Own/DAOS/2020/submission-1": DEMO_SUBMISSION}),
-           django_capture_on_commit_callbacks)
+    upload(
+        client, archive({"Alice Lab/Own/DAOS/2020/submission-1": DEMO_SUBMISSION}), django_capture_on_commit_callbacks
+    )
 
-    second = upload(client, archive({"Alice Lab/Own/DAOS/2020/submission-2": OTHER_SUBMISSION}),
-                    django_capture_on_commit_callbacks)
+    second = upload(
+        client, archive({"Alice Lab/Own/DAOS/2020/submission-2": OTHER_SUBMISSION}), django_capture_on_commit_callbacks
+    )
 
     run = Run.objects.get(pk=second["runs"][0]["id"])
     assert (run.review_status, run.system_claim) == (ReviewStatus.ACCEPTED, "")
 
 
-def test_the_job_of_an_already_published_upload_links_no_run(operator_run, bob, bob_client, private_storage,
-                                                             celery_eager, django_capture_on_commit_callbacks):
+def test_the_job_of_an_already_published_upload_links_no_run(
+    operator_run, bob, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     upload(bob_client, archive(PLANTED), django_capture_on_commit_callbacks)
 
     job = IngestJob.objects.get(upload__uploader=bob)
@@ -200,7 +229,8 @@ def test_the_job_of_an_already_published_upload_links_no_run(operator_run, bob, 
 
 @pytest.mark.services
 def test_through_the_real_worker_a_second_accounts_upload_is_already_published(
-        celery_worker_on_redis, alice_client, bob_client, private_storage):
+    celery_worker_on_redis, alice_client, bob_client, private_storage
+):
     alices = upload_and_wait(alice_client, archive({PUBLISHED_AT: DEMO_SUBMISSION}), "wolf.tgz")
     run = Run.objects.get(pk=alices["runs"][0]["id"])
     before = snapshot(run)
@@ -214,7 +244,8 @@ def test_through_the_real_worker_a_second_accounts_upload_is_already_published(
 
 
 def test_the_published_files_refiled_with_a_sidecar_inside_wait_as_a_flagged_duplicate(
-        operator_run, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    operator_run, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     """A sidecar inside the result directory changes its files' hash, so the copy is no longer "already
     published": it is the attacker's own run of its own new system, and must not pass review as a new result.
     It waits as submitted, flagged as the same result as the operator's run, which keeps its place."""

@@ -26,15 +26,19 @@ IOR_ARCHIVE = {"CephFS": IOR / "CephFS", "Lustre": IOR / "Lustre", "manifest.csv
 
 def upload(client, data: bytes, capture, *, kind: str, name: str = "logs.tgz", **fields) -> dict:
     with capture(execute=True):
-        response = client.post("/api/v1/uploads/", {"file": named_file(data, name), "kind": kind, **fields},
-                               format="multipart")
+        response = client.post(
+            "/api/v1/uploads/", {"file": named_file(data, name), "kind": kind, **fields}, format="multipart"
+        )
     assert response.status_code == 202, response.content
     return client.get(response.json()["status_url"]).json()
 
 
 def points_of(container) -> list[tuple]:
-    return sorted(container.points.values_list("log_hash", "upload", "operation", "source_file"
-                                               if isinstance(container, ScalingSeries) else "source"))
+    return sorted(
+        container.points.values_list(
+            "log_hash", "upload", "operation", "source_file" if isinstance(container, ScalingSeries) else "source"
+        )
+    )
 
 
 @pytest.fixture
@@ -50,12 +54,18 @@ def operator_study(tmp_path) -> Study:
 
 
 def test_one_log_uploaded_into_the_operators_series_by_its_name_claims_nothing(
-        operator_series, bob, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    operator_series, bob, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     client = client_with_token(bob)
     before, study_before = points_of(operator_series), points_of(operator_series.study)
 
-    status = upload(client, archive({ONE_DNE_LOG: DNE / ONE_DNE_LOG}), django_capture_on_commit_callbacks,
-                    kind="mdtest", series="campaign")
+    status = upload(
+        client,
+        archive({ONE_DNE_LOG: DNE / ONE_DNE_LOG}),
+        django_capture_on_commit_callbacks,
+        kind="mdtest",
+        series="campaign",
+    )
 
     assert status["status"] == "failed"
     assert "scaling series 'campaign' belongs to the operator" in status["error"]
@@ -66,15 +76,26 @@ def test_one_log_uploaded_into_the_operators_series_by_its_name_claims_nothing(
     assert points_of(Study.objects.get(scaling_series=operator_series)) == study_before
 
 
-def test_logs_are_not_injected_into_another_accounts_series(alice, bob, private_storage, celery_eager,
-                                                            django_capture_on_commit_callbacks):
-    first = upload(client_with_token(alice), archive({"dne2_1_mds": DNE / "dne2_1_mds"}),
-                   django_capture_on_commit_callbacks, kind="mdtest", series="alices")
+def test_logs_are_not_injected_into_another_accounts_series(
+    alice, bob, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
+    first = upload(
+        client_with_token(alice),
+        archive({"dne2_1_mds": DNE / "dne2_1_mds"}),
+        django_capture_on_commit_callbacks,
+        kind="mdtest",
+        series="alices",
+    )
     assert first["status"] == "done", first["error"]
     before = points_of(ScalingSeries.objects.get(name="alices"))
 
-    bobs = upload(client_with_token(bob), archive({"dne2_2_mds": DNE / "dne2_2_mds"}),
-                  django_capture_on_commit_callbacks, kind="mdtest", series="alices")
+    bobs = upload(
+        client_with_token(bob),
+        archive({"dne2_2_mds": DNE / "dne2_2_mds"}),
+        django_capture_on_commit_callbacks,
+        kind="mdtest",
+        series="alices",
+    )
 
     assert bobs["status"] == "failed"
     assert f"belongs to upload {first['id']}" in bobs["error"]
@@ -82,27 +103,45 @@ def test_logs_are_not_injected_into_another_accounts_series(alice, bob, private_
     assert points_of(ScalingSeries.objects.get(name="alices")) == before
 
 
-def test_the_account_that_created_a_series_adds_to_it_with_another_upload(alice, private_storage, celery_eager,
-                                                                          django_capture_on_commit_callbacks):
+def test_the_account_that_created_a_series_adds_to_it_with_another_upload(
+    alice, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     client = client_with_token(alice)
-    upload(client, archive({"dne2_1_mds": DNE / "dne2_1_mds"}), django_capture_on_commit_callbacks, kind="mdtest",
-           series="alices")
+    upload(
+        client,
+        archive({"dne2_1_mds": DNE / "dne2_1_mds"}),
+        django_capture_on_commit_callbacks,
+        kind="mdtest",
+        series="alices",
+    )
 
-    second = upload(client, archive({"dne2_2_mds": DNE / "dne2_2_mds"}), django_capture_on_commit_callbacks,
-                    kind="mdtest", series="alices")
+    second = upload(
+        client,
+        archive({"dne2_2_mds": DNE / "dne2_2_mds"}),
+        django_capture_on_commit_callbacks,
+        kind="mdtest",
+        series="alices",
+    )
 
     assert second["status"] == "done", second["error"]
     assert ScalingPoint.objects.filter(upload=second["id"]).exists()
 
 
 def test_deleting_the_upload_that_created_a_series_leaves_the_operators_points_and_passes_it_on(
-        alice, tmp_path, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice, tmp_path, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     client = client_with_token(alice)
-    created = upload(client, archive({"dne2_1_mds": DNE / "dne2_1_mds"}), django_capture_on_commit_callbacks,
-                     kind="mdtest", series="shared")
+    created = upload(
+        client,
+        archive({"dne2_1_mds": DNE / "dne2_1_mds"}),
+        django_capture_on_commit_callbacks,
+        kind="mdtest",
+        series="shared",
+    )
     ingest_mdtest_paths([shutil.copytree(DNE / "dne2_2_mds", tmp_path / "dne2_2_mds")], series_name="shared")
-    operators = sorted(ScalingPoint.objects.filter(series__name="shared", upload__isnull=True)
-                       .values_list("pk", flat=True))
+    operators = sorted(
+        ScalingPoint.objects.filter(series__name="shared", upload__isnull=True).values_list("pk", flat=True)
+    )
     assert operators
 
     assert client.delete(f"/api/v1/uploads/{created['id']}/").status_code == 204
@@ -117,12 +156,19 @@ def test_deleting_the_upload_that_created_a_series_leaves_the_operators_points_a
 
 
 def test_logs_are_not_injected_into_the_operators_study_and_nothing_survives_the_attempt(
-        operator_study, bob, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    operator_study, bob, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     before = points_of(operator_study)
     planted = (DATA / "ior" / "ior-3.3.0_study_three-repetitions_hints_ior-study-sample.txt").read_bytes()
 
-    status = upload(client_with_token(bob), planted, django_capture_on_commit_callbacks, kind="ior",
-                    name="planted.txt", study="hints")
+    status = upload(
+        client_with_token(bob),
+        planted,
+        django_capture_on_commit_callbacks,
+        kind="ior",
+        name="planted.txt",
+        study="hints",
+    )
 
     assert status["status"] == "failed"
     assert "study 'hints' belongs to the operator" in status["error"]
@@ -131,15 +177,22 @@ def test_logs_are_not_injected_into_the_operators_study_and_nothing_survives_the
 
 
 def test_re_uploading_a_studys_own_logs_with_another_manifest_rewrites_nothing(
-        alice, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     client = client_with_token(alice)
     first = upload(client, archive(IOR_ARCHIVE), django_capture_on_commit_callbacks, kind="ior", study="hints")
     assert first["status"] == "done", first["error"]
     axes = sorted(map(str, StudyPoint.objects.values_list("log_hash", "axes")))
     manifest = (IOR / "manifest.csv").read_text().replace("hint4", "forged")
 
-    second = upload(client, archive({**IOR_ARCHIVE, "manifest.csv": manifest.encode()}),
-                    django_capture_on_commit_callbacks, kind="ior", study="hints", name="again.tgz")
+    second = upload(
+        client,
+        archive({**IOR_ARCHIVE, "manifest.csv": manifest.encode()}),
+        django_capture_on_commit_callbacks,
+        kind="ior",
+        study="hints",
+        name="again.tgz",
+    )
 
     assert second["status"] == "failed"
     assert "never replaces points another upload or the operator stored" in second["error"]
@@ -147,14 +200,15 @@ def test_re_uploading_a_studys_own_logs_with_another_manifest_rewrites_nothing(
     assert set(StudyPoint.objects.values_list("upload", flat=True)) == {first["id"]}
 
 
-def test_a_failed_mdtest_log_stores_nothing_of_its_upload(alice, private_storage, celery_eager,
-                                                          django_capture_on_commit_callbacks):
+def test_a_failed_mdtest_log_stores_nothing_of_its_upload(
+    alice, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     text = (DNE / ONE_DNE_LOG).read_bytes()
-    batch = archive({"dne2_1_mds": DNE / "dne2_1_mds",
-                     "dne2_8_mds/unique_10k_1/mdtest.out": text[: text.index(b"SUMMARY")]})
+    batch = archive(
+        {"dne2_1_mds": DNE / "dne2_1_mds", "dne2_8_mds/unique_10k_1/mdtest.out": text[: text.index(b"SUMMARY")]}
+    )
 
-    status = upload(client_with_token(alice), batch, django_capture_on_commit_callbacks, kind="mdtest",
-                    series="batch")
+    status = upload(client_with_token(alice), batch, django_capture_on_commit_callbacks, kind="mdtest", series="batch")
 
     assert status["status"] == "failed"
     assert "dne2_8_mds/unique_10k_1/mdtest.out:" in status["error"]
@@ -164,8 +218,9 @@ def test_a_failed_mdtest_log_stores_nothing_of_its_upload(alice, private_storage
     assert not StudyPoint.objects.exists()
 
 
-def test_a_failed_ior_log_stores_nothing_of_its_upload(alice, tmp_path, private_storage, celery_eager,
-                                                       django_capture_on_commit_callbacks):
+def test_a_failed_ior_log_stores_nothing_of_its_upload(
+    alice, tmp_path, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     folder = shutil.copytree(IOR, tmp_path / "slice")
     lines = (folder / HINT_LOG).read_text().split("\n")
     lines[48] = lines[48].replace("3378.82", "33 8.82")  # the write Summary row

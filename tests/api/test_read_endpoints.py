@@ -19,8 +19,11 @@ def lustre_run():
     """A run with every kind of child the detail endpoint shows."""
     build = LustreBuild.objects.create(server_version="2.12.2", client_version="2.12.2", fingerprint="f" * 64)
     LustrePatch.objects.create(build=build, commit="abc123", ticket="LU-12345", summary="faster stat")
-    run = RunFactory(system=StorageSystemFactory(name="Data Accelerator", filesystem="Lustre"), lustre_build=build,
-                     config={"global": {"datadir": "/lustre"}})
+    run = RunFactory(
+        system=StorageSystemFactory(name="Data Accelerator", filesystem="Lustre"),
+        lustre_build=build,
+        config={"global": {"datadir": "/lustre"}},
+    )
     Tunable.objects.create(run=run, parameter="llite.*.max_cached_mb", value="0", scope="client")
     Striping.objects.create(run=run, path_role="ior_easy", stripe_count=-1, command="lfs setstripe -c -1 ior_easy")
     AnomalyFactory(run=run)
@@ -54,8 +57,11 @@ def test_runs_are_listed_best_first_with_unscored_runs_last(anonymous_client):
 
 def test_runs_are_filtered_by_system_fields_year_nodes_and_verdicts(anonymous_client):
     lustre = RunFactory(system=StorageSystemFactory(filesystem="Lustre"), year=2019, client_nodes=10)
-    daos = RunFactory(system=StorageSystemFactory(filesystem="DAOS", institution=InstitutionFactory(name="Intel")),
-                      year=2024, client_nodes=300)
+    daos = RunFactory(
+        system=StorageSystemFactory(filesystem="DAOS", institution=InstitutionFactory(name="Intel")),
+        year=2024,
+        client_nodes=300,
+    )
     flagged_run = RunFactory(system=StorageSystemFactory(filesystem="GPFS"), flagged=True, exclusion_reason="cache")
     flagged = AnomalyFactory(run=flagged_run, severity="error").run
 
@@ -82,8 +88,7 @@ def test_a_bad_filter_value_is_a_400_naming_the_parameter(anonymous_client):
     assert "year" in response.json()
 
 
-def test_a_run_shows_phases_scores_verification_config_lustre_tunables_striping_anomalies(anonymous_client,
-                                                                                         lustre_run):
+def test_a_run_shows_phases_scores_verification_config_lustre_tunables_striping_anomalies(anonymous_client, lustre_run):
     run = anonymous_client.get(f"/api/v1/runs/{lustre_run.pk}/").json()
 
     assert len(run["phases"]) == 12
@@ -95,8 +100,9 @@ def test_a_run_shows_phases_scores_verification_config_lustre_tunables_striping_
     assert run["config"] == {"global": {"datadir": "/lustre"}}
     assert run["lustre_build"]["server_version"] == "2.12.2"
     assert run["lustre_build"]["patches"][0]["ticket_url"] == "https://jira.whamcloud.com/browse/LU-12345"
-    assert run["tunables"] == [{"parameter": "llite.*.max_cached_mb", "value": "0", "scope": "client",
-                                "source_file": "", "source_line": None}]
+    assert run["tunables"] == [
+        {"parameter": "llite.*.max_cached_mb", "value": "0", "scope": "client", "source_file": "", "source_line": None}
+    ]
     assert run["striping"][0]["stripe_count"] == -1
     assert run["anomalies"][0]["rule"] == "cache_effect_stat"
     assert run["system"]["name"] == "Data Accelerator"
@@ -121,16 +127,25 @@ def test_systems_carry_their_run_count_and_best_ranked_score(anonymous_client):
 
 
 def test_list_entries_carry_rank_run_system_institution_filesystem_nodes_and_score(anonymous_client):
-    run = RunFactory(system=StorageSystemFactory(name="Wolf", filesystem="DAOS",
-                                                 institution=InstitutionFactory(name="Intel")))
+    run = RunFactory(
+        system=StorageSystemFactory(name="Wolf", filesystem="DAOS", institution=InstitutionFactory(name="Intel"))
+    )
 
     entry = anonymous_client.get("/api/v1/lists/io500/").json()["results"][0]
 
-    assert {key: entry[key] for key in ["rank", "run", "system", "system_name", "institution", "filesystem",
-                                         "client_nodes", "score"]} == {
-        "rank": 1, "run": run.pk, "system": run.system_id, "system_name": "Wolf", "institution": "Intel",
-        "filesystem": "DAOS", "client_nodes": 10,
-        "score": {"bw": pytest.approx(100.0), "md": pytest.approx(400.0), "total": pytest.approx(200.0)}}
+    assert {
+        key: entry[key]
+        for key in ["rank", "run", "system", "system_name", "institution", "filesystem", "client_nodes", "score"]
+    } == {
+        "rank": 1,
+        "run": run.pk,
+        "system": run.system_id,
+        "system_name": "Wolf",
+        "institution": "Intel",
+        "filesystem": "DAOS",
+        "client_nodes": 10,
+        "score": {"bw": pytest.approx(100.0), "md": pytest.approx(400.0), "total": pytest.approx(200.0)},
+    }
 
 
 def test_the_io500_list_keeps_each_systems_best_run_and_filters_keep_global_ranks(anonymous_client):
@@ -180,8 +195,18 @@ def test_editions_are_listed_and_show_their_frozen_entries(anonymous_client):
     listed = anonymous_client.get("/api/v1/editions/?list_kind=io500").json()["results"]
     detail = anonymous_client.get(f"/api/v1/editions/{edition.pk}/").json()
 
-    assert listed == [{"id": edition.pk, "name": "isc24", "list_kind": "io500", "title": "ISC24",
-                       "description": "", "frozen_at": detail["frozen_at"], "entry_count": 1, "rules_edition": None}]
+    assert listed == [
+        {
+            "id": edition.pk,
+            "name": "isc24",
+            "list_kind": "io500",
+            "title": "ISC24",
+            "description": "",
+            "frozen_at": detail["frozen_at"],
+            "entry_count": 1,
+            "rules_edition": None,
+        }
+    ]
     assert [(entry["run"], entry["rank"]) for entry in detail["entries"]] == [(run.pk, 1)]
 
 
@@ -208,8 +233,17 @@ def test_compare_refuses_a_malformed_run_list_and_names_unknown_runs(anonymous_c
     assert unknown.json() == {"detail": "no run with id 999999"}
 
 
-@pytest.mark.parametrize("path", ["/api/v1/runs/", "/api/v1/systems/", "/api/v1/lists/io500/",
-                                  "/api/v1/lists/ten-node/", "/api/v1/lists/historic/", "/api/v1/editions/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/runs/",
+        "/api/v1/systems/",
+        "/api/v1/lists/io500/",
+        "/api/v1/lists/ten-node/",
+        "/api/v1/lists/historic/",
+        "/api/v1/editions/",
+    ],
+)
 def test_list_endpoints_use_a_constant_number_of_queries(path, anonymous_client):
     from django.db import connection
 

@@ -26,20 +26,32 @@ def test_a_new_edition_starts_with_the_clauses_no_file_shows(staff_client):
     # From SC23 on, the questionnaire and the single point of failure (production list) join the accuracy of the
     # system description, which the committee has always judged by hand.
     assert create(staff_client, name="sc25").json()["checklist"] == [
-        "IO500-REPRODUCIBILITY", "IO500-NO-SPOF", "IO500-SYSTEM-DESCRIPTION"]
+        "IO500-REPRODUCIBILITY",
+        "IO500-NO-SPOF",
+        "IO500-SYSTEM-DESCRIPTION",
+    ]
     assert create(staff_client, name="sc19", since="2019-06-01").json()["checklist"] == ["IO500-SYSTEM-DESCRIPTION"]
-    assert create(staff_client, name="isc24", since="2024-01-01",
-                  checklist=["result files complete"]).json()["checklist"] == ["result files complete"]
+    assert create(staff_client, name="isc24", since="2024-01-01", checklist=["result files complete"]).json()[
+        "checklist"
+    ] == ["result files complete"]
 
 
 def test_the_review_shows_the_clause_outcomes_and_the_checklist_of_clauses(staff_client):
-    facts = RunFacts(era="capp", benchmark_version="io500-sc23_v1", run_date="2023-10-25", stonewall_seconds=300,
-                     phases={"ior_easy_write": PhaseFacts(value=4.0, seconds=208.0, command=IOR_WRITE)})
+    facts = RunFacts(
+        era="capp",
+        benchmark_version="io500-sc23_v1",
+        run_date="2023-10-25",
+        stonewall_seconds=300,
+        phases={"ior_easy_write": PhaseFacts(value=4.0, seconds=208.0, command=IOR_WRITE)},
+    )
     run = RunFactory(facts=facts.to_dict())
     AnomalyFactory(run=run, rule="write_phase_under_minimum", severity="error")
     create(staff_client, name="sc23", since="2023-06-01")
-    checked = staff_client.post(f"/api/v1/runs/{run.pk}/checks/",
-                                {"rules_edition": "sc23", "item": "IO500-NO-SPOF", "passed": True}, format="json")
+    checked = staff_client.post(
+        f"/api/v1/runs/{run.pk}/checks/",
+        {"rules_edition": "sc23", "item": "IO500-NO-SPOF", "passed": True},
+        format="json",
+    )
     assert checked.status_code == 201, checked.content
 
     review = staff_client.get(f"/api/v1/runs/{run.pk}/review/").json()

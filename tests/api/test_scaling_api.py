@@ -25,12 +25,17 @@ def slice_series(tmp_path) -> ScalingSeries:
 
 def truth() -> dict:
     knees = json.loads((SLICE / "truth.json").read_text())["knees"]
-    return {(knee["operation"].lower().replace(" ", "_"), knee["files_per_dir"], knee["striping"]):
-            knee["saturation_mdt_count"] for knee in knees}
+    return {
+        (knee["operation"].lower().replace(" ", "_"), knee["files_per_dir"], knee["striping"]): knee[
+            "saturation_mdt_count"
+        ]
+        for knee in knees
+    }
 
 
-def test_the_list_gives_each_series_size_in_constant_queries(anonymous_client, slice_series, tmp_path,
-                                                             django_assert_num_queries):
+def test_the_list_gives_each_series_size_in_constant_queries(
+    anonymous_client, slice_series, tmp_path, django_assert_num_queries
+):
     with django_assert_num_queries(2):
         one = anonymous_client.get(SERIES).json()
     ScalingSeries.objects.create(name="empty")
@@ -44,8 +49,7 @@ def test_the_list_gives_each_series_size_in_constant_queries(anonymous_client, s
     assert "points" not in row
 
 
-def test_the_detail_has_points_as_printed_and_the_saturation(anonymous_client, slice_series,
-                                                            django_assert_num_queries):
+def test_the_detail_has_points_as_printed_and_the_saturation(anonymous_client, slice_series, django_assert_num_queries):
     with django_assert_num_queries(2):
         response = anonymous_client.get(f"{SERIES}{slice_series.pk}/")
     assert response.status_code == 200
@@ -54,7 +58,8 @@ def test_the_detail_has_points_as_printed_and_the_saturation(anonymous_client, s
     for point in body["points"]:
         printed = point["printed"]["rate"]
         assert [point[name] for name in ("max", "min", "mean", "stddev")] == [
-            printed[name] for name in ("max", "min", "mean", "stddev")]
+            printed[name] for name in ("max", "min", "mean", "stddev")
+        ]
     found = {(row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"] for row in body["saturation"]}
     assert found == truth()
     group = body["analysis"]["groups"][0]
@@ -90,12 +95,15 @@ def test_the_api_is_read_only(alice_client, slice_series):
     assert alice_client.delete(f"{SERIES}{slice_series.pk}/").status_code == 405
 
 
-def test_an_uploaded_campaign_archive_becomes_a_series(alice_client, private_storage, celery_eager,
-                                                       django_capture_on_commit_callbacks, anonymous_client):
+def test_an_uploaded_campaign_archive_becomes_a_series(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks, anonymous_client
+):
     with django_capture_on_commit_callbacks(execute=True):
-        response = alice_client.post("/api/v1/uploads/", {
-            "file": named_file(tar_gz_of(SLICE), "slice.tgz"), "kind": "mdtest", "series": "uploaded"},
-            format="multipart")
+        response = alice_client.post(
+            "/api/v1/uploads/",
+            {"file": named_file(tar_gz_of(SLICE), "slice.tgz"), "kind": "mdtest", "series": "uploaded"},
+            format="multipart",
+        )
 
     assert response.status_code == 202, response.json()
     status = alice_client.get(response.json()["status_url"]).json()
@@ -107,13 +115,16 @@ def test_an_uploaded_campaign_archive_becomes_a_series(alice_client, private_sto
     assert found == truth()
 
 
-def test_an_uploaded_truncated_log_fails_its_job_naming_the_line(alice_client, private_storage, celery_eager,
-                                                                 django_capture_on_commit_callbacks):
+def test_an_uploaded_truncated_log_fails_its_job_naming_the_line(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     text = (SLICE / "dne2_8_mds" / "unique_10k_80" / "mdtest.out").read_bytes()
     with django_capture_on_commit_callbacks(execute=True):
-        response = alice_client.post("/api/v1/uploads/", {
-            "file": named_file(text[: text.index(b"SUMMARY")], "dne2_8_mds.out"), "kind": "mdtest"},
-            format="multipart")
+        response = alice_client.post(
+            "/api/v1/uploads/",
+            {"file": named_file(text[: text.index(b"SUMMARY")], "dne2_8_mds.out"), "kind": "mdtest"},
+            format="multipart",
+        )
 
     status = alice_client.get(response.json()["status_url"]).json()
     assert status["status"] == "failed"

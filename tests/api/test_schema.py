@@ -35,9 +35,19 @@ def test_the_schema_documents_every_endpoint_of_the_issue(client):
     paths = client.get("/api/v1/schema/?format=json").json()["paths"]
 
     assert {
-        "/api/v1/runs/", "/api/v1/runs/{id}/", "/api/v1/runs/compare/", "/api/v1/systems/", "/api/v1/systems/{id}/",
-        "/api/v1/lists/io500/", "/api/v1/lists/ten-node/", "/api/v1/lists/historic/", "/api/v1/editions/",
-        "/api/v1/editions/{id}/", "/api/v1/scaling-series/", "/api/v1/scaling-series/{id}/", "/api/v1/uploads/",
+        "/api/v1/runs/",
+        "/api/v1/runs/{id}/",
+        "/api/v1/runs/compare/",
+        "/api/v1/systems/",
+        "/api/v1/systems/{id}/",
+        "/api/v1/lists/io500/",
+        "/api/v1/lists/ten-node/",
+        "/api/v1/lists/historic/",
+        "/api/v1/editions/",
+        "/api/v1/editions/{id}/",
+        "/api/v1/scaling-series/",
+        "/api/v1/scaling-series/{id}/",
+        "/api/v1/uploads/",
         "/api/v1/uploads/{id}/",
     } <= set(paths)
 
@@ -81,9 +91,17 @@ def some_results(db):
     uploaded_run(UserFactory())
     series = ScalingSeries.objects.create(name="dne2")
     for mdt_count, rate in [(1, 10000.0), (2, 19000.0), (4, 20000.0)]:
-        ScalingPoint.objects.create(series=series, mdt_count=mdt_count, tasks=64, operation="file_creation",
-                                    max=rate, min=rate, mean=rate, source_file=f"dne2_{mdt_count}_mds/mdtest.out",
-                                    log_hash=f"{mdt_count:064d}")
+        ScalingPoint.objects.create(
+            series=series,
+            mdt_count=mdt_count,
+            tasks=64,
+            operation="file_creation",
+            max=rate,
+            min=rate,
+            mean=rate,
+            source_file=f"dne2_{mdt_count}_mds/mdtest.out",
+            log_hash=f"{mdt_count:064d}",
+        )
 
 
 @pytest.fixture
@@ -94,6 +112,7 @@ def staff_token(db):
 @pytest.mark.django_db
 @get_endpoints.parametrize()
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
-def test_no_get_endpoint_fails_or_breaks_its_schema(case, requests_keep_the_test_transaction, some_results,
-                                                    staff_token):
+def test_no_get_endpoint_fails_or_breaks_its_schema(
+    case, requests_keep_the_test_transaction, some_results, staff_token
+):
     case.call_and_validate(headers={"Authorization": f"Token {staff_token}"})

@@ -45,7 +45,8 @@ def test_anyone_reads_a_stack_its_components_and_measurements(client, stored):
 
 
 def test_a_campaign_archive_uploaded_with_a_token_is_stored_for_its_uploader(
-        alice, alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice, alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(alice_client, tar_gz_of(CAMPAIGN), name="beacon.tgz", kind="stack", stack="from-api")
     assert response.status_code == 202, response.json()
@@ -58,7 +59,8 @@ def test_a_campaign_archive_uploaded_with_a_token_is_stored_for_its_uploader(
 
 
 def test_an_upload_cannot_replace_a_stack_of_another_account(
-        stored, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    stored, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(bob_client, tar_gz_of(CAMPAIGN), name="b.tgz", kind="stack", stack="beacon-io2")
 
@@ -69,7 +71,8 @@ def test_an_upload_cannot_replace_a_stack_of_another_account(
 
 
 def test_a_bad_campaign_upload_fails_with_the_file_and_line_and_stores_nothing(
-        alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks, tmp_path):
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks, tmp_path
+):
     copy = tmp_path / "campaign"
     shutil.copytree(CAMPAIGN, copy)
     manifest = copy / "manifest.csv"
@@ -100,7 +103,8 @@ def test_a_campaign_upload_is_stored_by_a_real_worker_on_redis(celery_worker_on_
 
 
 def test_an_account_cannot_hold_another_owners_runs_to_a_ceiling_of_its_own(
-        bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     """A stack's ceiling flags its system's runs: an ordinary account naming the operator's system (here by the
     file system's name, as stack.yaml does) is refused, and the operator's run is held to nothing."""
     from apps.results.models import Anomaly
@@ -117,8 +121,9 @@ def test_an_account_cannot_hold_another_owners_runs_to_a_ceiling_of_its_own(
     assert not Anomaly.objects.filter(run=operators_run, rule="above_measured_ceiling").exists()
 
 
-def test_deleting_a_stack_upload_deletes_its_stack(bob_client, private_storage, celery_eager,
-                                                   django_capture_on_commit_callbacks):
+def test_deleting_a_stack_upload_deletes_its_stack(
+    bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     """Left behind without its upload, a stack would look like the operator's, which no account may replace or
     delete: an account could make its stack permanent by deleting its own upload (issue #22, found live)."""
     with django_capture_on_commit_callbacks(execute=True):

@@ -20,12 +20,14 @@ STUDIES = "/api/v1/studies/"
 
 
 def post_upload(client, data: bytes, name: str, **fields):
-    return client.post("/api/v1/uploads/", {"file": named_file(data, name), "kind": "ior", **fields},
-                       format="multipart")
+    return client.post(
+        "/api/v1/uploads/", {"file": named_file(data, name), "kind": "ior", **fields}, format="multipart"
+    )
 
 
-def test_an_uploaded_study_archive_with_its_manifest_becomes_a_study(alice_client, private_storage, celery_eager,
-                                                                     django_capture_on_commit_callbacks):
+def test_an_uploaded_study_archive_with_its_manifest_becomes_a_study(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = post_upload(alice_client, tar_gz_of(SLICE), "slice.tgz", study="uploaded hints")
 
@@ -40,8 +42,9 @@ def test_an_uploaded_study_archive_with_its_manifest_becomes_a_study(alice_clien
     assert [item["id"] for item in listed["results"]] == [response.json()["id"]]
 
 
-def test_an_uploaded_garbled_log_fails_its_job_naming_the_file_and_line(alice_client, private_storage, celery_eager,
-                                                                         django_capture_on_commit_callbacks):
+def test_an_uploaded_garbled_log_fails_its_job_naming_the_file_and_line(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     lines = STUDY_LOG.read_text().split("\n")
     lines[48] = lines[48].replace("3378.82", "33 8.82")
     with django_capture_on_commit_callbacks(execute=True):
@@ -76,20 +79,40 @@ def test_studies_are_listed_and_read_with_points_as_printed_and_comparisons(anon
     assert point["iterations"] == ["3374.47", "3101.56", "3660.43"]
     assert [float(value) for value in point["iterations"]] == cell["iterations"]
     assert {"filesystem", "config", "label", "api", "nodes", "tasks"} <= set(body["axes"])
-    pair = next(c for c in body["comparisons"] if c["axis"] == "config" and c["operation"] == "write"
-                and c["fixed"] == {"filesystem": "CephFS", "nodes": 8} and (c["a"], c["b"]) == ("hint4", "hint7"))
+    pair = next(
+        c
+        for c in body["comparisons"]
+        if c["axis"] == "config"
+        and c["operation"] == "write"
+        and c["fixed"] == {"filesystem": "CephFS", "nodes": 8}
+        and (c["a"], c["b"]) == ("hint4", "hint7")
+    )
     # one log (job) per configuration in the slice: measured 2.9x apart (truth: 2x or more), never tested
-    assert (pair["verdict"], pair["jobs"], pair["ratio_ci"], pair["significant"]) == ("not_testable", [1, 1], None,
-                                                                                      False)
+    assert (pair["verdict"], pair["jobs"], pair["ratio_ci"], pair["significant"]) == (
+        "not_testable",
+        [1, 1],
+        None,
+        False,
+    )
     assert pair["ratio"] > 2
     assert pair["verdict_sentence"].startswith("hint4 vs hint7: not testable, 1 job against 1")
     assert body["margin"] == 0.05
 
 
-def test_a_study_of_several_jobs_a_configuration_reads_with_verdicts_intervals_and_its_margin(anonymous_client,
-                                                                                            tmp_path):
-    spec = StudySpec(seed=31, filesystems={"Lustre": 0.03}, apis=["POSIX"], nodes=[4], configs=["fast", "slow"],
-                     repetitions=3, levels=[3.0, 1.0], jobs=3, job_noise=0.04)
+def test_a_study_of_several_jobs_a_configuration_reads_with_verdicts_intervals_and_its_margin(
+    anonymous_client, tmp_path
+):
+    spec = StudySpec(
+        seed=31,
+        filesystems={"Lustre": 0.03},
+        apis=["POSIX"],
+        nodes=[4],
+        configs=["fast", "slow"],
+        repetitions=3,
+        levels=[3.0, 1.0],
+        jobs=3,
+        job_noise=0.04,
+    )
     write_study(spec, tmp_path)
     ingest_ior_paths([tmp_path], study_name="jobs", manifest=tmp_path / "manifest.csv", margin=0.1)
     study = Study.objects.get()
@@ -110,7 +133,8 @@ def test_the_studies_api_is_read_only(alice_client):
 
 
 def test_an_upload_sets_the_margin_of_the_study_it_creates_and_not_of_an_existing_one(
-        alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         first = post_upload(alice_client, STUDY_LOG.read_bytes(), "one.txt", study="margins", margin="0.2")
     assert first.status_code == 202, first.json()

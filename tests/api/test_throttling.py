@@ -26,8 +26,10 @@ def test_anonymous_reads_are_throttled(anonymous_client, monkeypatch):
 def test_uploads_are_throttled_per_user_apart_from_reads(alice_client, monkeypatch, private_storage):
     monkeypatch.setattr(UploadRateThrottle, "THROTTLE_RATES", {"uploads": "2/min"})
 
-    statuses = [alice_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")},
-                                  format="multipart").status_code for _ in range(3)]
+    statuses = [
+        alice_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")}, format="multipart").status_code
+        for _ in range(3)
+    ]
 
     assert statuses == [400, 400, 429]
     assert alice_client.get("/api/v1/uploads/").status_code == 200
@@ -38,8 +40,10 @@ def test_uploads_are_counted_for_each_user_separately(alice_client, bob_client, 
 
     alice_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")}, format="multipart")
 
-    assert bob_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")},
-                           format="multipart").status_code == 400
+    assert (
+        bob_client.post("/api/v1/uploads/", {"file": named_file(b"junk", "junk.tgz")}, format="multipart").status_code
+        == 400
+    )
 
 
 def test_an_unreachable_cache_lets_requests_through(anonymous_client, monkeypatch):
@@ -59,13 +63,18 @@ def test_a_burst_of_100_custom_lists_meets_a_429(alice_client, monkeypatch, djan
     from apps.api.throttles import CustomListRateThrottle
     from config.settings import REST_FRAMEWORK
 
-    monkeypatch.setattr(CustomListRateThrottle, "THROTTLE_RATES",
-                        {"custom_lists": REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["custom_lists"]})
+    monkeypatch.setattr(
+        CustomListRateThrottle,
+        "THROTTLE_RATES",
+        {"custom_lists": REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["custom_lists"]},
+    )
     rate = int(REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["custom_lists"].split("/")[0])
     assert rate < settings.IOBOARD_CUSTOM_LISTS_PER_USER  # the throttle, not the cap, answers the burst
 
     with django_capture_on_commit_callbacks(execute=False):
-        statuses = [alice_client.post("/api/v1/custom-lists/", {"equation": "score"}, format="json").status_code
-                    for _ in range(100)]
+        statuses = [
+            alice_client.post("/api/v1/custom-lists/", {"equation": "score"}, format="json").status_code
+            for _ in range(100)
+        ]
 
     assert statuses == [201] * rate + [429] * (100 - rate)

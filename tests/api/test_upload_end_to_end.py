@@ -49,8 +49,9 @@ def wait_until_the_queue_is_drained(timeout: float = 30) -> None:
     time.sleep(0.5)
 
 
-def test_a_demo_submission_archive_is_ingested_to_done_with_the_right_score(celery_worker_on_redis, alice_client,
-                                                                            private_storage):
+def test_a_demo_submission_archive_is_ingested_to_done_with_the_right_score(
+    celery_worker_on_redis, alice_client, private_storage
+):
     status = upload_and_wait(alice_client, tar_gz_of(DEMO_SUBMISSION), "wolf.tgz")
 
     assert status["status"] == "done", status["error"]
@@ -58,23 +59,33 @@ def test_a_demo_submission_archive_is_ingested_to_done_with_the_right_score(cele
 
 
 @pytest.mark.corpus
-def test_a_corpus_submission_archive_is_ingested_to_done_with_the_right_score(celery_worker_on_redis,
-                                                                              alice_client, private_storage):
+def test_a_corpus_submission_archive_is_ingested_to_done_with_the_right_score(
+    celery_worker_on_redis, alice_client, private_storage
+):
     score, tolerance = expected_score(CORPUS_SUBMISSION)
 
-    status = upload_and_wait(alice_client, tar_gz_of(shared_path("io500-corpus", CORPUS_SUBMISSION)), "altair.tgz",
-                             institution="Poznan Supercomputing and Networking Center", system="Altair",
-                             filesystem="Lustre")
+    status = upload_and_wait(
+        alice_client,
+        tar_gz_of(shared_path("io500-corpus", CORPUS_SUBMISSION)),
+        "altair.tgz",
+        institution="Poznan Supercomputing and Networking Center",
+        system="Altair",
+        filesystem="Lustre",
+    )
 
     assert status["status"] == "done", status["error"]
     run = Run.objects.get(pk=status["runs"][0]["id"])
     assert run.score_total == pytest.approx(score, rel=tolerance)
     assert (run.system.institution.name, run.system.name, run.system.filesystem) == (
-        "Poznan Supercomputing and Networking Center", "Altair", "Lustre")
+        "Poznan Supercomputing and Networking Center",
+        "Altair",
+        "Lustre",
+    )
 
 
-def test_a_duplicate_upload_and_duplicate_tasks_create_no_second_run(celery_worker_on_redis, alice_client,
-                                                                      bob_client, private_storage):
+def test_a_duplicate_upload_and_duplicate_tasks_create_no_second_run(
+    celery_worker_on_redis, alice_client, bob_client, private_storage
+):
     data = tar_gz_of(DEMO_SUBMISSION)
     first = upload_and_wait(alice_client, data, "wolf.tgz")
     job = IngestJob.objects.get()

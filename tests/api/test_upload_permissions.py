@@ -36,8 +36,9 @@ def test_a_logged_in_session_may_upload(alice, private_storage):
     client = APIClient()
     assert client.login(username="alice", password="pw")
 
-    response = client.post("/api/v1/uploads/", {"file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz")},
-                           format="multipart")
+    response = client.post(
+        "/api/v1/uploads/", {"file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz")}, format="multipart"
+    )
 
     assert response.status_code == 202
     assert Upload.objects.get().uploader == alice
@@ -84,8 +85,9 @@ def test_another_user_cannot_delete_an_upload(bob_client, alice):
 
 
 @pytest.mark.parametrize("who", ["alice_client", "staff_client"])
-def test_the_uploader_or_staff_delete_an_upload_with_its_runs_and_file(who, request, alice, private_storage,
-                                                                      django_capture_on_commit_callbacks):
+def test_the_uploader_or_staff_delete_an_upload_with_its_runs_and_file(
+    who, request, alice, private_storage, django_capture_on_commit_callbacks
+):
     run = uploaded_run(alice)
     client = request.getfixturevalue(who)
 

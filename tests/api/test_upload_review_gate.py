@@ -13,8 +13,9 @@ from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, 
 
 def _upload_and_ingest(client, django_capture_on_commit_callbacks) -> Run:
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/api/v1/uploads/", {"file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz")},
-                               format="multipart")
+        response = client.post(
+            "/api/v1/uploads/", {"file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz")}, format="multipart"
+        )
     assert response.status_code == 202, response.content
     status = client.get(response.json()["status_url"]).json()
     assert status["status"] == "done", status["error"]
@@ -27,8 +28,9 @@ def _ranked_run_ids(anonymous_client, slug: str) -> list[int]:
     return [row["run"] for row in response.json()["results"]]
 
 
-def test_an_ordinary_submitters_upload_waits_off_the_ranked_lists(alice, anonymous_client, private_storage,
-                                                                 celery_eager, django_capture_on_commit_callbacks):
+def test_an_ordinary_submitters_upload_waits_off_the_ranked_lists(
+    alice, anonymous_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     run = _upload_and_ingest(client_with_token(alice), django_capture_on_commit_callbacks)
 
     assert run.review_status == ReviewStatus.SUBMITTED
@@ -36,8 +38,9 @@ def test_an_ordinary_submitters_upload_waits_off_the_ranked_lists(alice, anonymo
 
 
 @pytest.mark.parametrize("slug", ["io500", "historic"])
-def test_a_trusted_submitters_upload_is_ranked_at_the_next_read(slug, alice, anonymous_client, private_storage,
-                                                               celery_eager, django_capture_on_commit_callbacks):
+def test_a_trusted_submitters_upload_is_ranked_at_the_next_read(
+    slug, alice, anonymous_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     alice.user_permissions.add(Permission.objects.get(codename="publish_without_review"))
 
     run = _upload_and_ingest(client_with_token(alice), django_capture_on_commit_callbacks)

@@ -25,7 +25,9 @@ def test_an_accepted_upload_answers_202_with_where_to_poll(alice_client, private
     body = response.json()
     stored = Upload.objects.get()
     assert body == {
-        "id": stored.pk, "sha256": stored.sha256, "status": "pending",
+        "id": stored.pk,
+        "sha256": stored.sha256,
+        "status": "pending",
         "status_url": f"http://testserver/api/v1/uploads/{stored.pk}/",
     }
     assert stored.original_name == "run.tgz"
@@ -46,8 +48,9 @@ def test_the_original_file_is_kept_before_any_processing(alice_client, private_s
     assert (private_storage / "media" / stored.file.name).read_bytes() == data
 
 
-def test_the_ingest_is_enqueued_once_the_upload_is_committed(alice_client, private_storage,
-                                                             django_capture_on_commit_callbacks, monkeypatch):
+def test_the_ingest_is_enqueued_once_the_upload_is_committed(
+    alice_client, private_storage, django_capture_on_commit_callbacks, monkeypatch
+):
     from apps.ingest.tasks import ingest_upload_task
 
     enqueued = []
@@ -60,8 +63,9 @@ def test_the_ingest_is_enqueued_once_the_upload_is_committed(alice_client, priva
     assert enqueued == [IngestJob.objects.get().pk]
 
 
-def test_an_upload_is_ingested_to_done_with_the_right_score(alice_client, private_storage, celery_eager,
-                                                            django_capture_on_commit_callbacks):
+def test_an_upload_is_ingested_to_done_with_the_right_score(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(alice_client, tar_gz_of(DEMO_SUBMISSION))
 
@@ -74,8 +78,9 @@ def test_an_upload_is_ingested_to_done_with_the_right_score(alice_client, privat
     assert run.upload_id == response.json()["id"]
 
 
-def test_the_same_bytes_uploaded_again_return_the_existing_upload(alice_client, bob_client, private_storage,
-                                                                  celery_eager, django_capture_on_commit_callbacks):
+def test_the_same_bytes_uploaded_again_return_the_existing_upload(
+    alice_client, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
     data = tar_gz_of(DEMO_SUBMISSION)
     with django_capture_on_commit_callbacks(execute=True):
         first = upload(alice_client, data, name="first.tgz")
@@ -108,8 +113,7 @@ def test_a_bare_log_is_refused_as_an_io500_upload(alice_client, private_storage)
 
 
 @pytest.mark.parametrize("hostile", HOSTILE_UPLOADS, ids=str)
-def test_a_hostile_or_broken_archive_is_refused_naming_the_problem(hostile, alice_client, private_storage,
-                                                                   settings):
+def test_a_hostile_or_broken_archive_is_refused_naming_the_problem(hostile, alice_client, private_storage, settings):
     for name, value in hostile.settings.items():
         setattr(settings, name, value)
 
@@ -129,8 +133,7 @@ def test_an_oversized_request_is_refused_before_it_is_read(alice_client, private
     response = alice_client.post(UPLOADS, data=b"x" * 200_000, content_type="multipart/form-data; boundary=b")
 
     assert response.status_code == 400
-    assert response.json() == {
-        "file": ["request body of 200000 bytes is over the upload size cap of 1000 bytes"]}
+    assert response.json() == {"file": ["request body of 200000 bytes is over the upload size cap of 1000 bytes"]}
 
 
 def test_an_empty_file_is_refused(alice_client, private_storage):

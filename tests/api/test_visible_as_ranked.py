@@ -77,12 +77,14 @@ def test_accepting_the_run_ranks_it_everywhere(system, published, anonymous_clie
 
 @pytest.mark.parametrize("status", [ReviewStatus.SUBMITTED, ReviewStatus.REJECTED])
 def test_a_custom_list_over_the_historic_list_ranks_only_what_the_ranked_lists_would(
-        status, system, published, alice_client, anonymous_client, celery_eager, django_capture_on_commit_callbacks):
+    status, system, published, alice_client, anonymous_client, celery_eager, django_capture_on_commit_callbacks
+):
     run = fabricated(system, status)
 
     with django_capture_on_commit_callbacks(execute=True):
-        saved = alice_client.post("/api/v1/custom-lists/", {"name": "by bw", "equation": "bw",
-                                                             "base_list": "historic"}, format="json")
+        saved = alice_client.post(
+            "/api/v1/custom-lists/", {"name": "by bw", "equation": "bw", "base_list": "historic"}, format="json"
+        )
     assert saved.status_code == 201, saved.content
     rows = anonymous_client.get(f"/api/v1/custom-lists/{saved.json()['token']}/").json()["rows"]
 
@@ -90,12 +92,13 @@ def test_a_custom_list_over_the_historic_list_ranks_only_what_the_ranked_lists_w
 
 
 def test_a_review_decision_re_ranks_the_run_on_a_custom_list_over_the_historic_list(
-        system, published, alice_client, staff_client, anonymous_client, celery_eager,
-        django_capture_on_commit_callbacks):
+    system, published, alice_client, staff_client, anonymous_client, celery_eager, django_capture_on_commit_callbacks
+):
     run = fabricated(system, ReviewStatus.SUBMITTED)
     with django_capture_on_commit_callbacks(execute=True):
-        token = alice_client.post("/api/v1/custom-lists/", {"name": "by bw", "equation": "bw",
-                                                            "base_list": "historic"}, format="json").json()["token"]
+        token = alice_client.post(
+            "/api/v1/custom-lists/", {"name": "by bw", "equation": "bw", "base_list": "historic"}, format="json"
+        ).json()["token"]
 
     with django_capture_on_commit_callbacks(execute=True):
         staff_client.post(f"/api/v1/runs/{run.pk}/review/", {"status": "accepted"}, format="json")
@@ -107,7 +110,8 @@ def test_a_review_decision_re_ranks_the_run_on_a_custom_list_over_the_historic_l
 @pytest.mark.parametrize("excluded", [False, True], ids=["valid", "excluded"])
 @pytest.mark.parametrize("status", ReviewStatus.values)
 def test_every_answer_about_a_run_says_eligible_and_ranked_truthfully_for_every_review_status(
-        status, excluded, system, anonymous_client):
+    status, excluded, system, anonymous_client
+):
     run = RunFactory(system=system, review_status=status, exclusion_reason="stonewall: too short" if excluded else "")
     eligible = not excluded  # by hand: an IO500 run with a score
     ranked = eligible and status == ReviewStatus.ACCEPTED
@@ -122,5 +126,6 @@ def test_every_answer_about_a_run_says_eligible_and_ranked_truthfully_for_every_
     assert (row["eligible"], row["ranked"]) == (eligible, ranked)
     assert (system_run["eligible"], system_run["ranked"]) == (eligible, ranked)
     assert [(entry["run"], entry["ranked"], entry["rank"]) for entry in historic] == [
-        (run.pk, ranked, 1 if ranked else None)]
+        (run.pk, ranked, 1 if ranked else None)
+    ]
     assert [(entry["run"], entry["ranked"]) for entry in research] == ([(run.pk, True)] if ranked else [])

@@ -49,8 +49,9 @@ def client_with_token(user) -> APIClient:
 
 def uploaded_run(user, content: bytes = b"archive bytes") -> Run:
     """A run as an upload by `user` would leave it: the kept file, a finished job, the run."""
-    upload = Upload(sha256=hashlib.sha256(content).hexdigest(), original_name="run.tgz", size=len(content),
-                    uploader=user)
+    upload = Upload(
+        sha256=hashlib.sha256(content).hexdigest(), original_name="run.tgz", size=len(content), uploader=user
+    )
     upload.file.save("run.tgz", ContentFile(content), save=True)
     run = RunFactory(upload=upload)
     job = IngestJob.objects.create(upload=upload, status="done", progress=100)

@@ -21,8 +21,13 @@ def test_no_module_of_apps_is_part_of_an_import_cycle():
 
 
 def test_the_import_contracts_of_pyproject_are_kept():
-    done = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=REPO_ROOT,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
 
@@ -33,8 +38,12 @@ def test_a_tool_folder_is_plain_python_but_for_its_pipeline():
     tool_modules = graph.find_descendants("apps.ingest.tools") | {"apps.ingest.tools"}
     plain = sorted(module for module in tool_modules if not module.endswith(".pipeline"))
     assert len(plain) > 30
-    reaching_django = [module for module in plain
-                       if any(upstream.startswith("django") for upstream in graph.find_upstream_modules(module))]
+    reaching_django = [
+        module
+        for module in plain
+        if any(upstream.startswith("django") for upstream in graph.find_upstream_modules(module))
+    ]
     assert reaching_django == []
     assert {module for module in tool_modules if module.endswith(".pipeline")} == {
-        f"apps.ingest.tools.{tool}.pipeline" for tool in ("io500", "mdtest", "ior", "stack")}
+        f"apps.ingest.tools.{tool}.pipeline" for tool in ("io500", "mdtest", "ior", "stack")
+    }

@@ -18,11 +18,22 @@ def test_every_row_runs_a_bench_that_can_write_its_figures_as_json():
 
 
 def test_a_row_is_rendered_with_its_command_once_beside_its_figures():
-    bench = BenchRow(name="demo", title="Demo bench", module="bench.demo", arguments={"small": ("--n", "3")},
-                     figures=lambda result: [])
+    bench = BenchRow(
+        name="demo",
+        title="Demo bench",
+        module="bench.demo",
+        arguments={"small": ("--n", "3")},
+        figures=lambda result: [],
+    )
     figures = [Figure("first", "1.0 s"), Figure("second", "2x")]
-    header = {"command": "cmd", "date": "today", "machine": "m", "services": "s", "load_before": 0.5,
-              "load_after": 0.75}
+    header = {
+        "command": "cmd",
+        "date": "today",
+        "machine": "m",
+        "services": "s",
+        "load_before": 0.5,
+        "load_after": 0.75,
+    }
 
     text = render([(bench, figures, 12.3)], "small", header)
 
@@ -34,8 +45,14 @@ def test_a_row_is_rendered_with_its_command_once_beside_its_figures():
 
 
 def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
-    header = {"command": "cmd", "date": "today", "machine": "m", "services": "s", "load_before": 0.5,
-              "load_after": 0.75}
+    header = {
+        "command": "cmd",
+        "date": "today",
+        "machine": "m",
+        "services": "s",
+        "load_before": 0.5,
+        "load_after": 0.75,
+    }
     old = render([], "small", header) + "\n" + WHY + "\n\nPaging by OFFSET was slow.\n"
 
     text = render([], "full", header, kept_section(old))
@@ -46,10 +63,13 @@ def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
 
 
 def test_list_latency_figures_are_full_renders_next_to_healthz_of_the_same_run():
-    result = {"runs": 1000, "timings": [
-        {"url": "/lists/io500/", "median": 3.0, "p95": 4.0, "cold_median": 60.0, "cold_p95": 90.0},
-        {"url": "/healthz", "median": 2.0, "p95": 3.0, "cold_median": 2.0, "cold_p95": 3.0},
-    ]}
+    result = {
+        "runs": 1000,
+        "timings": [
+            {"url": "/lists/io500/", "median": 3.0, "p95": 4.0, "cold_median": 60.0, "cold_p95": 90.0},
+            {"url": "/healthz", "median": 2.0, "p95": 3.0, "cold_median": 2.0, "cold_p95": 3.0},
+        ],
+    }
 
     figures = {figure.label: figure.value for figure in list_latency(result)}
 
@@ -71,20 +91,33 @@ def test_the_committed_page_is_one_table_whose_every_command_is_a_registered_row
 
 def test_cold_path_figures_bound_each_page_by_healthz_and_summarise_the_sorts():
     healthz = [2.0] * 18 + [4.0] * 2  # median 2.0; p95 (nearest rank, the 19th of 20) 4.0
-    result = {"runs": 1_000_000, "seed_seconds": None,
-              "labels": {"/lists/historic/?sort=nodes": "historic list sorted by nodes",
-                         "/lists/historic/?sort=-nodes": "historic list sorted by -nodes"},
-              "timings_ms": {"/healthz": healthz, "/lists/io500/": [8.0] * 20, "/compare/?runs=1,2": [11.0] * 20,
-                             "/lists/historic/?sort=nodes": [6.0] * 20, "/lists/historic/?sort=-nodes": [9.0] * 20},
-              "upload": {"ingest_seconds": 0.12, "first_read_ms": 10.0, "rank_shown": 7, "rank_expected": 7}}
+    result = {
+        "runs": 1_000_000,
+        "seed_seconds": None,
+        "labels": {
+            "/lists/historic/?sort=nodes": "historic list sorted by nodes",
+            "/lists/historic/?sort=-nodes": "historic list sorted by -nodes",
+        },
+        "timings_ms": {
+            "/healthz": healthz,
+            "/lists/io500/": [8.0] * 20,
+            "/compare/?runs=1,2": [11.0] * 20,
+            "/lists/historic/?sort=nodes": [6.0] * 20,
+            "/lists/historic/?sort=-nodes": [9.0] * 20,
+        },
+        "upload": {"ingest_seconds": 0.12, "first_read_ms": 10.0, "rank_shown": 7, "rank_expected": 7},
+    }
 
     figures = {figure.label: figure.value for figure in ROWS["cold_path_million"].figures(result)}
 
     assert figures["`/lists/io500/` at 1,000,000 runs, median / p95 (x `/healthz`)"] == "8.0 ms / 8.0 ms (4.0x / 2.0x)"
-    sorts = ("the historic list's 2 sorts at 1,000,000 runs: medians / x `/healthz`; "
-             "slowest `/lists/historic/?sort=-nodes`; worst p95")
+    sorts = (
+        "the historic list's 2 sorts at 1,000,000 runs: medians / x `/healthz`; "
+        "slowest `/lists/historic/?sort=-nodes`; worst p95"
+    )
     assert figures[sorts] == "3.0x to 4.5x; 9.0 ms; 2.2x"
     assert not any("sort=nodes`" in label for label in figures)  # a sort is not also a figure of its own
     assert figures["URLs within 5x (median) and 10x (p95) of `/healthz` at 1,000,000 runs"] == "4 of 5"  # compare 5.5x
     assert figures["one upload's ingest at 1,000,000 runs; first read of the list after it"] == (
-        "0.12 s; 10.0 ms, rank 7 (reference 7)")
+        "0.12 s; 10.0 ms, rank 7 (reference 7)"
+    )

@@ -26,9 +26,15 @@ def test_the_image_runs_as_a_non_root_user_and_collects_static_at_build():
 
 
 def test_docker_compose_accepts_the_file_when_docker_compose_is_installed():
-    if not shutil.which("docker") or subprocess.run(["docker", "compose", "version"], capture_output=True,
-                                                     check=False).returncode != 0:
+    if (
+        not shutil.which("docker")
+        or subprocess.run(["docker", "compose", "version"], capture_output=True, check=False).returncode != 0
+    ):
         pytest.skip("docker compose is not installed on this machine")
-    done = subprocess.run(["docker", "compose", "-f", str(DOCKER / "compose.yml"), "config", "--quiet"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["docker", "compose", "-f", str(DOCKER / "compose.yml"), "config", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr

@@ -21,8 +21,11 @@ PUBLIC_HOST = "ioboard.example.org"
 
 
 def documented_environment() -> dict[str, str]:
-    pairs = (line.split("=", 1) for line in ENV_EXAMPLE.read_text().splitlines()
-             if line.strip() and not line.lstrip().startswith("#"))
+    pairs = (
+        line.split("=", 1)
+        for line in ENV_EXAMPLE.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    )
     return {key.strip(): value.strip() for key, value in pairs}
 
 
@@ -53,27 +56,42 @@ def production_gunicorn(tmp_path_factory):
     # As the image does at build time: DEBUG=0 serves from the manifest, and the error pages need it too.
     harness.manage(["collectstatic", "--noinput", "-v", "0"], env=environment, timeout=600)
     port = harness.free_port()
-    argv = [str(harness.VENV_BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-            "--workers", "1"]
-    server = harness.Service("gunicorn-healthcheck", argv, env=environment, log_dir=log_dir,
-                             raw_env=True)
+    argv = [
+        str(harness.VENV_BIN / "gunicorn"),
+        "config.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "1",
+    ]
+    server = harness.Service("gunicorn-healthcheck", argv, env=environment, log_dir=log_dir, raw_env=True)
     try:
-        harness.wait_until(lambda: harness.http("GET", f"http://127.0.0.1:{port}/healthz", timeout=2)[0] != 0,
-                           timeout=60, what="gunicorn with the documented settings")
+        harness.wait_until(
+            lambda: harness.http("GET", f"http://127.0.0.1:{port}/healthz", timeout=2)[0] != 0,
+            timeout=60,
+            what="gunicorn with the documented settings",
+        )
         yield port
     finally:
         server.stop()
 
 
 def run_the_health_check(port: int) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO_ROOT / "docker" / "healthcheck.py")], capture_output=True,
-                          text=True, timeout=30, check=False,
-                          env={**os.environ, "IOBOARD_HEALTHCHECK_URL": f"http://127.0.0.1:{port}/healthz"})
+    return subprocess.run(
+        [sys.executable, str(REPO_ROOT / "docker" / "healthcheck.py")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env={**os.environ, "IOBOARD_HEALTHCHECK_URL": f"http://127.0.0.1:{port}/healthz"},
+    )
 
 
 def test_the_dockerfile_runs_the_health_check_script():
-    assert 'HEALTHCHECK --interval=30s --timeout=5s CMD ["python", "/app/docker/healthcheck.py"]' in \
-        (REPO_ROOT / "docker" / "Dockerfile").read_text()
+    assert (
+        'HEALTHCHECK --interval=30s --timeout=5s CMD ["python", "/app/docker/healthcheck.py"]'
+        in (REPO_ROOT / "docker" / "Dockerfile").read_text()
+    )
 
 
 def test_the_health_check_passes_under_the_documented_settings(production_gunicorn):
@@ -87,7 +105,21 @@ def test_the_health_check_host_reaches_healthz_and_nothing_else(production_gunic
 
 
 def test_the_public_host_is_still_sent_to_https(production_gunicorn):
-    done = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", "-H",
-                           f"Host: {PUBLIC_HOST}", f"http://127.0.0.1:{production_gunicorn}/lists/io500/"],
-                          capture_output=True, text=True, timeout=30, check=True)
+    done = subprocess.run(
+        [
+            "curl",
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{redirect_url}",
+            "-H",
+            f"Host: {PUBLIC_HOST}",
+            f"http://127.0.0.1:{production_gunicorn}/lists/io500/",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
     assert done.stdout == f"301 https://{PUBLIC_HOST}/lists/io500/"

@@ -13,8 +13,10 @@ from apps.results.models import Run
 from config.replica import PIN_COOKIE, ReplicaRouter, _reads_from_replica
 from tests.factories import RunFactory, UserFactory
 
-pytestmark = [pytest.mark.django_db(transaction=True, databases=["default", "replica"]),  # committed: seen by both
-              pytest.mark.usefixtures("router_on")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True, databases=["default", "replica"]),  # committed: seen by both
+    pytest.mark.usefixtures("router_on"),
+]
 
 
 @pytest.fixture
@@ -24,8 +26,10 @@ def router_on():
 
 
 def queries_on_each_alias(client, method, url, **extra):
-    with CaptureQueriesContext(connections["default"]) as primary, \
-            CaptureQueriesContext(connections["replica"]) as replica:
+    with (
+        CaptureQueriesContext(connections["default"]) as primary,
+        CaptureQueriesContext(connections["replica"]) as replica,
+    ):
         response = getattr(client, method)(url, **extra)
     return response, len(primary), len(replica)
 
@@ -62,8 +66,7 @@ def test_a_signed_in_reader_reads_the_primary_to_see_their_own_writes(client):
 
 
 def test_an_api_client_with_a_token_reads_the_primary(client):
-    response, _, replica = queries_on_each_alias(client, "get", "/api/v1/uploads/",
-                                                       HTTP_AUTHORIZATION="Token nonsense")
+    response, _, replica = queries_on_each_alias(client, "get", "/api/v1/uploads/", HTTP_AUTHORIZATION="Token nonsense")
     assert response.status_code == 401
     assert replica == 0
 

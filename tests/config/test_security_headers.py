@@ -28,8 +28,9 @@ def test_a_session_cookie_set_over_https_through_the_proxy_is_secure(client, beh
     user.set_password("a long enough password")
     user.save()
 
-    response = client.post("/admin/login/?next=/admin/", {"username": user.username,
-                                                          "password": "a long enough password"}, **PROXIED_HTTPS)
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": user.username, "password": "a long enough password"}, **PROXIED_HTTPS
+    )
 
     assert response.status_code == 302
     assert response.cookies["sessionid"]["secure"] is True
@@ -48,8 +49,14 @@ def test_cookies_over_plain_http_stay_usable_on_loopback(client, behind_a_tls_pr
 def _production_setting(name: str, **environment) -> str:
     """A setting as config.settings computes it from a production environment, in a fresh interpreter."""
     env = {"DEBUG": "0", "SECRET_KEY": "x" * 50, "PATH": "/usr/bin:/bin", **environment}
-    done = subprocess.run([sys.executable, "-c", f"from config import settings; print(settings.{name})"],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", f"from config import settings; print(settings.{name})"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout.strip()
 
 
@@ -61,8 +68,7 @@ def test_hsts_preload_is_off_unless_asked_for():
 
 @pytest.mark.parametrize(("preload", "header"), [(False, "max-age=3600"), (True, "max-age=3600; preload")])
 def test_the_hsts_header_asks_for_preload_only_when_set(client, preload, header):
-    with override_settings(SECURE_HSTS_SECONDS=3600, SECURE_HSTS_INCLUDE_SUBDOMAINS=False,
-                           SECURE_HSTS_PRELOAD=preload):
+    with override_settings(SECURE_HSTS_SECONDS=3600, SECURE_HSTS_INCLUDE_SUBDOMAINS=False, SECURE_HSTS_PRELOAD=preload):
         assert client.get("/lists/io500/", secure=True)["Strict-Transport-Security"] == header
 
 

@@ -19,11 +19,15 @@ PROBE = (
 
 
 def probe_settings(**env) -> dict:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "IOBOARD_CACHE_PREFIX"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "IOBOARD_CACHE_PREFIX"}
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
-    done = subprocess.run([sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -48,8 +52,9 @@ def test_the_cache_prefix_follows_the_database_unless_set():
     redis = "redis://127.0.0.1:6379/3"
     one = probe_settings(DATABASE_URL="postgres://u@127.0.0.1:5432/board_one", REDIS_URL=redis)
     two = probe_settings(DATABASE_URL="postgres://u@127.0.0.1:5432/board_two", REDIS_URL=redis)
-    chosen = probe_settings(DATABASE_URL="postgres://u@127.0.0.1:5432/board_one", REDIS_URL=redis,
-                            IOBOARD_CACHE_PREFIX="site-a")
+    chosen = probe_settings(
+        DATABASE_URL="postgres://u@127.0.0.1:5432/board_one", REDIS_URL=redis, IOBOARD_CACHE_PREFIX="site-a"
+    )
 
     assert (one["cache_prefix"], two["cache_prefix"]) == ("ioboard:board_one", "ioboard:board_two")
     assert chosen["cache_prefix"] == "site-a"
@@ -58,8 +63,9 @@ def test_the_cache_prefix_follows_the_database_unless_set():
 def test_it_refuses_to_run_in_production_without_a_secret_key():
     env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
     env.update(DEBUG="0", DJANGO_SETTINGS_MODULE="config.settings")
-    done = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
     assert done.returncode != 0
     assert "SECRET_KEY" in done.stderr
 
@@ -72,8 +78,9 @@ def test_ssl_redirect_is_on_in_production_and_can_be_turned_off():
 
 def test_a_malformed_flag_is_an_error_not_a_guess():
     env = {**os.environ, "DEBUG": "maybe", "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run([sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
     assert done.returncode != 0
     assert "DEBUG must be 0 or 1" in done.stderr
 
@@ -81,8 +88,19 @@ def test_a_malformed_flag_is_an_error_not_a_guess():
 @pytest.mark.parametrize("extra", [{}, {"SECURE_SSL_REDIRECT": "1"}])
 def test_check_deploy_is_clean_with_production_environment(extra):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update(DEBUG="0", SECRET_KEY="k3y-" + "a1b2c3d4e5" * 6, ALLOWED_HOSTS="ioboard.example.org",
-               DJANGO_SETTINGS_MODULE="config.settings", **extra)
-    done = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                          env=env, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    env.update(
+        DEBUG="0",
+        SECRET_KEY="k3y-" + "a1b2c3d4e5" * 6,
+        ALLOWED_HOSTS="ioboard.example.org",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        **extra,
+    )
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

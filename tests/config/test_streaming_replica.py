@@ -30,9 +30,11 @@ MAX_LAG_SECONDS = 4
 #: Each gunicorn process re-checks the replica this often.
 CHECK_SECONDS = 1
 
-pytestmark = pytest.mark.skipif(os.environ.get("IOBOARD_REPLICA_TESTS") != "1",
-                                reason="streaming-replica tests run with IOBOARD_REPLICA_TESTS=1 (.ci/run sets it; "
-                                       "they start their own PostgreSQL pair with .ci/replica)")
+pytestmark = pytest.mark.skipif(
+    os.environ.get("IOBOARD_REPLICA_TESTS") != "1",
+    reason="streaming-replica tests run with IOBOARD_REPLICA_TESTS=1 (.ci/run sets it; "
+    "they start their own PostgreSQL pair with .ci/replica)",
+)
 
 
 def _two_free_ports() -> int:
@@ -56,8 +58,14 @@ class Pair:
         self.replica_url = f"postgres://postgres@127.0.0.1:{port + 1}/{database}"
 
     def script(self, *args: str) -> str:
-        done = subprocess.run([str(REPO_ROOT / ".ci" / "replica"), *args], env=self.env, capture_output=True,
-                              text=True, timeout=300, check=False)
+        done = subprocess.run(
+            [str(REPO_ROOT / ".ci" / "replica"), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -93,10 +101,21 @@ def pair():
     try:
         pair.sql(pair.primary_url.rsplit("/", 1)[0] + "/postgres", f"CREATE DATABASE {pair.database}")
         env = harness.bench_env({"DATABASE_URL": pair.primary_url})
-        subprocess.run([str(harness.PYTHON), "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO_ROOT, env=env,
-                       check=True, timeout=600)
-        subprocess.run([str(harness.PYTHON), "manage.py", "seed_synthetic", "--runs", "30"], cwd=REPO_ROOT, env=env,
-                       check=True, timeout=600, capture_output=True)
+        subprocess.run(
+            [str(harness.PYTHON), "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=REPO_ROOT,
+            env=env,
+            check=True,
+            timeout=600,
+        )
+        subprocess.run(
+            [str(harness.PYTHON), "manage.py", "seed_synthetic", "--runs", "30"],
+            cwd=REPO_ROOT,
+            env=env,
+            check=True,
+            timeout=600,
+            capture_output=True,
+        )
         yield pair
     finally:
         pair.script("stop")
@@ -107,29 +126,49 @@ def pair():
 def site(pair, tmp_path_factory):
     """gunicorn on the pair; (base URL, an API token, a system's id)."""
     log_dir = tmp_path_factory.mktemp("replica-gunicorn")
-    env = harness.bench_env({"DATABASE_URL": pair.primary_url, "DATABASE_REPLICA_URL": pair.replica_url,
-                             "IOBOARD_REPLICA_MAX_LAG_SECONDS": str(MAX_LAG_SECONDS),
-                             "IOBOARD_REPLICA_CHECK_SECONDS": str(CHECK_SECONDS),
-                             "IOBOARD_REPLICA_CONNECT_TIMEOUT": "2"})
+    env = harness.bench_env(
+        {
+            "DATABASE_URL": pair.primary_url,
+            "DATABASE_REPLICA_URL": pair.replica_url,
+            "IOBOARD_REPLICA_MAX_LAG_SECONDS": str(MAX_LAG_SECONDS),
+            "IOBOARD_REPLICA_CHECK_SECONDS": str(CHECK_SECONDS),
+            "IOBOARD_REPLICA_CONNECT_TIMEOUT": "2",
+        }
+    )
     token = subprocess.run(
-        [str(harness.PYTHON), "manage.py", "shell", "-c",
-         "from bench.harness import create_token_user; print(create_token_user('replica-reader'))"],
-        cwd=REPO_ROOT, env=env, check=True, timeout=120, capture_output=True, text=True).stdout.split()[-1]
+        [
+            str(harness.PYTHON),
+            "manage.py",
+            "shell",
+            "-c",
+            "from bench.harness import create_token_user; print(create_token_user('replica-reader'))",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+        capture_output=True,
+        text=True,
+    ).stdout.split()[-1]
     system_id = pair.sql(pair.primary_url, "SELECT min(id) FROM results_storagesystem")[0][0]
     port = harness.free_port()
     server = harness.gunicorn(port, env=env, log_dir=log_dir, workers=1, threads=4)
     base = f"http://127.0.0.1:{port}"
     try:
-        harness.wait_until(lambda: harness.http("GET", f"{base}/healthz", timeout=2)[0] == 200, timeout=90,
-                           what="gunicorn on the replica pair")
+        harness.wait_until(
+            lambda: harness.http("GET", f"{base}/healthz", timeout=2)[0] == 200,
+            timeout=90,
+            what="gunicorn on the replica pair",
+        )
         yield base, token, system_id
     finally:
         server.stop()
 
 
 def system_name(base: str, system_id: int, **headers) -> str:
-    status, body, _ = harness.http("GET", f"{base}/api/v1/systems/{system_id}/",
-                                   headers={"Accept": "application/json", **headers}, timeout=20)
+    status, body, _ = harness.http(
+        "GET", f"{base}/api/v1/systems/{system_id}/", headers={"Accept": "application/json", **headers}, timeout=20
+    )
     assert status == 200, body[:300]
     return json.loads(body)["name"]
 
@@ -141,8 +180,13 @@ def replay_paused_after_a_rename(pair, site):
     pair.resume_replay()
     old = f"before-{uuid.uuid4().hex[:6]}"
     pair.rename(system_id, old)
-    harness.wait_until(lambda: pair.sql(pair.replica_url, "SELECT name FROM results_storagesystem WHERE id = %s",
-                                        (system_id,)) == [(old,)], timeout=30, what="the replica to show the rename")
+    harness.wait_until(
+        lambda: (
+            pair.sql(pair.replica_url, "SELECT name FROM results_storagesystem WHERE id = %s", (system_id,)) == [(old,)]
+        ),
+        timeout=30,
+        what="the replica to show the rename",
+    )
     pair.pause_replay()
     new = f"after-{uuid.uuid4().hex[:6]}"
     pair.rename(system_id, new)
@@ -176,8 +220,13 @@ def test_a_browser_that_just_wrote_reads_its_write_from_the_primary(site, replay
     status, _, _ = harness.http("POST", f"{base}/api/v1/uploads/", timeout=20)
     assert status in (401, 403)
     # harness.http keeps no cookies: carry the pin cookie the write set, as the browser would.
-    with_pin = subprocess.run(["curl", "-s", "-c", "-", "-o", "/dev/null", "-X", "POST", f"{base}/api/v1/uploads/"],
-                              capture_output=True, text=True, timeout=20, check=True).stdout
+    with_pin = subprocess.run(
+        ["curl", "-s", "-c", "-", "-o", "/dev/null", "-X", "POST", f"{base}/api/v1/uploads/"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=True,
+    ).stdout
     assert "ioboard_primary" in with_pin
     assert system_name(base, system_id, Cookie="ioboard_primary=1") == new
 
@@ -186,8 +235,12 @@ def test_a_lagging_replica_is_left_for_the_primary_within_the_lag_bound(site, re
     base, _, system_id = site
     _, new = replay_paused_after_a_rename
     started = time.monotonic()
-    harness.wait_until(lambda: system_name(base, system_id) == new, timeout=MAX_LAG_SECONDS + CHECK_SECONDS + 20,
-                       interval=0.25, what="readers to leave the lagging replica")
+    harness.wait_until(
+        lambda: system_name(base, system_id) == new,
+        timeout=MAX_LAG_SECONDS + CHECK_SECONDS + 20,
+        interval=0.25,
+        what="readers to leave the lagging replica",
+    )
     assert time.monotonic() - started <= MAX_LAG_SECONDS + CHECK_SECONDS + 10
 
 

@@ -22,8 +22,15 @@ print(json.dumps({"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects
 def load_a_worker() -> dict:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "SECRET_KEY": "k" * 50}
     env.pop("DATABASE_URL", None)
-    result = subprocess.run([sys.executable, "-c", LOAD_THE_WORKER], cwd=REPO_ROOT, env=env, capture_output=True,
-                            text=True, timeout=120, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_THE_WORKER],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -33,6 +40,7 @@ def test_the_worker_freezes_nearly_everything_it_holds_before_serving():
 
 
 def test_every_template_is_compiled_before_the_first_request():
-    templates = sorted(path.relative_to(REPO_ROOT / "templates").as_posix()
-                       for path in (REPO_ROOT / "templates").rglob("*.html"))
+    templates = sorted(
+        path.relative_to(REPO_ROOT / "templates").as_posix() for path in (REPO_ROOT / "templates").rglob("*.html")
+    )
     assert load_a_worker()["compiled"] == templates

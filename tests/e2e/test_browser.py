@@ -15,10 +15,20 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 def leaderboard():
     """Three systems; the top one has two runs that differ in a patch and a tunable."""
     top = StorageSystemFactory(name="Data Accelerator", institution__name="University of Cambridge")
-    may = RunFactory(system=top, score_bw=120.47, score_md=1103.69, client_nodes=502,
-                     lustre_build=LustrePatchFactory(ticket="LU-11518").build)
-    june = RunFactory(system=top, score_bw=162.05, score_md=2377.44, client_nodes=512,
-                      lustre_build=LustrePatchFactory(ticket="LU-12325").build)
+    may = RunFactory(
+        system=top,
+        score_bw=120.47,
+        score_md=1103.69,
+        client_nodes=502,
+        lustre_build=LustrePatchFactory(ticket="LU-11518").build,
+    )
+    june = RunFactory(
+        system=top,
+        score_bw=162.05,
+        score_md=2377.44,
+        client_nodes=512,
+        lustre_build=LustrePatchFactory(ticket="LU-12325").build,
+    )
     TunableFactory(run=june, parameter="ldlm.namespaces.*.lru_size", value="4000000")
     AnomalyFactory(run=june, rule="cache_effect_stat")
     PhaseResult.objects.filter(run=june, name="mdtest_easy_stat").update(value=183233.0)

@@ -50,11 +50,28 @@ def every_kind_of_page(tmp_path):
     series, study = ScalingSeries.objects.get(), Study.objects.get(name="hints")
     call_command("ingest", "--kind", "stack", str(DATA / "stack" / "beacon-io2"), "--name", "beacon-io2")
     return [
-        "/", "/lists/io500/", "/lists/ten-node/", "/lists/historic/?sort=-bw", "/editions/", "/editions/ISC19/",
-        "/editions/ISC19/awards/", f"/runs/{second.pk}/", f"/systems/{system.pk}/",
-        f"/systems/{system.pk}/history/", f"/compare/?runs={second.pk}&runs={first.pk}", "/scaling/",
-        f"/scaling/{series.pk}/", "/studies/", f"/studies/{study.pk}/", "/stacks/", "/stacks/beacon-io2/",
-        "/stacks/compare/?a=beacon-io2&b=beacon-io2", "/systems/", "/compare/", "/api/v1/docs/", "/api/v1/runs/",
+        "/",
+        "/lists/io500/",
+        "/lists/ten-node/",
+        "/lists/historic/?sort=-bw",
+        "/editions/",
+        "/editions/ISC19/",
+        "/editions/ISC19/awards/",
+        f"/runs/{second.pk}/",
+        f"/systems/{system.pk}/",
+        f"/systems/{system.pk}/history/",
+        f"/compare/?runs={second.pk}&runs={first.pk}",
+        "/scaling/",
+        f"/scaling/{series.pk}/",
+        "/studies/",
+        f"/studies/{study.pk}/",
+        "/stacks/",
+        "/stacks/beacon-io2/",
+        "/stacks/compare/?a=beacon-io2&b=beacon-io2",
+        "/systems/",
+        "/compare/",
+        "/api/v1/docs/",
+        "/api/v1/runs/",
         "/admin/login/",
     ]
 
@@ -81,7 +98,9 @@ def test_redoc_runs_under_the_policy_and_is_refused_only_its_remote_logo(live_se
     page.add_init_script(COLLECT_VIOLATIONS)
     seen = violations_on(page, f"{live_server.url}/api/v1/redoc/")
     expect(page.locator("#redoc-container, redoc").first).to_contain_text("ioboard API")
-    assert [violation.split(" at ")[0] for violation in seen] == ["img-src blocked https://cdn.redoc.ly/redoc/logo-mini.svg"]
+    assert [violation.split(" at ")[0] for violation in seen] == [
+        "img-src blocked https://cdn.redoc.ly/redoc/logo-mini.svg"
+    ]
 
 
 def test_the_signed_in_admin_runs_under_the_policy_without_a_violation(live_server, page):

@@ -17,9 +17,11 @@ WIDTHS = (1400, 420)
 @pytest.fixture
 def site():
     """Systems with long names and institutions (what overflows first), a flagged run, an edition, a custom list."""
-    system = StorageSystemFactory(name="Future Technology Platform", server_count=24,
-                                  institution__name="Mississippi State University High Performance Computing "
-                                                    "Collaboratory")
+    system = StorageSystemFactory(
+        name="Future Technology Platform",
+        server_count=24,
+        institution__name="Mississippi State University High Performance Computing Collaboratory",
+    )
     first = RunFactory(system=system, score_bw=163.19, score_md=3322.4, client_nodes=10)
     second = RunFactory(system=system, score_bw=150.0, score_md=3000.0, client_nodes=20)
     AnomalyFactory(run=first, rule="cache_effect_stat")
@@ -33,10 +35,25 @@ def site():
 
 def page_urls(site) -> list[str]:
     run, other, system = site["run"], site["other"], site["system"]
-    return ["/", "/lists/io500/", "/lists/full/", "/lists/historic/", "/editions/", "/editions/fit/",
-            "/editions/fit/awards/", f"/runs/{run.pk}/", "/systems/", f"/systems/{system.pk}/",
-            f"/systems/{system.pk}/history/", "/compare/", f"/compare/?runs={run.pk},{other.pk}", "/scaling/",
-            "/studies/", f"/lists/custom/{site['custom'].token}/", "/accounts/login/"]
+    return [
+        "/",
+        "/lists/io500/",
+        "/lists/full/",
+        "/lists/historic/",
+        "/editions/",
+        "/editions/fit/",
+        "/editions/fit/awards/",
+        f"/runs/{run.pk}/",
+        "/systems/",
+        f"/systems/{system.pk}/",
+        f"/systems/{system.pk}/history/",
+        "/compare/",
+        f"/compare/?runs={run.pk},{other.pk}",
+        "/scaling/",
+        "/studies/",
+        f"/lists/custom/{site['custom'].token}/",
+        "/accounts/login/",
+    ]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -51,8 +68,9 @@ def test_no_page_scrolls_sideways_and_none_logs_an_error(live_server, page, cons
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_list_headers_show_their_units_and_rank_system_and_score_stay_in_view(live_server, page, console_errors,
-                                                                              site, width):
+def test_list_headers_show_their_units_and_rank_system_and_score_stay_in_view(
+    live_server, page, console_errors, site, width
+):
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(f"{live_server.url}/lists/io500/")
     for label in ("BW (GiB/s)", "MD (kIOPS)"):

@@ -35,8 +35,14 @@ def current_database_url() -> str:
 
 def worker_env(media_root: Path, **extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE"}}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", DATABASE_URL=current_database_url(),
-               MEDIA_ROOT=str(media_root), DEBUG="1", LOG_LEVEL="WARNING", PYTHONUNBUFFERED="1")
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=current_database_url(),
+        MEDIA_ROOT=str(media_root),
+        DEBUG="1",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
     env.update(extra)
     return env
 
@@ -47,8 +53,9 @@ class WorkerProcess:
     def __init__(self, argv: list[str], env: dict, log: Path):
         self.log = log
         handle = open(log, "w")  # noqa: SIM115 - owned by the child
-        self.process = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            argv, cwd=REPO_ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+        )
         handle.close()
 
     def kill9(self):
@@ -71,15 +78,46 @@ class WorkerProcess:
 
 
 def celery_argv(queue: str, name: str) -> list[str]:
-    return ["-A", "config", "worker", "--pool", "solo", "--queues", queue, "--hostname", f"{name}@%h",
-            "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"]
+    return [
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        "solo",
+        "--queues",
+        queue,
+        "--hostname",
+        f"{name}@%h",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "--loglevel",
+        "INFO",
+    ]
 
 
 def prefork_worker_argv(queue: str) -> list[str]:
     """A worker as deployed (prefork, so the ingest task's time limits hold), one process, on ``queue``."""
-    return ["-m", "celery", "-A", "config", "worker", "--pool", "prefork", "--concurrency", "1", "--queues", queue,
-            "--hostname", f"prefork-{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-            "--loglevel", "INFO"]
+    return [
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        "1",
+        "--queues",
+        queue,
+        "--hostname",
+        f"prefork-{queue}@%h",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "--loglevel",
+        "INFO",
+    ]
 
 
 @pytest.fixture
@@ -110,8 +148,9 @@ def wait_for(predicate, *, timeout: float, what: str, interval: float = 0.2, wor
         if value:
             return value
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}"
-                         + (f"\nworker output:\n{worker.output()}" if worker else ""))
+    raise AssertionError(
+        f"timed out after {timeout} s waiting for {what}" + (f"\nworker output:\n{worker.output()}" if worker else "")
+    )
 
 
 @pytest.fixture

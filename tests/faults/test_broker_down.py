@@ -78,12 +78,17 @@ def test_an_upload_is_accepted_and_kept_while_the_broker_is_unreachable(alice_cl
 @pytest.fixture
 def redis_cache_down(settings):
     """The cache on a Redis that is not there either: with REDIS_URL, broker and cache go down together."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": f"redis://127.0.0.1:{closed_loopback_port()}/0"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed_loopback_port()}/0",
+        }
+    }
 
 
-def test_an_upload_is_accepted_and_kept_when_the_whole_redis_is_gone(alice_client, private_storage, broker_down,
-                                                                     redis_cache_down):
+def test_an_upload_is_accepted_and_kept_when_the_whole_redis_is_gone(
+    alice_client, private_storage, broker_down, redis_cache_down
+):
     """Rate limits live in the cache: an unreachable cache must not turn every request into a 500."""
     response = post_demo(alice_client)
 

@@ -39,11 +39,13 @@ def private_stack():
     try:
         url = harness.fresh_database("ioboard_restart", port=pg.port)
         port = harness.free_port()
-        server = harness.gunicorn(port, env={"DATABASE_URL": url, "DB_CONN_MAX_AGE": "60"}, log_dir=logs, workers=2,
-                                  timeout=30)
+        server = harness.gunicorn(
+            port, env={"DATABASE_URL": url, "DB_CONN_MAX_AGE": "60"}, log_dir=logs, workers=2, timeout=30
+        )
         base = f"http://127.0.0.1:{port}"
-        harness.wait_until(lambda: harness.http("GET", base + "/healthz", timeout=5)[0] == 200, timeout=60,
-                           what="gunicorn")
+        harness.wait_until(
+            lambda: harness.http("GET", base + "/healthz", timeout=5)[0] == 200, timeout=60, what="gunicorn"
+        )
         yield pg, server, base
     finally:
         if server:
@@ -74,8 +76,11 @@ def test_requests_fail_cleanly_while_postgresql_is_down_and_recover_after(privat
         assert sample["/api/v1/runs/"][0] == 500
         assert max(seconds for _, seconds in sample.values()) < 5, sample  # fails fast, never hangs
     restarted = time.monotonic()
-    harness.wait_until(lambda: all(status == 200 for status, _ in answers(base).values()), timeout=15,
-                       what="both URLs to answer 200 again")
+    harness.wait_until(
+        lambda: all(status == 200 for status, _ in answers(base).values()),
+        timeout=15,
+        what="both URLs to answer 200 again",
+    )
     assert time.monotonic() - restarted < 15
     # The same gunicorn master and workers served before, during and after: nothing was restarted.
     assert sorted([server.pid, *harness.children_of(server.pid)]) == processes

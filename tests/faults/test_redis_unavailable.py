@@ -70,14 +70,23 @@ def redis_at(url: str, settings):
     """Cache and broker of this process on ``url``, with the production socket timeouts; restored after."""
     from config.celery import app as celery_app
 
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
-                                   "OPTIONS": {"socket_connect_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
-                                               "socket_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT}}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {
+                "socket_connect_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
+                "socket_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
+            },
+        }
+    }
     previous = celery_app.conf.broker_url, celery_app.conf.task_always_eager
     previous_options = dict(celery_app.conf.broker_transport_options or {})
     celery_app.conf.broker_transport_options = {
-        **previous_options, "socket_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT,
-        "socket_connect_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT}
+        **previous_options,
+        "socket_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT,
+        "socket_connect_timeout": settings.IOBOARD_BROKER_SOCKET_TIMEOUT,
+    }
     use_broker(url, eager=False)
     freshness.forget_shared_cache_failure()
     try:
@@ -102,8 +111,9 @@ def timed(call):
     return response, time.monotonic() - started
 
 
-def test_an_upload_is_answered_202_within_5_s_and_ingested_once_redis_is_back(alice_client, private_storage,
-                                                                              redis_away):
+def test_an_upload_is_answered_202_within_5_s_and_ingested_once_redis_is_back(
+    alice_client, private_storage, redis_away
+):
     response, seconds = timed(lambda: post_demo(alice_client))
 
     assert response.status_code == 202, response.content[:500]
@@ -131,8 +141,7 @@ def test_pages_serve_without_the_page_cache(client, settings, redis_away):
 
 def test_a_custom_list_saves_and_reads_as_being_ranked(alice_client, client, redis_away):
     RunFactory()
-    response, seconds = timed(lambda: alice_client.post("/api/v1/custom-lists/", {"equation": "score"},
-                                                        format="json"))
+    response, seconds = timed(lambda: alice_client.post("/api/v1/custom-lists/", {"equation": "score"}, format="json"))
     assert response.status_code == 201, response.content[:500]
     assert seconds < ANSWER_SECONDS
     token = response.json()["token"]
@@ -158,7 +167,8 @@ def stopped_redis(port: int, log_dir):
 @pytest.mark.services
 @pytest.mark.parametrize("fault", ["stopped", "silent"])
 def test_an_upload_kept_while_redis_is_away_is_ingested_once_by_a_real_worker_when_it_is_back(
-        alice_client, private_storage, settings, workers, fault):
+    alice_client, private_storage, settings, workers, fault
+):
     needs_real_services()
     if not shutil.which("redis-server"):
         pytest.skip("no redis-server binary to start a private Redis that can be stopped")
@@ -180,8 +190,11 @@ def test_an_upload_kept_while_redis_is_away_is_ingested_once_by_a_real_worker_wh
     worker = None
     try:
         back = time.monotonic()
-        worker = workers.start(prefork_worker_argv("celery"), worker_env(private_storage / "media", REDIS_URL=url),
-                               private_storage / "worker.log")
+        worker = workers.start(
+            prefork_worker_argv("celery"),
+            worker_env(private_storage / "media", REDIS_URL=url),
+            private_storage / "worker.log",
+        )
 
         def finished():
             job.refresh_from_db()

@@ -53,14 +53,19 @@ def stored_upload(media_root) -> Upload:
 
 
 def test_a_worker_killed_mid_ingest_has_its_task_redelivered_and_one_run_results(
-        settings, tmp_path, fault_queue, workers):
+    settings, tmp_path, fault_queue, workers
+):
     needs_real_services()
     settings.MEDIA_ROOT = str(tmp_path / "media")
     upload = stored_upload(tmp_path / "media")
     job = IngestJob.objects.create(upload=upload)
     marker = tmp_path / "in-transaction"
-    env = worker_env(tmp_path / "media", CELERY_VISIBILITY_TIMEOUT=str(VISIBILITY_TIMEOUT),
-                     IOBOARD_INGEST_CLAIM_SECONDS=str(VISIBILITY_TIMEOUT), FAULT_MARKER=str(marker))
+    env = worker_env(
+        tmp_path / "media",
+        CELERY_VISIBILITY_TIMEOUT=str(VISIBILITY_TIMEOUT),
+        IOBOARD_INGEST_CLAIM_SECONDS=str(VISIBILITY_TIMEOUT),
+        FAULT_MARKER=str(marker),
+    )
 
     first = workers.start(["-c", STALLING_WORKER, *celery_argv(fault_queue, "doomed")], env, tmp_path / "first.log")
     ingest_upload_task.apply_async((job.pk,), queue=fault_queue)

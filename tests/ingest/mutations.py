@@ -12,7 +12,7 @@ def mutated(draw, original: bytes) -> bytes:
         if action == "flip" and data:
             data[position] = draw(st.integers(0, 255))
         elif action == "delete":
-            del data[position:position + draw(st.integers(1, 40))]
+            del data[position : position + draw(st.integers(1, 40))]
         elif action == "insert":
             data[position:position] = draw(st.binary(max_size=40))
         else:

@@ -29,8 +29,11 @@ def corpus_ingested(tmp_path):
 
 
 def runs_of_submission(exported, submission_path):
-    return [run for run in exported
-            if run["source_path"] == submission_path or run["source_path"].startswith(submission_path + "/")]
+    return [
+        run
+        for run in exported
+        if run["source_path"] == submission_path or run["source_path"].startswith(submission_path + "/")
+    ]
 
 
 def matching_run(exported, row):
@@ -70,8 +73,11 @@ def test_recomputed_and_reported_scores_and_node_counts_match_expected(corpus_in
             mismatches.append((row["path"], "printed_total", row["printed_total"], run["reported_score"]["total"]))
         # Where the labels call the tools' node count unreliable (one node per process), the run is listed with the
         # count the IO500 itself recorded, which its other evidence (Nodemap, hostfile) supports.
-        nodes = (row["official_client_nodes"] if "node_count_unreliable" in row["anomaly_kinds"].split(";")
-                 else CORRECTED_NODES.get(row["path"], row["client_nodes"]))
+        nodes = (
+            row["official_client_nodes"]
+            if "node_count_unreliable" in row["anomaly_kinds"].split(";")
+            else CORRECTED_NODES.get(row["path"], row["client_nodes"])
+        )
         if nodes and run["client_nodes"] != int(float(nodes)):
             mismatches.append((row["path"], "client_nodes", nodes, run["client_nodes"]))
     assert mismatches == []
@@ -79,9 +85,13 @@ def test_recomputed_and_reported_scores_and_node_counts_match_expected(corpus_in
 
 def test_every_c_application_run_with_an_intact_result_txt_verifies(corpus_ingested):
     corpus, _, exported, _ = corpus_ingested
-    unverified = [run["source_path"] for run in exported
-                  if run["era"] == "capp" and (corpus / run["source_path"] / "result.txt").is_file()
-                  and run["verification"] != "verified"]
+    unverified = [
+        run["source_path"]
+        for run in exported
+        if run["era"] == "capp"
+        and (corpus / run["source_path"] / "result.txt").is_file()
+        and run["verification"] != "verified"
+    ]
     assert unverified == []
 
 

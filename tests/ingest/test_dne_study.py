@@ -52,20 +52,35 @@ def expected_points(root: Path) -> dict[tuple[str, str], dict]:
             if match := SUMMARY_ROW.match(line):
                 operation = operation_name(match[1])
                 expected[(row["log"], operation)] = {
-                    "axes": {"mdt_count": int(row["mdt_count"]), "nodes": int(row["client_nodes"]),
-                             "tasks": int(row["tasks"]), "files_per_dir": int(row["files_per_dir"]),
-                             "striping": row["striping"], "unique_dir": "/unique_" in row["log"]},
-                    "max": match[2], "min": match[3], "mean": match[4], "stddev": match[5],
+                    "axes": {
+                        "mdt_count": int(row["mdt_count"]),
+                        "nodes": int(row["client_nodes"]),
+                        "tasks": int(row["tasks"]),
+                        "files_per_dir": int(row["files_per_dir"]),
+                        "striping": row["striping"],
+                        "unique_dir": "/unique_" in row["log"],
+                    },
+                    "max": match[2],
+                    "min": match[3],
+                    "mean": match[4],
+                    "stddev": match[5],
                     "iterations": iterations[operation],
                 }
     return expected
 
 
 def stored_points(study: Study) -> dict[tuple[str, str], dict]:
-    return {(point.source, point.operation): {"axes": point.axes, "max": point.max, "min": point.min,
-                                               "mean": point.mean, "stddev": point.stddev,
-                                               "iterations": point.iterations}
-            for point in study.points.all()}
+    return {
+        (point.source, point.operation): {
+            "axes": point.axes,
+            "max": point.max,
+            "min": point.min,
+            "mean": point.mean,
+            "stddev": point.stddev,
+            "iterations": point.iterations,
+        }
+        for point in study.points.all()
+    }
 
 
 @pytest.fixture
@@ -106,8 +121,12 @@ def test_on_the_shared_sample_mdt_counts_are_compared_by_their_printed_means_and
 
     document = json.loads(export_study(study.name))
 
-    means = {(point["axes"]["mdt_count"], point["axes"]["tasks"], point["axes"]["files_per_dir"], operation):
-             Decimal(point["mean"]) for (_, operation), point in expected.items()}
+    means = {
+        (point["axes"]["mdt_count"], point["axes"]["tasks"], point["axes"]["files_per_dir"], operation): Decimal(
+            point["mean"]
+        )
+        for (_, operation), point in expected.items()
+    }
     checked = 0
     for comparison in document["comparisons"]:
         if comparison["axis"] != "mdt_count":
@@ -140,7 +159,8 @@ def test_export_study_prints_the_series_study_with_its_axes_and_comparisons(camp
     assert varying == {"mdt_count", "nodes", "tasks"}
     assert document["comparisons"]
     assert {(c["verdict"], c["p_value"], tuple(c["jobs"])) for c in document["comparisons"]} == {
-        ("not_testable", None, (1, 1))}  # one log per configuration: one job a side
+        ("not_testable", None, (1, 1))
+    }  # one log per configuration: one job a side
 
 
 def test_ingesting_the_same_campaign_again_adds_no_study_and_no_study_point(campaign):
@@ -165,7 +185,8 @@ def test_a_corrected_manifest_moves_the_study_points_with_the_series_points(camp
 
 
 def test_a_log_whose_study_points_cannot_be_stored_leaves_neither_its_series_points_nor_its_study_points(
-        campaign, monkeypatch):
+    campaign, monkeypatch
+):
     broken = "dne2_1_mds/unique_10k_1/mdtest.out"
     store = Study.store_scaling_points
 
@@ -199,7 +220,11 @@ def test_the_points_of_every_tests_data_mdtest_log_agree_with_their_study_points
     creation = study.points.get(source="dne_8mdt/easy.txt", operation="file_creation")
     # The log's "File creation" rate row: 143571.019 143570.943 143570.977 0.020 (three places kept).
     assert (creation.max, creation.min, creation.mean, creation.stddev) == (
-        "143571.019", "143570.943", "143570.977", "0.020")
+        "143571.019",
+        "143570.943",
+        "143570.977",
+        "0.020",
+    )
     assert creation.axes["mdt_count"] == 8
     blocks = study.points.filter(operation="file_creation", source=TASK_BLOCKS_LOG).order_by("test_index")
     # The 4-task block ran on part of the launch's 2 nodes: its node count is unknown, so not an axis.
@@ -210,10 +235,12 @@ def test_the_points_of_every_tests_data_mdtest_log_agree_with_their_study_points
     assert blocks[0].iterations == ["7070.000", "7140.000"]  # its two "V-1:   File creation" lines
     assert len(blocks[1].iterations) == 2
     for point in ScalingPoint.objects.all():
-        twin = study.points.get(log_hash=point.log_hash, operation=point.operation,
-                                axes__tasks=point.tasks)
+        twin = study.points.get(log_hash=point.log_hash, operation=point.operation, axes__tasks=point.tasks)
         assert (twin.axes["mdt_count"], twin.axes["striping"], twin.source) == (
-            point.mdt_count, point.striping, point.source_file)
+            point.mdt_count,
+            point.striping,
+            point.source_file,
+        )
         assert (Decimal(twin.mean) if twin.mean else None) == point.mean
 
 
@@ -254,6 +281,8 @@ def test_a_series_stored_before_studies_gets_its_study_from_the_data_migration(c
 
     study = Study.objects.get()
     assert (study.scaling_series, study.unit, study.axis_order) == (
-        ScalingSeries.objects.get(), "ops/s", ["mdt_count", "nodes", "tasks", "files_per_dir", "striping",
-                                               "unique_dir"])
+        ScalingSeries.objects.get(),
+        "ops/s",
+        ["mdt_count", "nodes", "tasks", "files_per_dir", "striping", "unique_dir"],
+    )
     assert stored_points(study) == expected_points(campaign)

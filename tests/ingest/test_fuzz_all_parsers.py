@@ -29,8 +29,9 @@ from apps.ingest.tools.mdtest.manifest import parse_manifest
 DATA = Path(__file__).resolve().parents[1] / "data"
 LUSTRE_FILES = sorted((DATA / "lustre").glob("*"))
 MANIFESTS = sorted(DATA.rglob("manifest*.csv"))
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                        HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 TEXT_PARSERS = [
     versions.parse_version_text,
@@ -70,7 +71,7 @@ def mutated(draw, originals: list[bytes]):
         at = draw(st.integers(0, len(data)))
         data[at:at] = draw(st.binary(max_size=200))
     elif kind == "truncate":
-        del data[draw(st.integers(0, len(data))):]
+        del data[draw(st.integers(0, len(data))) :]
     else:
         lines = bytes(data).split(b"\n")
         random.Random(draw(st.integers())).shuffle(lines)
@@ -80,7 +81,8 @@ def mutated(draw, originals: list[bytes]):
 
 def lustre_inputs():
     return st.one_of(st.binary(max_size=2000), mutated(real_samples())).map(
-        lambda data: data.decode("utf-8", errors="replace"))
+        lambda data: data.decode("utf-8", errors="replace")
+    )
 
 
 # ---------------------------------------------------------------- Lustre provenance
@@ -107,10 +109,14 @@ yaml_values = st.recursive(
 
 
 @FUZZ
-@given(sidecar=st.dictionaries(st.sampled_from(["lustre", "tunables", "striping", "notes", "system"]), yaml_values,
-                               max_size=4),
-       lustre_part=st.dictionaries(st.sampled_from(["notes", "server_version", "client_version"]), yaml_values,
-                                   max_size=3))
+@given(
+    sidecar=st.dictionaries(
+        st.sampled_from(["lustre", "tunables", "striping", "notes", "system"]), yaml_values, max_size=4
+    ),
+    lustre_part=st.dictionaries(
+        st.sampled_from(["notes", "server_version", "client_version"]), yaml_values, max_size=3
+    ),
+)
 def test_lustre_part_of_any_sidecar_shape(sidecar, lustre_part):
     """Whatever YAML a sidecar holds, the Lustre reader returns provenance or refuses with a parse error
     the ingest reports; it never crashes with an AttributeError or TypeError on a wrong shape."""
@@ -125,9 +131,11 @@ def test_lustre_part_of_any_sidecar_shape(sidecar, lustre_part):
 
 def manifest_samples() -> list[bytes]:
     found = [path.read_bytes() for path in MANIFESTS]
-    return found or [b"log,mdt_count,client_nodes,tasks,files_per_dir,striping,label\n"
-                     b"dne2_1_mds/mdtest.out,1,4,64,100000,inherited,one\n"
-                     b"dne2_2_mds/mdtest.out,2,4,64,100000,-D,two\n"]
+    return found or [
+        b"log,mdt_count,client_nodes,tasks,files_per_dir,striping,label\n"
+        b"dne2_1_mds/mdtest.out,1,4,64,100000,inherited,one\n"
+        b"dne2_2_mds/mdtest.out,2,4,64,100000,-D,two\n"
+    ]
 
 
 @FUZZ
@@ -145,9 +153,11 @@ def test_a_manifest_is_read_or_refused_with_a_parse_error(data, tmp_path_factory
 # ---------------------------------------------------------------- ioboard.yaml sidecar and metadata
 
 
-SIDECAR = (b"institution: University of Cambridge\nsystem: Data Accelerator\nfilesystem: Lustre\n"
-           b"client_nodes: 10\nlustre:\n  server_version: 2.12.2\n  notes: |\n    base 1a2b3c4d LU-12043 llite: x\n"
-           b"tunables:\n  - osc.*.max_rpcs_in_flight=64\nstriping:\n  - -c -1 -S 16M /lustre/ior_hard\n")
+SIDECAR = (
+    b"institution: University of Cambridge\nsystem: Data Accelerator\nfilesystem: Lustre\n"
+    b"client_nodes: 10\nlustre:\n  server_version: 2.12.2\n  notes: |\n    base 1a2b3c4d LU-12043 llite: x\n"
+    b"tunables:\n  - osc.*.max_rpcs_in_flight=64\nstriping:\n  - -c -1 -S 16M /lustre/ior_hard\n"
+)
 
 
 @FUZZ
@@ -157,8 +167,9 @@ def test_a_sidecar_is_read_or_refused_with_a_sidecar_error(data, tmp_path_factor
     result_dir = root / "Inst" / "Sys" / "Lustre" / "2019" / "submission-1" / "results"
     result_dir.mkdir(parents=True)
     (result_dir / "ioboard.yaml").write_bytes(data)
-    loaded, refused = outcome(lambda: (read_sidecar(result_dir / "ioboard.yaml"), find_sidecar(result_dir, root)),
-                              SidecarError)
+    loaded, refused = outcome(
+        lambda: (read_sidecar(result_dir / "ioboard.yaml"), find_sidecar(result_dir, root)), SidecarError
+    )
     if refused:
         assert "ioboard.yaml" in str(refused)
         return
@@ -169,8 +180,13 @@ def test_a_sidecar_is_read_or_refused_with_a_sidecar_error(data, tmp_path_factor
 
 
 @FUZZ
-@given(parts=st.lists(st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=["Cs"]),
-                              min_size=1, max_size=30), min_size=1, max_size=7))
+@given(
+    parts=st.lists(
+        st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=["Cs"]), min_size=1, max_size=30),
+        min_size=1,
+        max_size=7,
+    )
+)
 def test_metadata_from_any_folder_layout(parts, tmp_path_factory):
     root = tmp_path_factory.mktemp("layout")
     safe = [part if part not in (".", "..") else "dot" for part in parts]
@@ -186,8 +202,11 @@ def test_metadata_from_any_folder_layout(parts, tmp_path_factory):
 
 
 def real_archives() -> list[bytes]:
-    members = {"sub/result.txt": b"[RESULT] ior-easy-write 1.0 GiB/s : time 300.0 seconds\n",
-               "sub/config.ini": b"[global]\ndatadir = ./datafiles\n", "sub/ioboard.yaml": SIDECAR}
+    members = {
+        "sub/result.txt": b"[RESULT] ior-easy-write 1.0 GiB/s : time 300.0 seconds\n",
+        "sub/config.ini": b"[global]\ndatadir = ./datafiles\n",
+        "sub/ioboard.yaml": SIDECAR,
+    }
     tar_buffer = io.BytesIO()
     with tarfile.open(fileobj=tar_buffer, mode="w:gz") as archive:
         for name, content in members.items():
@@ -210,15 +229,17 @@ def real_archives() -> list[bytes]:
 ARCHIVES = real_archives()
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.one_of(st.binary(max_size=3000), mutated(ARCHIVES)))
 def test_an_archive_is_extracted_or_refused_and_a_refusal_leaves_nothing(data, tmp_path_factory):
     scratch = tmp_path_factory.mktemp("archive")
     source, dest = scratch / "upload.bin", scratch / "out"
     source.write_bytes(data)
-    _, refused = outcome(lambda: extract_archive(source, dest, max_entries=50, max_expanded_bytes=1_000_000),
-                         ArchiveError)
+    _, refused = outcome(
+        lambda: extract_archive(source, dest, max_entries=50, max_expanded_bytes=1_000_000), ArchiveError
+    )
     if refused:
         assert str(refused)
         assert not dest.exists() or not any(dest.iterdir())

@@ -16,12 +16,14 @@ from apps.results.services.review import clause_outcomes
 pytestmark = pytest.mark.django_db
 
 # The demo series is the repository's DNE test slice; its truth.json was produced with the campaign.
-TRUTH = json.loads((Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice" / "truth.json")
-                   .read_text())
+TRUTH = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice" / "truth.json").read_text()
+)
 DEMO_LOGS = 20  # the rows of fixtures/dne-scaling-demo/manifest.csv: 5 MDT counts x 4 client counts
 # What the history generator injected into the demo system (fixtures/demo-history/README.md).
-HISTORY_TRUTH = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "demo-history" / "truth.json")
-                           .read_text())
+HISTORY_TRUTH = json.loads(
+    (Path(__file__).resolve().parents[2] / "fixtures" / "demo-history" / "truth.json").read_text()
+)
 
 
 @pytest.fixture
@@ -51,8 +53,7 @@ def test_the_scaling_page_lists_the_demo_series_and_its_saturation(demo, client)
 
     assert f'href="/scaling/{series.pk}/"' in listing
     assert "1–16" in listing
-    knees = [count or reached for count, reached in
-             re.findall(r"<strong>(\d+) MDTs?</strong>|(not reached)", detail)]
+    knees = [count or reached for count, reached in re.findall(r"<strong>(\d+) MDTs?</strong>|(not reached)", detail)]
     assert knees == [str(knee["saturation_mdt_count"]) for knee in TRUTH["knees"]]
 
 
@@ -67,13 +68,17 @@ def test_loading_the_demo_twice_adds_nothing(demo):
 
 
 def test_the_demo_history_shows_every_injected_step_and_the_outlier(demo, client):
-    detected = {(change.kind, change.metric, change.run_after.submission_id, change.direction)
-                for change in Change.objects.filter(system__name=HISTORY_TRUTH["system"]).select_related("run_after")}
+    detected = {
+        (change.kind, change.metric, change.run_after.submission_id, change.direction)
+        for change in Change.objects.filter(system__name=HISTORY_TRUTH["system"]).select_related("run_after")
+    }
     for step in HISTORY_TRUTH["steps"]:
         assert ("step", step["metric"], str(step["after_submission"]), step["direction"]) in detected, step
     for outlier in HISTORY_TRUTH["outliers"]:
-        assert any(kind == "outlier" and metric == outlier["metric"] and submission == str(outlier["submission"])
-                   for kind, metric, submission, _ in detected), outlier
+        assert any(
+            kind == "outlier" and metric == outlier["metric"] and submission == str(outlier["submission"])
+            for kind, metric, submission, _ in detected
+        ), outlier
     system = Change.objects.filter(system__name=HISTORY_TRUTH["system"]).first().system
     assert client.get(f"/systems/{system.pk}/history/").status_code == 200
 

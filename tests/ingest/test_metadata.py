@@ -19,7 +19,12 @@ def test_it_reads_the_public_archive_layout_from_the_relative_path(tmp_path):
     run_dir = tmp_path / "DKRZ" / "Mistral" / "lustre02" / "2019" / "submission-109" / "results"
     run_dir.mkdir(parents=True)
     assert from_layout(run_dir, tmp_path) == {
-        "institution": "DKRZ", "system": "Mistral", "filesystem": "lustre02", "year": 2019, "submission_id": "109"}
+        "institution": "DKRZ",
+        "system": "Mistral",
+        "filesystem": "lustre02",
+        "year": 2019,
+        "submission_id": "109",
+    }
 
 
 def test_a_file_system_name_with_a_slash_keeps_every_component(tmp_path):
@@ -57,8 +62,9 @@ def test_without_a_submission_folder_the_layout_says_nothing(tmp_path):
 
 
 def test_info_placeholders_count_as_absent():
-    found = from_info({"io500_info_system_name": "xxx", "io500_info_institution": "'NASA'",
-                       "io500_info_ds_nodes": "132 servers"})
+    found = from_info(
+        {"io500_info_system_name": "xxx", "io500_info_institution": "'NASA'", "io500_info_ds_nodes": "132 servers"}
+    )
     assert found == {"institution": "NASA", "server_count": 132}
 
 
@@ -66,8 +72,11 @@ def test_explicit_options_beat_the_sidecar_which_beats_the_files_which_beat_the_
     merged = resolve_metadata(
         overrides={"institution": "From option"},
         sidecar={"institution": "From sidecar", "system": "Sidecar system"},
-        info={"io500_info_institution": "From info", "io500_info_system": "Info system",
-              "io500_info_filesystem_name": "Info fs"},
+        info={
+            "io500_info_institution": "From info",
+            "io500_info_system": "Info system",
+            "io500_info_filesystem_name": "Info fs",
+        },
         record_metadata={},
         layout={"institution": "Layout", "system": "Layout sys", "filesystem": "Layout fs", "year": 2019},
     )

@@ -46,6 +46,8 @@ def test_text_is_cut_to_the_column_the_model_declares():
 def test_an_option_two_tools_declare_is_offered_once_naming_each_use():
     usage = " ".join(Command().create_parser("manage.py", "ingest").format_help().split())
 
-    assert ("--manifest FILE mdtest: manifest CSV (log, mdt_count, client_nodes, tasks, files_per_dir, striping, "
-            "label); ior: CSV of log, then axis columns") in usage
+    assert (
+        "--manifest FILE mdtest: manifest CSV (log, mdt_count, client_nodes, tasks, files_per_dir, striping, "
+        "label); ior: CSV of log, then axis columns"
+    ) in usage
     assert "--margin MARGIN ior: the study's equivalence margin as a fraction (default 0.05 = 5 %)" in usage

@@ -32,8 +32,13 @@ def test_the_readme_cambridge_sidecar_yields_the_build_patches_tunables_and_stri
     assert build.base_commit == "85db9b258c"
     assert "2_12_54" in build.base_tag or "2.12.54" in build.base_tag
     applied = build.patches.filter(status="applied")
-    assert sorted(applied.values_list("ticket", flat=True)) == ["LU-11518", "LU-11623", "LU-12043", "LU-12043",
-                                                                "LU-12325"]
+    assert sorted(applied.values_list("ticket", flat=True)) == [
+        "LU-11518",
+        "LU-11623",
+        "LU-12043",
+        "LU-12043",
+        "LU-12325",
+    ]
     assert list(build.patches.filter(status="reverted").values_list("commit", flat=True)) == ["ce37c38691"]
     assert build.patches.get(commit="1f4f496").review_url.endswith("33585")
     scopes = dict(run.tunables.values_list("parameter", "scope"))

@@ -22,8 +22,12 @@ def media(settings, tmp_path):
 
 
 def stored_upload(content: bytes, name: str, uploader=None) -> Upload:
-    upload = Upload(sha256=hashlib.sha256(content).hexdigest(), original_name=name, size=len(content),
-                    uploader=uploader or UserFactory())
+    upload = Upload(
+        sha256=hashlib.sha256(content).hexdigest(),
+        original_name=name,
+        size=len(content),
+        uploader=uploader or UserFactory(),
+    )
     upload.file.save(name, ContentFile(content), save=True)
     return upload
 
@@ -48,21 +52,24 @@ def test_reprocess_reports_each_bad_upload_by_id_and_name_goes_on_and_exits_non_
 
 
 @pytest.mark.parametrize("how", ["one", "selected"])
-def test_the_admin_deletes_an_upload_with_what_it_owns_and_nothing_else(how, admin_client,
-                                                                        django_capture_on_commit_callbacks):
+def test_the_admin_deletes_an_upload_with_what_it_owns_and_nothing_else(
+    how, admin_client, django_capture_on_commit_callbacks
+):
     upload = stored_upload(b"bytes", "run.tgz")
     owned, operators = RunFactory(upload=upload), RunFactory()
     series = ScalingSeries.objects.create(name="operator's campaign")
     ScalingPoint.objects.create(series=series, mdt_count=1, operation="create", source_file="a", log_hash="a")
-    ScalingPoint.objects.create(series=series, upload=upload, mdt_count=2, operation="create", source_file="b",
-                                log_hash="b")
+    ScalingPoint.objects.create(
+        series=series, upload=upload, mdt_count=2, operation="create", source_file="b", log_hash="b"
+    )
 
     with django_capture_on_commit_callbacks(execute=True):
         if how == "one":
             admin_client.post(f"/admin/results/upload/{upload.pk}/delete/", {"post": "yes"})
         else:
-            admin_client.post("/admin/results/upload/", {"action": "delete_selected", "_selected_action": [upload.pk],
-                                                          "post": "yes"})
+            admin_client.post(
+                "/admin/results/upload/", {"action": "delete_selected", "_selected_action": [upload.pk], "post": "yes"}
+            )
 
     assert not Run.objects.filter(pk=owned.pk).exists()
     assert Run.objects.filter(pk=operators.pk).exists()
@@ -79,7 +86,7 @@ def test_staff_see_owners_and_system_claims_in_the_admin_and_on_the_run_page(adm
     page = admin_client.get(f"/admin/results/run/{claiming.pk}/change/").content.decode()
 
     assert f"/admin/results/run/{claiming.pk}/change/" in claims
-    assert claims.count("/change/\"") == 1
+    assert claims.count('/change/"') == 1
     assert f"upload {upload.pk} (claim.tgz) by mallory" in page
     assert "names the existing system X" in page
     assert "names the existing system X" in admin_client.get(f"/runs/{claiming.pk}/").content.decode()

@@ -19,8 +19,9 @@ def submission_with_sidecar(tmp_path, text: str):
 
 
 def test_the_questionnaire_is_read_from_the_sidecar_and_the_run_is_accepted(tmp_path):
-    folder = submission_with_sidecar(tmp_path, "reproducibility:\n  target_level: limited\n"
-                                               "  questionnaire:\n    trust: we trust the numbers\n")
+    folder = submission_with_sidecar(
+        tmp_path, "reproducibility:\n  target_level: limited\n  questionnaire:\n    trust: we trust the numbers\n"
+    )
     summary = ingest_path(folder)
     run = Run.objects.get(pk=summary.created[0])
     assert run.reproducibility["target_level"] == "limited"

@@ -30,8 +30,9 @@ class WorkerKilled(BaseException):
 def job(settings, tmp_path):
     """A pending job for a stored upload of a real submission; its enqueue callback never fires."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
-    received = receive_upload(named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz"), name="run.tgz", kind="io500",
-                              uploader=None, metadata={})
+    received = receive_upload(
+        named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz"), name="run.tgz", kind="io500", uploader=None, metadata={}
+    )
     return received.job
 
 
@@ -49,7 +50,8 @@ def crash_before_commit(upload):
 def redelivered_after_the_claim_lapsed(job) -> None:
     """The message of a killed worker comes back after the visibility timeout, by which the claim has lapsed."""
     IngestJob.objects.filter(pk=job.pk).update(
-        started_at=timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS + 1))
+        started_at=timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS + 1)
+    )
 
 
 def test_the_task_ingests_the_upload_and_records_the_runs(job):
@@ -133,8 +135,13 @@ def test_an_archive_without_results_fails_naming_the_upload(settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "README").write_text("no results here\n")
-    job = receive_upload(named_file(tar_gz_of(tmp_path / "notes"), "notes.tgz"), name="notes.tgz", kind="io500",
-                         uploader=None, metadata={}).job
+    job = receive_upload(
+        named_file(tar_gz_of(tmp_path / "notes"), "notes.tgz"),
+        name="notes.tgz",
+        kind="io500",
+        uploader=None,
+        metadata={},
+    ).job
 
     ingest_upload_task(job.pk)
 
@@ -267,7 +274,6 @@ def test_the_requeue_uploads_command_requeues_on_demand(job, enqueued, capsys):
     assert capsys.readouterr().out == f"re-enqueued 1 job(s): [{job.pk}]\n"
 
 
-
 def test_a_second_message_for_a_job_being_processed_is_dropped(job, monkeypatch):
     """Another worker has the job (claimed a moment ago): a duplicate message must not ingest it a second time."""
     ingested = []
@@ -300,8 +306,10 @@ def test_a_failure_names_the_file_inside_the_archive_not_the_worker_directories(
     """Parsers name files by where they were read: in a worker's scratch extraction, or the stored upload."""
     scratch = f"{tempfile.gettempdir()}/ioboard-upload-k2x9_a1"
     assert job.claim()
-    tasks.record_failure(job, f"{scratch}/sub/result.txt:12: no [SCORE] section; "
-                              f"{settings.MEDIA_ROOT}/uploads/2026/11/abc.tgz: truncated")
+    tasks.record_failure(
+        job,
+        f"{scratch}/sub/result.txt:12: no [SCORE] section; {settings.MEDIA_ROOT}/uploads/2026/11/abc.tgz: truncated",
+    )
 
     job.refresh_from_db()
     assert job.error == "sub/result.txt:12: no [SCORE] section; uploads/2026/11/abc.tgz: truncated"

@@ -48,10 +48,16 @@ def test_an_upload_is_stored_under_its_sha256_and_its_scratch_is_removed(storage
     assert files_under(storage / "media") == [received.upload.file.name]
 
 
-@pytest.mark.parametrize(("sent", "kept"), [
-    ("../../etc/run.tgz", "run.tgz"), ("C:\\Users\\me\\run.zip", "run.zip"), ("..", "upload"), ("", "upload"),
-    ("bad\x00name\n.tgz", "badname.tgz"),
-])
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        ("../../etc/run.tgz", "run.tgz"),
+        ("C:\\Users\\me\\run.zip", "run.zip"),
+        ("..", "upload"),
+        ("", "upload"),
+        ("bad\x00name\n.tgz", "badname.tgz"),
+    ],
+)
 def test_the_name_kept_is_the_base_name_the_client_sent(sent, kept, storage):
     assert receive(tar_gz_of(DEMO_SUBMISSION), name=sent).upload.original_name == kept
 
@@ -121,10 +127,13 @@ def test_an_archive_of_mdtest_logs_is_checked_like_any_archive(storage, tmp_path
     assert receive(tar_gz_of(tmp_path / "logs"), name="logs.tgz", kind="mdtest").created
 
 
-@pytest.mark.parametrize(("data", "problem"), [
-    (b"\x7fELF\x02\x01\x01\x00" + bytes(100), "mdtest.out: not an archive and not a text log (binary data)"),
-    (b"hello, world\n" * 10, "mdtest.out: not an archive and not a log of mdtest (no mdtest output in it)"),
-])
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (b"\x7fELF\x02\x01\x01\x00" + bytes(100), "mdtest.out: not an archive and not a text log (binary data)"),
+        (b"hello, world\n" * 10, "mdtest.out: not an archive and not a log of mdtest (no mdtest output in it)"),
+    ],
+)
 def test_an_mdtest_upload_that_is_no_log_is_refused(data, problem, storage):
     with pytest.raises(UploadRefused) as refusal:
         receive(data, name="mdtest.out", kind="mdtest")

@@ -15,8 +15,9 @@ AFTER_SPLIT = datetime(2025, 6, 1, tzinfo=UTC)
 
 
 def production_run(**fields):
-    return RunFactory(run_timestamp=AFTER_SPLIT, reproducibility_level="fully_reproducible",
-                      production_accepted=True, **fields)
+    return RunFactory(
+        run_timestamp=AFTER_SPLIT, reproducibility_level="fully_reproducible", production_accepted=True, **fields
+    )
 
 
 def test_the_research_list_says_it_was_the_io500_list_before_the_split(client):
@@ -43,7 +44,7 @@ def test_the_run_page_offers_its_citation_with_the_verification_label(client):
     run = production_run(verification="hash_mismatch")
     freeze_lists("SC25")
     html = client.get(f"/runs/{run.pk}/").content.decode()
-    assert "<q>#1 on the Production list at SC25</q> <span class=\"badge warn\">unverified</span>" in html
+    assert '<q>#1 on the Production list at SC25</q> <span class="badge warn">unverified</span>' in html
 
 
 def test_the_compare_page_warns_when_lists_are_mixed(client):

@@ -48,8 +48,10 @@ def test_the_study_page_of_a_series_shows_ops_per_second_verdicts_on_mdts_and_li
     assert "IOR logs" not in html
     # File creation on 4 nodes (80 tasks): the ratio of the means the two logs' SUMMARY rows print.
     ratio = summary_mean("dne2_16_mds/unique_10k_80") / summary_mean("dne2_1_mds/unique_10k_80")
-    assert f"1 MDT vs 16 MDTs: not testable, 1 job against 1: a side needs 2 jobs (logs), its iterations are " \
+    assert (
+        f"1 MDT vs 16 MDTs: not testable, 1 job against 1: a side needs 2 jobs (logs), its iterations are "
         f"not independent (file_creation; 4 nodes; measured ratio {1 / ratio:.3g})" in html
+    )
     charts = figures(html)
     assert set(charts) == {"fig-study-bars", "fig-study-lines"}
     assert charts["fig-study-lines"]["layout"]["yaxis"]["title"]["text"] == "ops/s (mean of the repetitions)"

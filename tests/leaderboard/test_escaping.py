@@ -16,10 +16,20 @@ SHOWN = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 @pytest.fixture
 def hostile_runs():
-    system = StorageSystemFactory(name=HOSTILE, institution__name=f"Evil {HOSTILE}", storage_vendor=HOSTILE,
-                                  filesystem=HOSTILE, description=HOSTILE)
-    first = RunFactory(system=system, config={HOSTILE: HOSTILE}, info={"system": HOSTILE}, exclusion_reason="",
-                       lustre_build=LustrePatchFactory(summary=HOSTILE, ticket="LU-1").build)
+    system = StorageSystemFactory(
+        name=HOSTILE,
+        institution__name=f"Evil {HOSTILE}",
+        storage_vendor=HOSTILE,
+        filesystem=HOSTILE,
+        description=HOSTILE,
+    )
+    first = RunFactory(
+        system=system,
+        config={HOSTILE: HOSTILE},
+        info={"system": HOSTILE},
+        exclusion_reason="",
+        lustre_build=LustrePatchFactory(summary=HOSTILE, ticket="LU-1").build,
+    )
     second = RunFactory(system=system, score_bw=50, exclusion_reason=HOSTILE, benchmark_version=HOSTILE)
     PhaseResult.objects.filter(run=first).update(command=HOSTILE)
     AnomalyFactory(run=first, rule=HOSTILE, message=HOSTILE, evidence={HOSTILE: [HOSTILE]})
@@ -28,10 +38,20 @@ def hostile_runs():
     return first, second
 
 
-@pytest.mark.parametrize("url", [
-    "/", "/lists/io500/", "/lists/historic/", "/lists/ten-node/?search=<script>", "/editions/ISC19/",
-    "/runs/{first}/", "/runs/{second}/", "/systems/{system}/", "/compare/?runs={first},{second}",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/lists/io500/",
+        "/lists/historic/",
+        "/lists/ten-node/?search=<script>",
+        "/editions/ISC19/",
+        "/runs/{first}/",
+        "/runs/{second}/",
+        "/systems/{system}/",
+        "/compare/?runs={first},{second}",
+    ],
+)
 def test_a_system_named_like_a_script_is_shown_as_text(client, hostile_runs, url):
     first, second = hostile_runs
     response = client.get(url.format(first=first.pk, second=second.pk, system=first.system_id))

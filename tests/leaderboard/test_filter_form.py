@@ -7,12 +7,15 @@ from apps.leaderboard.filters import ListFilterForm
 from tests.pages import elements
 
 
-@pytest.mark.parametrize("query", [
-    {},
-    {"filesystem": "Lustre", "nodes_min": "10", "sort": "-bw"},
-    {"flagged": "yes", "per_page": "100", "year": "2020", "search": 'a "quoted" <b>name</b> & more'},
-    {"nodes_min": "ten", "per_page": "7", "sort": "nonsense"},  # invalid values are shown back as typed
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"filesystem": "Lustre", "nodes_min": "10", "sort": "-bw"},
+        {"flagged": "yes", "per_page": "100", "year": "2020", "search": 'a "quoted" <b>name</b> & more'},
+        {"nodes_min": "ten", "per_page": "7", "sort": "nonsense"},  # invalid values are shown back as typed
+    ],
+)
 def test_the_controls_are_the_widgets_own_markup(query):
     form = ListFilterForm(query)
     written = [elements(control) for _, control in form.controls()]

@@ -23,7 +23,7 @@ def test_the_front_door_says_what_ioboard_is_and_shows_the_top_of_every_ranked_l
     assert "results database and leaderboard for parallel file-system benchmarks" in html
     for slug in AWARD_LISTS:
         assert f'href="/lists/{slug}/">{LIST_KINDS[slug].title}</a>' in html
-    research = html[html.index(LIST_KINDS["io500"].title):]
+    research = html[html.index(LIST_KINDS["io500"].title) :]
     assert re.search(rf'#1</span> <span class="who"><a href="/runs/{best.pk}/">Wolf</a>', research)
     assert 'action="/systems/"' in html
     assert 'action="/compare/"' in html
@@ -31,8 +31,9 @@ def test_the_front_door_says_what_ioboard_is_and_shows_the_top_of_every_ranked_l
 
 def test_the_navigation_names_every_list_of_the_registry():
     from django.test import Client
+
     html = body(Client().get("/systems/"))
-    nav = html[html.index('<nav aria-label="main">'):html.index("</nav>")]
+    nav = html[html.index('<nav aria-label="main">') : html.index("</nav>")]
     for kind in LIST_KINDS.values():
         assert f'href="/lists/{kind.slug}/" title="{kind.title}">{kind.label}</a>' in nav
     assert "IO500 list" not in nav
@@ -47,10 +48,17 @@ def test_the_front_door_runs_a_constant_number_of_queries(client, django_assert_
             assert client.get("/").status_code == 200
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("cambridge", {"Data Accelerator"}), ("summit", {"Summit"}), ("spectrum", {"Summit"}), ("ibm", {"Summit"}),
-    ("", {"Data Accelerator", "Summit"}), ("nothing-like-it", set()),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("cambridge", {"Data Accelerator"}),
+        ("summit", {"Summit"}),
+        ("spectrum", {"Summit"}),
+        ("ibm", {"Summit"}),
+        ("", {"Data Accelerator", "Summit"}),
+        ("nothing-like-it", set()),
+    ],
+)
 def test_the_systems_index_searches_institution_system_file_system_and_vendor(client, query, expected):
     StorageSystemFactory(name="Data Accelerator", institution__name="University of Cambridge", storage_vendor="Dell")
     StorageSystemFactory(name="Summit", institution__name="ORNL", filesystem="Spectrum Scale", storage_vendor="IBM")
@@ -60,8 +68,7 @@ def test_the_systems_index_searches_institution_system_file_system_and_vendor(cl
 
 
 def test_list_headers_carry_units_ranks_read_as_ranks_and_runs_by_date(client):
-    run = RunFactory(system=StorageSystemFactory(name="Frontera"),
-                     run_timestamp=datetime(2020, 3, 10, tzinfo=UTC))
+    run = RunFactory(system=StorageSystemFactory(name="Frontera"), run_timestamp=datetime(2020, 3, 10, tzinfo=UTC))
     html = body(client.get("/lists/full/"))
     for label in ("BW (GiB/s)", "MD (kIOPS)", "BW per node (GiB/s)", "MD per server (kIOPS)"):
         assert f">{label}</a></th>" in html
@@ -100,8 +107,9 @@ def test_the_builder_saves_a_list_and_refuses_what_the_api_refuses(client):
     RunFactory()
     client.force_login(UserFactory())
     refused = client.post("/lists/custom/new/", {"equation": "ior_easy_write +", "base_list": "full"})
-    api = client.post("/api/v1/custom-lists/", {"equation": "ior_easy_write +", "base_list": "full"},
-                      content_type="application/json")
+    api = client.post(
+        "/api/v1/custom-lists/", {"equation": "ior_easy_write +", "base_list": "full"}, content_type="application/json"
+    )
     assert refused.status_code == 400
     assert api.status_code == 400
     assert api.json()["equation"] in body(refused)

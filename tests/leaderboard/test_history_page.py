@@ -29,8 +29,9 @@ def test_the_system_page_links_to_its_history(client, stepper):
     assert f'href="/systems/{stepper.pk}/history/"' in client.get(f"/systems/{stepper.pk}/").content.decode()
 
 
-def test_the_history_page_draws_every_metric_with_provenance_markers_and_the_step(client, stepper,
-                                                                                  django_assert_max_num_queries):
+def test_the_history_page_draws_every_metric_with_provenance_markers_and_the_step(
+    client, stepper, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(12):
         page = client.get(f"/systems/{stepper.pk}/history/").content.decode()
     figures = {}
@@ -66,8 +67,21 @@ def test_export_changes_prints_the_documented_shape(stepper, capsys):
     call_command("export_changes", "--format", "json")
     records = json.loads(capsys.readouterr().out)
     step = next(r for r in records if r["metric"] == "mdtest_easy_write")
-    assert set(step) == {"system", "metric", "kind", "direction", "magnitude_pct", "z", "p_value", "before_run",
-                         "after_run", "before_source", "after_source", "attribution", "status"}
+    assert set(step) == {
+        "system",
+        "metric",
+        "kind",
+        "direction",
+        "magnitude_pct",
+        "z",
+        "p_value",
+        "before_run",
+        "after_run",
+        "before_source",
+        "after_source",
+        "attribution",
+        "status",
+    }
     assert step["z"] > 4
     assert 0 < step["p_value"] < 1e-4
     assert step["system"] == {"institution": "Hand Lab", "system": "Stepper", "filesystem": "Lustre"}
@@ -108,7 +122,8 @@ def test_staff_triage_an_event_from_the_page_and_nobody_else_can(client, stepper
     assert response.status_code == 302
     triaged = Change.objects.filter(pk__in=[c.pk for c in changes])
     assert {(c.status, c.note, c.triaged_by_id) for c in triaged} == {
-        ("acknowledged", "Lustre 2.15.4 rollout", staff.pk)}
+        ("acknowledged", "Lustre 2.15.4 rollout", staff.pk)
+    }
     other = StorageSystem.objects.get(name="Flat")
     assert client.post(f"/systems/{other.pk}/history/triage/", {"changes": ids, "status": "invalid"}).status_code == 400
     assert client.post(url, {"changes": ids, "status": "gone"}).status_code == 400

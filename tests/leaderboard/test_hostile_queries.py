@@ -10,10 +10,28 @@ from tests.factories import RunFactory, StorageSystemFactory
 pytestmark = pytest.mark.django_db
 
 HOSTILE = [
-    "page=abc", "page=-1", "page=99999999999999999999", "sort=zzz", "sort=-", "per_page=-5", "year=1e99",
-    "nodes_min=99999999999999999999", "nodes_max=-3", "search=%25%27%22%3Cscript%3E", "q=%27%20OR%201%3D1",
-    "runs=abc,def", "runs=99999999999999999999,1", "runs=1,1,1", "operation=rm%20-rf", "columns=%00",
-    "search=%00", "q=%00", "filesystem=" + "x" * 5000, "threshold=NaN", "compare=abc", "equation=((((((",
+    "page=abc",
+    "page=-1",
+    "page=99999999999999999999",
+    "sort=zzz",
+    "sort=-",
+    "per_page=-5",
+    "year=1e99",
+    "nodes_min=99999999999999999999",
+    "nodes_max=-3",
+    "search=%25%27%22%3Cscript%3E",
+    "q=%27%20OR%201%3D1",
+    "runs=abc,def",
+    "runs=99999999999999999999,1",
+    "runs=1,1,1",
+    "operation=rm%20-rf",
+    "columns=%00",
+    "search=%00",
+    "q=%00",
+    "filesystem=" + "x" * 5000,
+    "threshold=NaN",
+    "compare=abc",
+    "equation=((((((",
 ]
 
 
@@ -28,11 +46,26 @@ def site():
 
 def pages(site) -> list[str]:
     run, system = site["run"], site["run"].system_id
-    return ["/", "/lists/io500/", "/lists/historic/", "/lists/io500/export.csv", "/editions/", "/editions/sweep/",
-            "/editions/sweep/io500/", "/editions/sweep/awards/", f"/runs/{run.pk}/", "/systems/",
-            f"/systems/{system}/", f"/systems/{system}/history/", "/compare/",
-            f"/compare/?runs={run.pk},{site['other'].pk}", "/scaling/", "/studies/",
-            f"/studies/{site['study'].pk}/", "/lists/custom/check/"]
+    return [
+        "/",
+        "/lists/io500/",
+        "/lists/historic/",
+        "/lists/io500/export.csv",
+        "/editions/",
+        "/editions/sweep/",
+        "/editions/sweep/io500/",
+        "/editions/sweep/awards/",
+        f"/runs/{run.pk}/",
+        "/systems/",
+        f"/systems/{system}/",
+        f"/systems/{system}/history/",
+        "/compare/",
+        f"/compare/?runs={run.pk},{site['other'].pk}",
+        "/scaling/",
+        "/studies/",
+        f"/studies/{site['study'].pk}/",
+        "/lists/custom/check/",
+    ]
 
 
 def test_no_hostile_query_string_is_a_server_error(client, site):
@@ -52,8 +85,9 @@ def test_compare_refuses_ids_that_are_no_run_ids_with_a_message(client, query):
     assert b'class="notice error"' in response.content
 
 
-@pytest.mark.parametrize(("query", "at_fault"), [
-    ("search=%00", "search"), ("q=a%00b", "q"), ("x" * 10 + "=" + "y" * 5000, "query")])
+@pytest.mark.parametrize(
+    ("query", "at_fault"), [("search=%00", "search"), ("q=a%00b", "q"), ("x" * 10 + "=" + "y" * 5000, "query")]
+)
 def test_nul_characters_and_very_long_query_strings_are_refused_on_pages_and_the_api(client, query, at_fault):
     page = client.get(f"/lists/io500/?{query}")
     assert page.status_code == 400

@@ -21,25 +21,61 @@ pytestmark = pytest.mark.django_db
 
 
 def system(institution, name, filesystem, vendor, servers):
-    return StorageSystemFactory(institution=InstitutionFactory(name=institution), name=name, filesystem=filesystem,
-                                storage_vendor=vendor, server_count=servers)
+    return StorageSystemFactory(
+        institution=InstitutionFactory(name=institution),
+        name=name,
+        filesystem=filesystem,
+        storage_vendor=vendor,
+        server_count=servers,
+    )
 
 
 @pytest.fixture
 def runs():
     """Four runs on the Research list, and one kept off it (excluded) that only the historic list shows."""
     return {
-        "Aurora": RunFactory(system=system("Argonne", "Aurora", "DAOS", "Intel", 8), score_bw=300.0, score_md=50.0,
-                             client_nodes=300, client_procs=9600, year=2023),
-        "Isambard": RunFactory(system=system("Bristol", "Isambard", "Lustre", "HPE", None), score_bw=80.0,
-                               score_md=900.0, client_nodes=10, client_procs=320, year=2021, flagged=True),
-        "Alps": RunFactory(system=system("CSCS", "Alps", "Lustre", "Cray", 40), score_bw=150.0, score_md=150.0,
-                           client_nodes=64, client_procs=2048, year=2024),
-        "Archer": RunFactory(system=system("Edinburgh", "Archer", "WekaFS", "Weka", 0), score_bw=40.0,
-                             score_md=60.0, client_nodes=16, client_procs=512, year=2022),
-        "Frontera": RunFactory(system=system("Dallas", "Frontera", "Lustre", "Dell", 12), score_bw=500.0,
-                               score_md=500.0, client_nodes=128, client_procs=4096, year=2020,
-                               exclusion_reason="stonewall: too short"),
+        "Aurora": RunFactory(
+            system=system("Argonne", "Aurora", "DAOS", "Intel", 8),
+            score_bw=300.0,
+            score_md=50.0,
+            client_nodes=300,
+            client_procs=9600,
+            year=2023,
+        ),
+        "Isambard": RunFactory(
+            system=system("Bristol", "Isambard", "Lustre", "HPE", None),
+            score_bw=80.0,
+            score_md=900.0,
+            client_nodes=10,
+            client_procs=320,
+            year=2021,
+            flagged=True,
+        ),
+        "Alps": RunFactory(
+            system=system("CSCS", "Alps", "Lustre", "Cray", 40),
+            score_bw=150.0,
+            score_md=150.0,
+            client_nodes=64,
+            client_procs=2048,
+            year=2024,
+        ),
+        "Archer": RunFactory(
+            system=system("Edinburgh", "Archer", "WekaFS", "Weka", 0),
+            score_bw=40.0,
+            score_md=60.0,
+            client_nodes=16,
+            client_procs=512,
+            year=2022,
+        ),
+        "Frontera": RunFactory(
+            system=system("Dallas", "Frontera", "Lustre", "Dell", 12),
+            score_bw=500.0,
+            score_md=500.0,
+            client_nodes=128,
+            client_procs=4096,
+            year=2020,
+            exclusion_reason="stonewall: too short",
+        ),
     }
 
 
@@ -100,9 +136,18 @@ def test_each_criterion_filters_the_page_its_export_the_api_and_an_edition_alike
 def test_the_form_and_the_api_offer_every_criterion_and_every_sort_key():
     form = ListFilterForm({})
     assert [criterion.parameter for criterion in CRITERIA if criterion.on_form] == [
-        "search", "filesystem", "institution", "vendor", "year", "nodes_min", "nodes_max", "flagged"]
+        "search",
+        "filesystem",
+        "institution",
+        "vendor",
+        "year",
+        "nodes_min",
+        "nodes_max",
+        "flagged",
+    ]
     assert {name for name in form.fields if name not in ("sort", "per_page")} == {
-        criterion.parameter for criterion in CRITERIA if criterion.on_form}
+        criterion.parameter for criterion in CRITERIA if criterion.on_form
+    }
     assert set(RankedListFilter.base_filters) == {criterion.parameter for criterion in CRITERIA} | {"ordering"}
     sorts = {key for key, _ in form.fields["sort"].choices if key}
     assert sorts == {key for key, _ in RankedListFilter.base_filters["ordering"].extra["choices"]}
@@ -130,8 +175,12 @@ def test_each_sort_key_sorts_the_page_the_api_and_an_edition(key, direction, run
         assert in_order([getattr(row, attribute) for row in rows], descending), (key, direction)
     assert [row["run"] for row in api] == [row.run_id for row in live]
     # Sorting never changes a rank: the ranks by hand, by score (Alps 150, Aurora 122.5, Isambard 268.3, Archer 49).
-    assert {row.run_id: row.rank for row in live} == {runs["Isambard"].pk: 1, runs["Alps"].pk: 2,
-                                                      runs["Aurora"].pk: 3, runs["Archer"].pk: 4}
+    assert {row.run_id: row.rank for row in live} == {
+        runs["Isambard"].pk: 1,
+        runs["Alps"].pk: 2,
+        runs["Aurora"].pk: 3,
+        runs["Archer"].pk: 4,
+    }
 
 
 def test_the_table_shows_every_column_with_its_unit(runs, client):

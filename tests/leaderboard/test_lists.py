@@ -81,15 +81,18 @@ def test_filters_keep_the_global_rank_and_stay_in_the_form_and_links(client, lis
     assert "ranks are places on the whole list" in html
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("nodes_min=505", ["a_big", "c_big"]),
-    ("nodes_min=500&nodes_max=510", ["b_big"]),
-    ("flagged=yes", ["c_big"]),
-    ("flagged=no", ["a_big", "b_big"]),
-    ("search=summit", ["b_big"]),
-    ("year=2024", ["a_big", "b_big", "c_big"]),
-    ("year=2019", []),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("nodes_min=505", ["a_big", "c_big"]),
+        ("nodes_min=500&nodes_max=510", ["b_big"]),
+        ("flagged=yes", ["c_big"]),
+        ("flagged=no", ["a_big", "b_big"]),
+        ("search=summit", ["b_big"]),
+        ("year=2024", ["a_big", "b_big", "c_big"]),
+        ("year=2019", []),
+    ],
+)
 def test_each_filter_narrows_the_list(client, lists_data, query, expected):
     response = client.get(f"/lists/io500/?{query}")
     assert [row.run_id for row in response.context["rows"]] == [lists_data[name].pk for name in expected]
@@ -116,10 +119,15 @@ def test_an_unknown_list_is_not_found(client):
     assert client.get("/lists/top10/").status_code == 404
 
 
-@pytest.mark.parametrize(("url", "queries"), [
-    ("/lists/io500/", 5), ("/lists/ten-node/", 5), ("/lists/historic/", 5),
-    ("/lists/io500/?filesystem=lustre&sort=-md_per_node&flagged=yes&nodes_min=1", 6),
-])
+@pytest.mark.parametrize(
+    ("url", "queries"),
+    [
+        ("/lists/io500/", 5),
+        ("/lists/ten-node/", 5),
+        ("/lists/historic/", 5),
+        ("/lists/io500/?filesystem=lustre&sort=-md_per_node&flagged=yes&nodes_min=1", 6),
+    ],
+)
 def test_list_pages_run_a_constant_number_of_queries(client, url, queries, django_assert_num_queries):
     # list state (count, file systems), a filtered list's capped count, the page's entries (rows and ranks),
     # their badges, their runs' dates (by primary key), editions of the list

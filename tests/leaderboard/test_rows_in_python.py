@@ -30,12 +30,33 @@ DIFFERENCE_ROW = Template("""{% for difference in differences %}
     {% endfor %}""")
 
 DELTAS = [
-    Delta(name="score", unit="", values=[10.0, 12.5, None], seconds=[None] * 3, deltas=[0.0, 2.5, None],
-          percents=[None, 25.0, None], ratios=[1.0, 1.25, None]),
-    Delta(name="ior_easy_write", unit="GiB/s", values=[100.0, 99.8, 60.123456], seconds=[300.0, 301.0, 302.0],
-          deltas=[0.0, -0.2, -39.9], percents=[None, -0.2, -39.876544], ratios=[1.0, 0.998, 0.601]),
-    Delta(name='<script>"x"</script>', unit="k&IOPS", values=[0.0, 0.0], seconds=[None, None],
-          deltas=[0.0, 0.0], percents=[None, 0.0], ratios=[None, None]),
+    Delta(
+        name="score",
+        unit="",
+        values=[10.0, 12.5, None],
+        seconds=[None] * 3,
+        deltas=[0.0, 2.5, None],
+        percents=[None, 25.0, None],
+        ratios=[1.0, 1.25, None],
+    ),
+    Delta(
+        name="ior_easy_write",
+        unit="GiB/s",
+        values=[100.0, 99.8, 60.123456],
+        seconds=[300.0, 301.0, 302.0],
+        deltas=[0.0, -0.2, -39.9],
+        percents=[None, -0.2, -39.876544],
+        ratios=[1.0, 0.998, 0.601],
+    ),
+    Delta(
+        name='<script>"x"</script>',
+        unit="k&IOPS",
+        values=[0.0, 0.0],
+        seconds=[None, None],
+        deltas=[0.0, 0.0],
+        percents=[None, 0.0],
+        ratios=[None, None],
+    ),
 ]
 
 DIFFERENCES = [
@@ -79,13 +100,41 @@ POINT_ROW = Template("""{% for point in points %}
     {% endfor %}""")
 
 POINTS = [
-    ScalingPoint(operation="File creation", mdt_count=4, client_nodes=16, tasks=256, files_per_dir=1000000,
-                 striping="inherited", unique_dir=True, max=Decimal("123456.789"), min=Decimal("0.000"),
-                 mean=Decimal("100000.500"), stddev=Decimal("12.3"), iterations=3, source_file="dne/mdt4.log"),
-    ScalingPoint(operation="Tree <removal>", mdt_count=1, striping="unknown", source_file='logs/"a" & b.log',
-                 launch_index=2, block_index=0),
-    ScalingPoint(operation="File stat", mdt_count=8, client_nodes=1, tasks=1, files_per_dir=0, iterations=0,
-                 max=Decimal("1E+3"), source_file="x.log", launch_index=0, block_index=3),
+    ScalingPoint(
+        operation="File creation",
+        mdt_count=4,
+        client_nodes=16,
+        tasks=256,
+        files_per_dir=1000000,
+        striping="inherited",
+        unique_dir=True,
+        max=Decimal("123456.789"),
+        min=Decimal("0.000"),
+        mean=Decimal("100000.500"),
+        stddev=Decimal("12.3"),
+        iterations=3,
+        source_file="dne/mdt4.log",
+    ),
+    ScalingPoint(
+        operation="Tree <removal>",
+        mdt_count=1,
+        striping="unknown",
+        source_file='logs/"a" & b.log',
+        launch_index=2,
+        block_index=0,
+    ),
+    ScalingPoint(
+        operation="File stat",
+        mdt_count=8,
+        client_nodes=1,
+        tasks=1,
+        files_per_dir=0,
+        iterations=0,
+        max=Decimal("1E+3"),
+        source_file="x.log",
+        launch_index=0,
+        block_index=3,
+    ),
 ]
 
 
@@ -98,8 +147,15 @@ def test_point_rows_are_the_row_templates_markup(settings, thousands):
 
 def test_change_colours_follow_the_noise_verdict():
     """-1.1 % within noise is grey, not red; the same change beyond noise is red; without a verdict, the sign."""
-    delta = Delta(name="ior_easy_write", unit="GiB/s", values=[100.0, 98.9, 98.9], seconds=[None] * 3,
-                  deltas=[0.0, -1.1, -1.1], percents=[None, -1.1, -1.1], ratios=[1.0, 0.989, 0.989])
+    delta = Delta(
+        name="ior_easy_write",
+        unit="GiB/s",
+        values=[100.0, 98.9, 98.9],
+        seconds=[None] * 3,
+        deltas=[0.0, -1.1, -1.1],
+        percents=[None, -1.1, -1.1],
+        ratios=[1.0, 0.989, 0.989],
+    )
     judged = delta_rows([delta], noise={"ior_easy_write": [False, True]})
     assert '<td class="num change flat" title="within run-to-run noise">−1.1 %</td>' in judged
     assert '<td class="num change down" title="beyond run-to-run noise">−1.1 %</td>' in judged
@@ -113,11 +169,15 @@ STACK_FIGURE = Template("""{% if m %}{{ m.measured|floatformat:0 }}{% if m.effic
 {% endif %}{% else %}<span class="muted">—</span>{% endif %}""")
 
 
-@pytest.mark.parametrize("measurement", [
-    None,
-    StackMeasurement(measured=1567.8, efficiency=0.7012),
-    StackMeasurement(measured=866.2, efficiency=0.49, is_outlier=True, peer_median=1301.4),
-    StackMeasurement(measured=45000.0),
-], ids=["none", "with efficiency", "outlier", "bare"])
+@pytest.mark.parametrize(
+    "measurement",
+    [
+        None,
+        StackMeasurement(measured=1567.8, efficiency=0.7012),
+        StackMeasurement(measured=866.2, efficiency=0.49, is_outlier=True, peer_median=1301.4),
+        StackMeasurement(measured=45000.0),
+    ],
+    ids=["none", "with efficiency", "outlier", "bare"],
+)
 def test_a_stack_figure_is_the_included_templates_markup(measurement):
     assert stack_figure(measurement) == STACK_FIGURE.render(Context({"m": measurement}))

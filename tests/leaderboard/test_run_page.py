@@ -26,17 +26,29 @@ def detailed_run(django_capture_on_commit_callbacks, celery_eager):
 
 
 def _detailed_run():
-    patch = LustrePatchFactory(ticket="LU-12325", summary="dom: use LCK_PR with 'trylock' mode",
-                               review_url="https://review.whamcloud.com/#/c/35031", build__server_version="2.12.54")
-    LustrePatchFactory(build=patch.build, ticket="LU-10213", summary="lnd: calculate qp max send wrs properly",
-                       status="reverted")
-    run = RunFactory(lustre_build=patch.build, reported_total=202.0, config={"ior-easy": {"transferSize": "16m"}},
-                     info={"system": {"mds_nodes": 24}}, flagged=True)
+    patch = LustrePatchFactory(
+        ticket="LU-12325",
+        summary="dom: use LCK_PR with 'trylock' mode",
+        review_url="https://review.whamcloud.com/#/c/35031",
+        build__server_version="2.12.54",
+    )
+    LustrePatchFactory(
+        build=patch.build, ticket="LU-10213", summary="lnd: calculate qp max send wrs properly", status="reverted"
+    )
+    run = RunFactory(
+        lustre_build=patch.build,
+        reported_total=202.0,
+        config={"ior-easy": {"transferSize": "16m"}},
+        info={"system": {"mds_nodes": 24}},
+        flagged=True,
+    )
     PhaseResult.objects.filter(run=run, name="ior_hard_write").update(
-        command="ior -C -Q 1 -g -G 27 -k -e -t 47008 -b 47008 -s 10000000 -w -D 300 -a MPIIO")
+        command="ior -C -Q 1 -g -G 27 -k -e -t 47008 -b 47008 -s 10000000 -w -D 300 -a MPIIO"
+    )
     AnomalyFactory(run=run, evidence={"stat_rate": 183233.0, "create_rate": 1784.64, "lines": [412, 418]})
-    TunableFactory(run=run, scope="server", parameter="mdt.*.dom_lock", value="trylock", source_file="tune.sh",
-                   source_line=3)
+    TunableFactory(
+        run=run, scope="server", parameter="mdt.*.dom_lock", value="trylock", source_file="tune.sh", source_line=3
+    )
     StripingFactory(run=run, path_role="ior_hard", stripe_count=1440, overstriping=True)
     RunFileFactory(run=run, name="config.ini", content="[ior-easy]\ntransferSize = 16m\n")
     return run
@@ -68,8 +80,9 @@ def test_the_run_page_shows_every_part_of_a_run(client, detailed_run):
     assert "[412, 418]" not in html
 
 
-def test_the_chart_compares_the_phases_with_the_list_median(client, detailed_run, celery_eager,
-                                                           django_capture_on_commit_callbacks):
+def test_the_chart_compares_the_phases_with_the_list_median(
+    client, detailed_run, celery_eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):  # the medians are refreshed after the commit
         RunFactory(score_bw=10, score_md=10)
         RunFactory(score_bw=20, score_md=20)
@@ -103,8 +116,11 @@ def test_the_run_page_shows_placements_on_lists_and_editions(client):
 
 
 def test_an_excluded_run_says_why(client):
-    run = RunFactory(exclusion_reason="phase_too_short: ior_hard_write ran 95 s", valid=False,
-                     invalid_reasons=["ior_hard_write ran 95 s"])
+    run = RunFactory(
+        exclusion_reason="phase_too_short: ior_hard_write ran 95 s",
+        valid=False,
+        invalid_reasons=["ior_hard_write ran 95 s"],
+    )
     html = client.get(f"/runs/{run.pk}/").content.decode()
     assert "excluded from ranked lists" in html
     assert "phase_too_short: ior_hard_write ran 95 s" in html
@@ -159,15 +175,25 @@ def test_the_chart_data_is_a_json_script_not_markup(client):
     html = response.content.decode()
     assert "<script>alert(1)</script>" not in html
     start = html.index('id="phase-chart" type="application/json">') + len('id="phase-chart" type="application/json">')
-    figure = json.loads(html[start:html.index("</script>", start)])
+    figure = json.loads(html[start : html.index("</script>", start)])
     assert any("find&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in trace["x"] for trace in figure["data"])
 
 
 def test_each_phase_with_per_rank_data_gets_a_sorted_chart_with_its_slow_tail_in_red(client):
     run = RunFactory()
     PhaseRankStats.objects.create(
-        run=run, phase="ior_easy_write", tool="ior", ranks=3, slowest_rank=2, fastest_rank=0, runtime_max=30.0,
-        runtime_min=10.0, runtime_median=11.0, imbalance=3.0, cv=0.4, slow_tail=[2],
+        run=run,
+        phase="ior_easy_write",
+        tool="ior",
+        ranks=3,
+        slowest_rank=2,
+        fastest_rank=0,
+        runtime_max=30.0,
+        runtime_min=10.0,
+        runtime_median=11.0,
+        imbalance=3.0,
+        cv=0.4,
+        slow_tail=[2],
         per_rank=[[2, 30.0, 1.0], [0, 10.0, 3.0], [1, 11.0, 2.7]],
     )
 
@@ -176,7 +202,7 @@ def test_each_phase_with_per_rank_data_gets_a_sorted_chart_with_its_slow_tail_in
     assert "Ranks per phase" in html
     marker = 'id="rank-chart-ior_easy_write" type="application/json">'
     start = html.index(marker) + len(marker)
-    bars = json.loads(html[start:html.index("</script>", start)])["data"][0]
+    bars = json.loads(html[start : html.index("</script>", start)])["data"][0]
     assert bars["y"] == [10.0, 11.0, 30.0]
     assert bars["marker"]["color"][2] != bars["marker"]["color"][0]
     assert bars["hovertext"][2] == "rank 2: 30 s"

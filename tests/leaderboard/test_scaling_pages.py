@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 SLICE = Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice"
 
 
-def ingest_slice(name: str, tmp_path: Path, *, striping: str = "non-inherited",
-                 mdt_counts: tuple[int, ...] = (1, 2, 4, 8, 16)) -> ScalingSeries:
+def ingest_slice(
+    name: str, tmp_path: Path, *, striping: str = "non-inherited", mdt_counts: tuple[int, ...] = (1, 2, 4, 8, 16)
+) -> ScalingSeries:
     folder = tmp_path / name
     shutil.copytree(SLICE, folder)
     manifest = folder / "manifest.csv"
@@ -70,8 +71,13 @@ def test_the_detail_page_shows_saturation_and_charts(client, tmp_path):
     mdt_chart = charts["fig-mdts-0"]
     assert [trace["name"] for trace in mdt_chart["data"]] == ["ideal scaling", "peak rate", "saturation"]
     assert mdt_chart["layout"]["title"]["text"].startswith("Directory creation: peak rate vs MDT count")
-    assert [trace["name"] for trace in charts["fig-clients-0"]["data"]] == ["1 MDT", "2 MDTs", "4 MDTs", "8 MDTs",
-                                                                            "16 MDTs"]
+    assert [trace["name"] for trace in charts["fig-clients-0"]["data"]] == [
+        "1 MDT",
+        "2 MDTs",
+        "4 MDTs",
+        "8 MDTs",
+        "16 MDTs",
+    ]
     assert "<strong>2 MDTs</strong>" in html
     assert "vendor/plotly/plotly.min.js" in html
     assert "js/charts.js" in html
@@ -108,7 +114,8 @@ def test_both_striping_modes_are_overlaid(client, tmp_path):
         manifest = folder / striping / "manifest.csv"
         manifest.write_text(manifest.read_text().replace(",non-inherited", f",{striping}"))
         (folder / striping / "dne2_1_mds" / "unique_10k_1" / "mdtest.out").write_text(
-            (SLICE / "dne2_1_mds" / "unique_10k_1" / "mdtest.out").read_text() + f"\n{striping}\n")
+            (SLICE / "dne2_1_mds" / "unique_10k_1" / "mdtest.out").read_text() + f"\n{striping}\n"
+        )
     ingest_mdtest_paths([folder], series_name="both")
     series = ScalingSeries.objects.get(name="both")
 
@@ -116,8 +123,10 @@ def test_both_striping_modes_are_overlaid(client, tmp_path):
 
     striping_charts = [figure for chart_id, figure in charts.items() if chart_id.startswith("fig-striping")]
     assert len(striping_charts) == 6
-    assert [trace["name"] for trace in striping_charts[0]["data"]][::2] == ["inherited striping",
-                                                                            "non-inherited striping"]
+    assert [trace["name"] for trace in striping_charts[0]["data"]][::2] == [
+        "inherited striping",
+        "non-inherited striping",
+    ]
 
 
 def saturation_cells(html: str) -> list[str]:

@@ -25,8 +25,10 @@ def test_it_makes_realistic_runs_with_bulk_inserts(django_assert_max_num_queries
     assert runs.filter(system__filesystem="Lustre", lustre_build__isnull=True).count() == 0
     assert StorageSystem.objects.filter(server_count__isnull=False).exists()
     research = Run.objects.eligible().filter(review_status="accepted", production_accepted=False)
-    assert ListEntry.objects.filter(kind="io500").count() == StorageSystem.objects.filter(
-        runs__in=research).distinct().count()
+    assert (
+        ListEntry.objects.filter(kind="io500").count()
+        == StorageSystem.objects.filter(runs__in=research).distinct().count()
+    )
 
 
 def test_some_systems_submit_to_the_production_lists():

@@ -20,8 +20,20 @@ def beacon(celery_eager, django_capture_on_commit_callbacks):
     facts = RunFacts(era="capp", phases={"ior_easy_write": PhaseFacts(value=5.0, unit="GiB/s")})
     run = RunFactory(system=system, score_bw=5.0, facts=facts.to_dict())
     with django_capture_on_commit_callbacks(execute=True):  # the check of the system's runs, after the commit
-        call_command("ingest", "--kind", "stack", str(CAMPAIGN), "--name", "beacon-io2",
-                     "--institution", "NICS", "--system", "Beacon", "--filesystem", "Lustre")
+        call_command(
+            "ingest",
+            "--kind",
+            "stack",
+            str(CAMPAIGN),
+            "--name",
+            "beacon-io2",
+            "--institution",
+            "NICS",
+            "--system",
+            "Beacon",
+            "--filesystem",
+            "Lustre",
+        )
     return run
 
 
@@ -51,12 +63,14 @@ def test_the_stack_pages_cost_a_fixed_number_of_queries(client, beacon, django_a
 
 def test_the_ior_study_points_of_the_system_meet_the_ceiling(client, beacon):
     study = Study.objects.create(name="beacon ior", system=beacon.system)
-    StudyPoint.objects.create(study=study, axes={}, operation="write", max="5000.00", source="fast.txt",
-                              log_hash="a" * 64)
-    StudyPoint.objects.create(study=study, axes={}, operation="write", max="1000.00", source="slow.txt",
-                              log_hash="b" * 64)
+    StudyPoint.objects.create(
+        study=study, axes={}, operation="write", max="5000.00", source="fast.txt", log_hash="a" * 64
+    )
+    StudyPoint.objects.create(
+        study=study, axes={}, operation="write", max="1000.00", source="slow.txt", log_hash="b" * 64
+    )
     page = client.get("/stacks/beacon-io2/").content.decode()
     # 5000 MiB/s = 5,243 MB/s > 1.10 x io2's ~2,385 MB/s write ceiling; 1000 MiB/s = 1,049 MB/s is not
     fast, slow = page.index("fast.txt"), page.index("slow.txt")
     assert "over the ceiling" in page[fast:slow]
-    assert "over the ceiling" not in page[slow:page.index("</table>", slow)]
+    assert "over the ceiling" not in page[slow : page.index("</table>", slow)]

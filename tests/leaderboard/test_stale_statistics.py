@@ -33,8 +33,9 @@ def loaded_on_stale_statistics(monkeypatch):
     call_command("seed_synthetic", "--runs", str(RUNS), "--batch", "2000")
     with connection.cursor() as cursor:
         for model in (Run, PhaseResult, ListEntry):
-            cursor.execute("UPDATE pg_class SET reltuples = 0, relpages = 1 WHERE oid = %s::regclass",
-                           [model._meta.db_table])
+            cursor.execute(
+                "UPDATE pg_class SET reltuples = 0, relpages = 1 WHERE oid = %s::regclass", [model._meta.db_table]
+            )
         cursor.execute("SELECT min(reltuples) FROM pg_class WHERE oid = %s::regclass", [Run._meta.db_table])
         assert cursor.fetchone()[0] == 0
 
@@ -70,12 +71,12 @@ def test_the_list_medians_join_phases_and_entries_without_a_nested_loop(loaded_o
     joins = [node for node in nodes(plan) if "Join Type" in node]
     assert joins, "the phases were not joined to the entries"
     assert [node["Node Type"] for node in joins if node["Node Type"] == "Nested Loop"] == []
-    assert {node.get("Relation Name") for node in nodes(plan)} >= {PhaseResult._meta.db_table,
-                                                                   ListEntry._meta.db_table}
+    assert {node.get("Relation Name") for node in nodes(plan)} >= {PhaseResult._meta.db_table, ListEntry._meta.db_table}
 
 
-def test_a_page_past_the_first_reads_its_run_ids_first_and_plans_no_loop_over_a_limit(client,
-                                                                                     loaded_on_stale_statistics):
+def test_a_page_past_the_first_reads_its_run_ids_first_and_plans_no_loop_over_a_limit(
+    client, loaded_on_stale_statistics
+):
     """Page 2 of the historic list: the page's run ids in a query of their own (LIMIT/OFFSET), then the
     entries of those ids; as an `IN (subquery)` the LIMIT was re-run inside a nested loop for every entry."""
     with CaptureQueriesContext(connection) as captured:
@@ -97,11 +98,20 @@ def test_every_page_answers_on_stale_statistics(client, loaded_on_stale_statisti
     run = Run.objects.filter(client_nodes=10).order_by("pk").first() or Run.objects.order_by("pk").first()
     listed = ListEntry.objects.filter(kind="io500").values_list("run_id", flat=True)[:2]
     pages = [
-        "/lists/io500/", "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "/lists/ten-node/",
-        "/lists/ten-node/?sort=-md", "/lists/historic/?page=2", "/lists/historic/?sort=nodes&year=2020",
-        f"/runs/{run.pk}/", f"/systems/{run.system.pk}/", f"/compare/?runs={','.join(map(str, listed))}",
-        "/api/v1/lists/io500/", "/api/v1/lists/ten-node/?nodes_min=10", "/api/v1/lists/historic/?ordering=-bw",
-        "/api/v1/runs/?page_size=50", f"/api/v1/runs/{run.pk}/",
+        "/lists/io500/",
+        "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw",
+        "/lists/ten-node/",
+        "/lists/ten-node/?sort=-md",
+        "/lists/historic/?page=2",
+        "/lists/historic/?sort=nodes&year=2020",
+        f"/runs/{run.pk}/",
+        f"/systems/{run.system.pk}/",
+        f"/compare/?runs={','.join(map(str, listed))}",
+        "/api/v1/lists/io500/",
+        "/api/v1/lists/ten-node/?nodes_min=10",
+        "/api/v1/lists/historic/?ordering=-bw",
+        "/api/v1/runs/?page_size=50",
+        f"/api/v1/runs/{run.pk}/",
     ]
     for url in pages:
         assert client.get(url).status_code == 200, url

@@ -46,8 +46,9 @@ def test_the_detail_shows_the_pivot_as_printed_the_verdicts_and_the_charts(clien
     # CephFS hint4 at 8 nodes, write: the Summary row's Mean(MiB) and StdDev (truth.json)
     assert "3378.82 ± 228.18" in html
     # one log per configuration: every group says it could not be tested, never "no significant difference"
-    assert "not testable: no config value has 2 jobs (logs) on both sides of a comparison (write, Lustre, 8 nodes)" \
-        in html
+    assert (
+        "not testable: no config value has 2 jobs (logs) on both sides of a comparison (write, Lustre, 8 nodes)" in html
+    )
     assert "no significant difference" not in html
     charts = figures(html)
     assert set(charts) == {"fig-study-bars", "fig-study-lines"}
@@ -62,13 +63,24 @@ def test_the_detail_shows_the_pivot_as_printed_the_verdicts_and_the_charts(clien
 def verdict_rows(html: str) -> list[list[str]]:
     table = html.split('<table class="verdicts">', 1)[1].split("</table>", 1)[0]
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)
-    return [[re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
-            for row in rows]
+    return [
+        [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+        for row in rows
+    ]
 
 
 def test_the_verdict_table_reports_co_varying_axes_once_with_ratio_interval_and_verdict(client, tmp_path):
-    spec = StudySpec(seed=41, filesystems={"GPFS": 0.02}, apis=["POSIX"], nodes=[2, 8],
-                     configs=["c1", "c2", "c3"], repetitions=3, levels=[1.0, 1.0, 2.0], jobs=3, job_noise=0.02)
+    spec = StudySpec(
+        seed=41,
+        filesystems={"GPFS": 0.02},
+        apis=["POSIX"],
+        nodes=[2, 8],
+        configs=["c1", "c2", "c3"],
+        repetitions=3,
+        levels=[1.0, 1.0, 2.0],
+        jobs=3,
+        job_noise=0.02,
+    )
     write_study(spec, tmp_path)
     ingest_ior_paths([tmp_path], study_name="jobs", manifest=tmp_path / "manifest.csv")
 
@@ -77,8 +89,13 @@ def test_the_verdict_table_reports_co_varying_axes_once_with_ratio_interval_and_
     rows = verdict_rows(html)
     headers = [row[0] for row in rows if len(row) == 1]
     # config and its label change together: one header, never a second copy of the comparisons under label
-    assert headers == ["config · label (2 nodes)", "config · label (8 nodes)", "nodes · tasks (c1)",
-                       "nodes · tasks (c2)", "nodes · tasks (c3)"]
+    assert headers == [
+        "config · label (2 nodes)",
+        "config · label (8 nodes)",
+        "nodes · tasks (c1)",
+        "nodes · tasks (c2)",
+        "nodes · tasks (c3)",
+    ]
     c1_c3 = next(row for row in rows if row[1:3] == ["c1", "c3"])
     ratio, low, high = float(c1_c3[3]), *map(float, c1_c3[4].split("–"))
     assert low < ratio < high
@@ -95,8 +112,10 @@ def test_read_is_chosen_with_a_query_parameter(client, study):
     assert "4540.63 ± 73.92" in html
 
 
-@pytest.mark.parametrize(("query", "named"), [("operation=stat", "operation 'stat'"), ("operation=", "operation ''"),
-                                               ("columns=colour", "columns 'colour'")])
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [("operation=stat", "operation 'stat'"), ("operation=", "operation ''"), ("columns=colour", "columns 'colour'")],
+)
 def test_an_operation_or_axis_the_study_does_not_have_is_a_400_saying_so(client, study, query, named):
     response = client.get(f"/studies/{study.pk}/?{query}")
     assert response.status_code == 400

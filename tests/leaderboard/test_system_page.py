@@ -13,12 +13,23 @@ pytestmark = pytest.mark.django_db
 
 def test_the_system_page_lists_every_run_and_its_placements(client):
     system = StorageSystemFactory(name="Data Accelerator", server_count=24)
-    november = RunFactory(system=system, client_nodes=528, score_bw=71.40, score_md=352.75,
-                          run_timestamp=datetime(2018, 11, 1, tzinfo=UTC))
-    june = RunFactory(system=system, client_nodes=512, score_bw=162.05, score_md=2377.44,
-                      run_timestamp=datetime(2019, 6, 8, tzinfo=UTC))
-    ten = RunFactory(system=system, client_nodes=10, score_bw=26.94, score_md=358.85,
-                     run_timestamp=datetime(2019, 6, 9, tzinfo=UTC))
+    november = RunFactory(
+        system=system,
+        client_nodes=528,
+        score_bw=71.40,
+        score_md=352.75,
+        run_timestamp=datetime(2018, 11, 1, tzinfo=UTC),
+    )
+    june = RunFactory(
+        system=system,
+        client_nodes=512,
+        score_bw=162.05,
+        score_md=2377.44,
+        run_timestamp=datetime(2019, 6, 8, tzinfo=UTC),
+    )
+    ten = RunFactory(
+        system=system, client_nodes=10, score_bw=26.94, score_md=358.85, run_timestamp=datetime(2019, 6, 9, tzinfo=UTC)
+    )
     excluded = RunFactory(system=system, exclusion_reason="stonewall: too short", run_timestamp=None, year=2017)
     freeze_edition("ISC19", "io500")
     SystemAlias.objects.create(system=system, institution_name="Cambridge Univ", name="DAC", filesystem="Lustre")
@@ -27,7 +38,9 @@ def test_the_system_page_lists_every_run_and_its_placements(client):
     html = response.content.decode()
     assert [run.pk for run in response.context["runs"]] == [ten.pk, june.pk, november.pk, excluded.pk]
     assert [(info.slug, run_id, rank) for info, run_id, rank in response.context["placements"]] == [
-        ("io500", june.pk, 1), ("ten-node", ten.pk, 1)]
+        ("io500", june.pk, 1),
+        ("ten-node", ten.pk, 1),
+    ]
     assert "/editions/ISC19/io500/" in html
     assert "Cambridge Univ / DAC (Lustre)" in html
     assert "stonewall: too short" in html

@@ -22,13 +22,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 OPERATION_LABELS = {
-    "directory_creation": "Directory creation", "directory_stat": "Directory stat",
-    "directory_removal": "Directory removal", "file_creation": "File creation", "file_stat": "File stat",
+    "directory_creation": "Directory creation",
+    "directory_stat": "Directory stat",
+    "directory_removal": "Directory removal",
+    "file_creation": "File creation",
+    "file_stat": "File stat",
     "file_removal": "File removal",
 }
 BASE_RATES = {
-    "directory_creation": 11000.0, "directory_stat": 120000.0, "directory_removal": 30000.0,
-    "file_creation": 35000.0, "file_stat": 26000.0, "file_removal": 16000.0,
+    "directory_creation": 11000.0,
+    "directory_stat": 120000.0,
+    "directory_removal": 30000.0,
+    "file_creation": 35000.0,
+    "file_stat": 26000.0,
+    "file_removal": 16000.0,
 }
 
 
@@ -79,8 +86,9 @@ def write_campaign(root: Path, spec: CampaignSpec) -> dict:
                 relative = f"dne2_{mdt_count}_mds/{layout}_{files_per_dir // 1000}k_{threads}/mdtest.out"
                 nodes = min(20, (threads + 19) // 20)
                 measurements = {
-                    operation: _iterations(rng, spec, client_rate(spec, (operation, files_per_dir, striping),
-                                                                  mdt_count, threads))
+                    operation: _iterations(
+                        rng, spec, client_rate(spec, (operation, files_per_dir, striping), mdt_count, threads)
+                    )
                     for operation in OPERATION_LABELS
                     if (operation, files_per_dir, striping) in spec.knees
                 }
@@ -97,8 +105,12 @@ def write_campaign(root: Path, spec: CampaignSpec) -> dict:
         "threshold": 0.1,
         "mdt_counts": list(spec.mdt_counts),
         "knees": [
-            {"operation": OPERATION_LABELS[operation], "files_per_dir": files_per_dir, "striping": striping,
-             "saturation_mdt_count": knee_count}
+            {
+                "operation": OPERATION_LABELS[operation],
+                "files_per_dir": files_per_dir,
+                "striping": striping,
+                "saturation_mdt_count": knee_count,
+            }
             for (operation, files_per_dir, striping), knee_count in sorted(spec.knees.items())
         ],
     }
@@ -117,8 +129,16 @@ def _statistics(values: list[float], population: bool) -> tuple[float, float, fl
     return max(values), min(values), mean, stddev
 
 
-def render_log(spec: CampaignSpec, relative: str, mdt_count: int, threads: int, nodes: int, files_per_dir: int,
-               layout: str, measurements: dict[str, list[float]]) -> str:
+def render_log(
+    spec: CampaignSpec,
+    relative: str,
+    mdt_count: int,
+    threads: int,
+    nodes: int,
+    files_per_dir: int,
+    layout: str,
+    measurements: dict[str, list[float]],
+) -> str:
     items_per_task = files_per_dir // threads
     test_dir = f"/lustre/atlas/scratch/user/dne2_{mdt_count}_mds_md_test/{relative.split('/')[1]}"
     unique = ["-u"] if layout == "unique" else []
@@ -130,12 +150,15 @@ def render_log(spec: CampaignSpec, relative: str, mdt_count: int, threads: int, 
 def _render_18(spec, threads, nodes, items_per_task, test_dir, unique, measurements) -> str:
     arguments = " ".join(["-I", str(items_per_task), "-i", str(spec.iterations), *unique, "-d", test_dir])
     lines = [
-        "-- started at 10/21/2014 14:22:23 --", "",
+        "-- started at 10/21/2014 14:22:23 --",
+        "",
         f"mdtest-1.8.3 was launched with {threads} total task(s) on {nodes} nodes",
         f"Command line used: /lustre/atlas/scratch/user/mdtest {arguments}",
         "Path: /lustre/atlas/scratch/user",
-        "FS: 797.1 TiB   Used FS: 0.0%   Inodes: 398.7 Mi   Used Inodes: 0.0%", "",
-        f"{threads} tasks, {items_per_task * threads} files/directories", "",
+        "FS: 797.1 TiB   Used FS: 0.0%   Inodes: 398.7 Mi   Used Inodes: 0.0%",
+        "",
+        f"{threads} tasks, {items_per_task * threads} files/directories",
+        "",
         "   Operation               Duration              Rate",
         "   ---------               --------              ----",
     ]
@@ -159,11 +182,14 @@ def _render_18(spec, threads, nodes, items_per_task, test_dir, unique, measureme
 
 
 def _render_41(spec, threads, nodes, items_per_task, test_dir, unique, measurements) -> str:
-    arguments = " ".join(f"'{argument}'" for argument in
-                         ["-I", str(items_per_task), "-i", str(spec.iterations), *unique, "-P", "-d", test_dir])
+    arguments = " ".join(
+        f"'{argument}'"
+        for argument in ["-I", str(items_per_task), "-i", str(spec.iterations), *unique, "-P", "-d", test_dir]
+    )
     items = items_per_task * threads
     lines = [
-        "-- started at 05/03/2024 09:32:15 --", "",
+        "-- started at 05/03/2024 09:32:15 --",
+        "",
         f"mdtest-4.1.0+dev was launched with {threads} total task(s) on {nodes} node(s)",
         f"Command line used: ./mdtest {arguments}",
         "Nodemap: " + "1" * min(threads, 64),
@@ -173,15 +199,17 @@ def _render_41(spec, threads, nodes, items_per_task, test_dir, unique, measureme
     ]
     for kind, header in (("rate", "SUMMARY rate (in ops/sec)"), ("time", "SUMMARY time (in ms/op)")):
         lines += [
-            "", f"{header}: (of {spec.iterations} iterations)",
+            "",
+            f"{header}: (of {spec.iterations} iterations)",
             "   Operation                     Max            Min           Mean        Std Dev",
             "   ---------                     ---            ---           ----        -------",
         ]
         for operation, values in measurements.items():
             series = values if kind == "rate" else [items / value for value in values]
             numbers = _statistics(series, False)
-            lines.append(f"   {OPERATION_LABELS[operation]:<18}     "
-                         + " ".join(f"{number:14.3f}" for number in numbers))
+            lines.append(
+                f"   {OPERATION_LABELS[operation]:<18}     " + " ".join(f"{number:14.3f}" for number in numbers)
+            )
         for tree in ("Tree creation", "Tree removal"):
             lines.append(f"   {tree:<22} " + " ".join(f"{number:14.3f}" for number in (0, 0, 0, 0)))
     lines += ["-- finished at 05/03/2024 09:38:29 --", ""]

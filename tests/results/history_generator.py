@@ -103,9 +103,16 @@ def _detectability(move: float, phase: str, index: int, moves: dict[int, dict[st
 
 def _sidecar(system: _System, submission: int) -> str:
     version = ".".join(map(str, system.version))
-    lines = [f"institution: {system.institution}", f"system: {system.name}", "filesystem: Lustre",
-             f"client_nodes: {system.client_nodes}", f"submission_id: {submission}", "lustre:",
-             f'  server_version: "{version}"', f'  client_version: "{version}"']
+    lines = [
+        f"institution: {system.institution}",
+        f"system: {system.name}",
+        "filesystem: Lustre",
+        f"client_nodes: {system.client_nodes}",
+        f"submission_id: {submission}",
+        "lustre:",
+        f'  server_version: "{version}"',
+        f'  client_version: "{version}"',
+    ]
     if system.patches:
         lines += ["  notes: |", f"    Base commit: 0000000000 - New tag {version}", "    Patches applied:"]
         lines += [f"    {system.rng.getrandbits(28):07x} {ticket} {summary}" for ticket, summary in system.patches]
@@ -117,9 +124,15 @@ def _sidecar(system: _System, submission: int) -> str:
 #: The IO500 release a site running on a date would use: the one published for the list before the list the run is
 #: made for (the ISC list in June takes runs up to May, the SC list in November up to November, a December run is
 #: for the next ISC list). Tags as the public archive's result files print them.
-RELEASE_BEFORE_LIST = {"isc23": "io500-sc22_v2", "sc23": "io500-isc23", "isc24": "io500-sc23_v1",
-                       "sc24": "io500-isc24_v3", "isc25": "io500-sc24_v1", "sc25": "io500-isc25_v2",
-                       "isc26": "io500-sc25"}
+RELEASE_BEFORE_LIST = {
+    "isc23": "io500-sc22_v2",
+    "sc23": "io500-isc23",
+    "isc24": "io500-sc23_v1",
+    "sc24": "io500-isc24_v3",
+    "isc25": "io500-sc24_v1",
+    "sc25": "io500-isc25_v2",
+    "isc26": "io500-sc25",
+}
 
 
 def release_at(when: datetime) -> str:
@@ -141,8 +154,9 @@ def _summary(values: dict[str, float], seconds: dict[str, float], release: str) 
     return "\n".join(lines) + "\n"
 
 
-def write_submission(root: Path, institution: str, system: str, submission: int, when: datetime,
-                     values: dict[str, float], sidecar: str) -> Path:
+def write_submission(
+    root: Path, institution: str, system: str, submission: int, when: datetime, values: dict[str, float], sidecar: str
+) -> Path:
     """One submission folder as the public archive lays it out; returns the folder."""
     folder = root / institution / system / "Lustre" / str(when.year) / f"submission-{submission}"
     results = folder / "results" / when.strftime("%Y.%m.%d-%H.%M.%S")
@@ -169,20 +183,33 @@ def write_history(root: Path, seed: int) -> dict:
             kind = rng.choice(["upgrade", "patch", "tunable", "client_nodes"])
             events[index] = kind
             # One event in five changes an input without moving any phase: no step may be reported there.
-            moves[index] = {} if rng.random() < 0.2 else {
-                phase: rng.choice([-1, 1]) * math.log1p(rng.uniform(0.18, 0.6)) for phase in _affected(rng, kind)}
+            moves[index] = (
+                {}
+                if rng.random() < 0.2
+                else {phase: rng.choice([-1, 1]) * math.log1p(rng.uniform(0.18, 0.6)) for phase in _affected(rng, kind)}
+            )
         quiet = [i for i in range(1, system.length - 1) if all(abs(i - e) >= 2 for e in events)]
-        outliers = {} if flat or not quiet or rng.random() < 0.3 else {
-            rng.choice(quiet): (rng.choice(PHASES)[1], rng.choice([0.45, 1.9]))}
+        outliers = (
+            {}
+            if flat or not quiet or rng.random() < 0.3
+            else {rng.choice(quiet): (rng.choice(PHASES)[1], rng.choice([0.45, 1.9]))}
+        )
         when = datetime(2023, 1, 1, tzinfo=UTC) + timedelta(days=rng.randint(0, 60))
         for index in range(system.length):
             if index in events:
                 tokens = _apply_event(system, events[index])
                 for phase, move in moves[index].items():
                     system.level[phase] += move
-                    truth["steps"].append({"system": name, "metric": phase, "after_submission": submission,
-                                           "direction": "up" if move > 0 else "down", "cause_tokens": tokens,
-                                           "z": _detectability(move, phase, index, moves, system)})
+                    truth["steps"].append(
+                        {
+                            "system": name,
+                            "metric": phase,
+                            "after_submission": submission,
+                            "direction": "up" if move > 0 else "down",
+                            "cause_tokens": tokens,
+                            "z": _detectability(move, phase, index, moves, system),
+                        }
+                    )
             values = {phase: math.exp(level + rng.gauss(0, system.noise)) for phase, level in system.level.items()}
             if index in outliers:
                 phase, factor = outliers[index]

@@ -18,12 +18,23 @@ FIRST_SUBMISSION = 70001
 
 def sidecar(system: str, submission: int, upgraded: bool) -> str:
     version = "2.15.4" if upgraded else "2.15.3"
-    lines = ["institution: Hand Lab", f"system: {system}", "filesystem: Lustre", "client_nodes: 10",
-             f"submission_id: {submission}", "lustre:", f'  server_version: "{version}"',
-             f'  client_version: "{version}"']
+    lines = [
+        "institution: Hand Lab",
+        f"system: {system}",
+        "filesystem: Lustre",
+        "client_nodes: 10",
+        f"submission_id: {submission}",
+        "lustre:",
+        f'  server_version: "{version}"',
+        f'  client_version: "{version}"',
+    ]
     if upgraded:
-        lines += ["  notes: |", "    Base commit: 0000000000 - New tag 2.15.4", "    Patches applied:",
-                  "    5aadd0d LU-16338 mdt: lock-free stat path"]
+        lines += [
+            "  notes: |",
+            "    Base commit: 0000000000 - New tag 2.15.4",
+            "    Patches applied:",
+            "    5aadd0d LU-16338 mdt: lock-free stat path",
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -12,14 +12,26 @@ from apps.results.models import Anomaly
 from tests.factories import RunFactory, StorageSystemFactory
 
 BEACON_IO2 = Path(__file__).resolve().parents[1] / "data" / "stack" / "beacon-io2"
-CEILING = {"stack": "beacon", "read": 13294.5, "write": 11487.2, "limited_by": {"read": "storage", "write": "storage"},
-           "storage": {"read": 13294.5, "write": 11487.2}, "network": {"read": 27000.0, "write": 27000.0}}
+CEILING = {
+    "stack": "beacon",
+    "read": 13294.5,
+    "write": 11487.2,
+    "limited_by": {"read": "storage", "write": "storage"},
+    "storage": {"read": 13294.5, "write": 11487.2},
+    "network": {"read": 27000.0, "write": 27000.0},
+}
 
 
 def facts(**gib_per_s) -> RunFacts:
-    return RunFacts(era="capp", phases={name: PhaseFacts(value=value, unit="GiB/s", printed_value=f"{value:.6f}",
-                                                         source_file="result_summary.txt", source_line=3)
-                                        for name, value in gib_per_s.items()})
+    return RunFacts(
+        era="capp",
+        phases={
+            name: PhaseFacts(
+                value=value, unit="GiB/s", printed_value=f"{value:.6f}", source_file="result_summary.txt", source_line=3
+            )
+            for name, value in gib_per_s.items()
+        },
+    )
 
 
 def findings(run_facts: RunFacts, ceiling=CEILING):
@@ -54,8 +66,20 @@ def test_a_stored_io500_run_of_a_system_with_a_stack_is_flagged_above_the_ceilin
     slow = RunFactory(system=system, facts=facts(ior_easy_write=1.0, ior_easy_read=2.0).to_dict())
 
     # io2 alone: ceiling = its two OSTs, about 2,385 MB/s write and 2,770 MB/s read
-    call_command("ingest", "--kind", "stack", str(BEACON_IO2), "--name", "beacon-io2",
-                 "--institution", "NICS", "--system", "Beacon", "--filesystem", "Lustre")
+    call_command(
+        "ingest",
+        "--kind",
+        "stack",
+        str(BEACON_IO2),
+        "--name",
+        "beacon-io2",
+        "--institution",
+        "NICS",
+        "--system",
+        "Beacon",
+        "--filesystem",
+        "Lustre",
+    )
 
     flagged = Anomaly.objects.filter(rule="above_measured_ceiling")
     assert sorted(flagged.filter(run=fast).values_list("phase", flat=True)) == ["ior_easy_read", "ior_easy_write"]

@@ -27,6 +27,7 @@ def io500_run(
 
     The defaults sit at the corpus medians: nothing in it looks cached.
     """
+
     def ior(value: float, seconds: float = 300.0, read: bool = False) -> PhaseFacts:
         return PhaseFacts(value=value, unit="GiB/s", seconds=seconds, task_reordering=reordering if read else None)
 
@@ -145,11 +146,11 @@ def test_on_one_client_node_task_reordering_cannot_take_the_read_off_the_node():
     assert pieces_of(finding)["locality"]["client_nodes"] == 1
 
 
-@pytest.mark.parametrize(("shift", "nodes", "verdict"), [(2, 2, "own_data"), (4, 2, "own_data"), (1, 2, "other_node"),
-                                                         (3, 10, "other_node")])
+@pytest.mark.parametrize(
+    ("shift", "nodes", "verdict"), [(2, 2, "own_data"), (4, 2, "own_data"), (1, 2, "other_node"), (3, 10, "other_node")]
+)
 def test_a_constant_shift_by_a_multiple_of_the_node_count_comes_back_to_the_writing_node(shift, nodes, verdict):
-    facts = io500_run(easy_read=12.0, reordering=TaskReordering(constant=True, offset=shift),
-                      client_nodes=nodes)
+    facts = io500_run(easy_read=12.0, reordering=TaskReordering(constant=True, offset=shift), client_nodes=nodes)
     assert pieces_of(findings(facts)["ior_easy_read"])["locality"]["verdict"] == verdict
 
 

@@ -28,10 +28,18 @@ def held_out_seeds() -> list[int]:
 
 
 def detected_changes() -> list[dict]:
-    return [{"system": c.system.name, "metric": c.metric, "kind": c.kind, "direction": c.direction,
-             "after": int(c.run_after.submission_id), "before": int(c.run_before.submission_id),
-             "attribution": c.attribution}
-            for c in Change.objects.select_related("system", "run_before", "run_after")]
+    return [
+        {
+            "system": c.system.name,
+            "metric": c.metric,
+            "kind": c.kind,
+            "direction": c.direction,
+            "after": int(c.run_after.submission_id),
+            "before": int(c.run_before.submission_id),
+            "attribution": c.attribution,
+        }
+        for c in Change.objects.select_related("system", "run_before", "run_after")
+    ]
 
 
 def names_in(entry: dict) -> set[str]:
@@ -63,23 +71,39 @@ def assert_matches_truth(truth: dict, changes: list[dict]) -> None:
     for expected in truth["steps"]:
         if expected.get("z", math.inf) < DETECTABLE_Z:
             continue
-        found = [c for c in steps if c["system"] == expected["system"] and c["metric"] == expected["metric"]
-                 and c["after"] == expected["after_submission"]]
+        found = [
+            c
+            for c in steps
+            if c["system"] == expected["system"]
+            and c["metric"] == expected["metric"]
+            and c["after"] == expected["after_submission"]
+        ]
         assert found, f"missed step {expected}"
         assert found[0]["direction"] == expected["direction"], (expected, found[0])
         for token in expected["cause_tokens"]:
             assert names_cause(found[0]["attribution"], token), f"attribution of {expected} lacks {token!r}: {found[0]}"
     for expected in truth["outliers"]:
-        assert any(c["kind"] == "outlier" and c["system"] == expected["system"] and c["metric"] == expected["metric"]
-                   and c["after"] == expected["submission"] for c in changes), f"missed outlier {expected}"
-        assert not [c for c in steps if c["system"] == expected["system"] and c["metric"] == expected["metric"]
-                    and c["after"] in (expected["submission"], expected["submission"] + 1)], \
-            f"outlier {expected} reported as a step"
+        assert any(
+            c["kind"] == "outlier"
+            and c["system"] == expected["system"]
+            and c["metric"] == expected["metric"]
+            and c["after"] == expected["submission"]
+            for c in changes
+        ), f"missed outlier {expected}"
+        assert not [
+            c
+            for c in steps
+            if c["system"] == expected["system"]
+            and c["metric"] == expected["metric"]
+            and c["after"] in (expected["submission"], expected["submission"] + 1)
+        ], f"outlier {expected} reported as a step"
     for step in steps:
         assert step["system"] not in truth["flat_systems"], f"step on a flat system: {step}"
         true_places = {t["after_submission"] for t in truth["steps"] if t["system"] == step["system"]}
-        injected_here = any(t["system"] == step["system"] and t["metric"] == step["metric"]
-                            and t["after_submission"] == step["after"] for t in truth["steps"])
+        injected_here = any(
+            t["system"] == step["system"] and t["metric"] == step["metric"] and t["after_submission"] == step["after"]
+            for t in truth["steps"]
+        )
         derived_at_true_place = step["metric"] in DERIVED and step["after"] in true_places
         assert injected_here or derived_at_true_place, f"step where none was injected: {step}"
 
@@ -94,8 +118,12 @@ def test_the_shared_history_sample_matches_its_truth():
     assert_matches_truth(truth, detected_changes())
     # A step at a change of client nodes compares two experiments: it is stored as expected, the others new.
     for expected in truth["steps"]:
-        change = Change.objects.get(system__name=expected["system"], metric=expected["metric"], kind="step",
-                                    run_after__submission_id=str(expected["after_submission"]))
+        change = Change.objects.get(
+            system__name=expected["system"],
+            metric=expected["metric"],
+            kind="step",
+            run_after__submission_id=str(expected["after_submission"]),
+        )
         assert change.status == ("expected" if "client_nodes" in expected["cause_tokens"] else "new"), expected
 
 
@@ -112,9 +140,11 @@ def test_a_held_out_history_matches_what_was_injected(tmp_path, seed):
 
 
 def test_causes_are_matched_as_structured_entries_not_substrings():
-    attribution = [{"field": "patch:LU-16338 lock-free stat path", "before": None, "after": "applied 1a2b"},
-                   {"field": "tunable:client: osc.*.max_pages_per_rpc", "before": "16M", "after": "4M"},
-                   {"field": "client_nodes", "before": "10", "after": "20"}]
+    attribution = [
+        {"field": "patch:LU-16338 lock-free stat path", "before": None, "after": "applied 1a2b"},
+        {"field": "tunable:client: osc.*.max_pages_per_rpc", "before": "16M", "after": "4M"},
+        {"field": "client_nodes", "before": "10", "after": "20"},
+    ]
     assert all(names_cause(attribution, token) for token in ("LU-16338", "max_pages_per_rpc", "client_nodes", "20"))
     # Substrings of the JSON dump that name nothing: a fragment of a ticket, of a value, of a field.
     assert not any(names_cause(attribution, token) for token in ("LU-1633", "2", "pages", "client"))

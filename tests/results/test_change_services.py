@@ -59,8 +59,10 @@ def test_ingesting_one_more_run_recomputes_only_that_system(tmp_path, django_cap
     flat_noise = set(MetricNoise.objects.filter(system__name="Flat").values_list("pk", flat=True))
 
     last = small_history.write_run(tmp_path / "new", "Stepper", len(small_history.NOISE) - 1)
-    with mock.patch.object(tasks, "detect_systems_changes", wraps=services.detect_systems_changes) as detect, \
-            django_capture_on_commit_callbacks(execute=True):
+    with (
+        mock.patch.object(tasks, "detect_systems_changes", wraps=services.detect_systems_changes) as detect,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         summary = ingest_path(last)
     assert len(summary.created) == 1
     assert [list(call.args[0]) for call in detect.call_args_list] == [[StorageSystem.objects.get(name="Stepper").pk]]

@@ -49,17 +49,28 @@ def test_ties_keep_their_competition_rank_across_page_boundaries():
 
 def test_runs_without_a_value_are_listed_last_without_a_rank():
     divided_by_zero, ranked, log_of_zero, overflow, no_phases = (
-        RunFactory(), RunFactory(), RunFactory(), RunFactory(), RunFactory(phases=False))
+        RunFactory(),
+        RunFactory(),
+        RunFactory(),
+        RunFactory(),
+        RunFactory(phases=False),
+    )
     set_phase(divided_by_zero, "mdtest_easy_write", 0.0)
     set_phase(ranked, "ior_easy_write", 9.0)
     set_phase(ranked, "mdtest_easy_write", 3.0)
     set_phase(log_of_zero, "ior_easy_write", 0.0)
     set_phase(overflow, "ior_easy_write", 1000.0)  # e^1000 is past the largest double
-    custom = saved("ratio", "log(ior_easy_write) + ior_easy_write / mdtest_easy_write "
-                              "+ 0 * exp(ior_easy_write)", base_list="full")
+    custom = saved(
+        "ratio", "log(ior_easy_write) + ior_easy_write / mdtest_easy_write + 0 * exp(ior_easy_write)", base_list="full"
+    )
     rows = list(CustomListRows(custom))
     assert [(row.run.pk, row.rank) for row in rows] == [
-        (ranked.pk, 1), (divided_by_zero.pk, None), (log_of_zero.pk, None), (overflow.pk, None), (no_phases.pk, None)]
+        (ranked.pk, 1),
+        (divided_by_zero.pk, None),
+        (log_of_zero.pk, None),
+        (overflow.pk, None),
+        (no_phases.pk, None),
+    ]
     assert rows[0].value == pytest.approx(2.1972245773 + 3.0)
     assert [row.value for row in rows[1:]] == [None, None, None, None]
 
@@ -111,8 +122,9 @@ def test_a_system_whose_best_run_changes_changes_its_member():
     assert ranks(custom) == [[(second.pk, 1)]]
 
 
-def test_a_list_emptied_around_the_orm_is_refilled_after_its_next_read(celery_eager,
-                                                                        django_capture_on_commit_callbacks):
+def test_a_list_emptied_around_the_orm_is_refilled_after_its_next_read(
+    celery_eager, django_capture_on_commit_callbacks
+):
     runs = [RunFactory(score_bw=bw) for bw in (10.0, 30.0, 20.0)]
     custom = saved("easy write", "ior_easy_write", base_list="full")
     forget_all()

@@ -24,8 +24,14 @@ def build_with(*patches, **fields):
     """A build with patches given as (ticket, summary, status)."""
     build = LustreBuildFactory(**fields)
     for position, (ticket, summary, status) in enumerate(patches):
-        LustrePatchFactory(build=build, position=position, ticket=ticket, summary=summary, status=status,
-                           commit=f"{abs(hash((ticket, summary))) % 16**7:07x}")
+        LustrePatchFactory(
+            build=build,
+            position=position,
+            ticket=ticket,
+            summary=summary,
+            status=status,
+            commit=f"{abs(hash((ticket, summary))) % 16**7:07x}",
+        )
     return build
 
 
@@ -39,13 +45,23 @@ def differing(diff):
 
 def test_runs_that_differ_in_lustre_patches_and_one_tunable_show_exactly_those_differences():
     system = StorageSystemFactory()
-    shared = [("LU-12043", "llite: improve single-thread read performance", "applied"),
-              ("LU-11518", "ldlm: control lru size for extent lock", "applied")]
-    before = RunFactory(system=system, lustre_build=build_with(
-        *shared, ("LU-10213", "lnd: qp max send wrs", "applied"), base_commit="85db9b258c"))
-    after = RunFactory(system=system, lustre_build=build_with(
-        *shared, ("LU-12325", "dom: use LCK_PR with 'trylock' mode", "applied"),
-        ("LU-10213", "lnd: qp max send wrs", "reverted"), base_commit="85db9b258c"))
+    shared = [
+        ("LU-12043", "llite: improve single-thread read performance", "applied"),
+        ("LU-11518", "ldlm: control lru size for extent lock", "applied"),
+    ]
+    before = RunFactory(
+        system=system,
+        lustre_build=build_with(*shared, ("LU-10213", "lnd: qp max send wrs", "applied"), base_commit="85db9b258c"),
+    )
+    after = RunFactory(
+        system=system,
+        lustre_build=build_with(
+            *shared,
+            ("LU-12325", "dom: use LCK_PR with 'trylock' mode", "applied"),
+            ("LU-10213", "lnd: qp max send wrs", "reverted"),
+            base_commit="85db9b258c",
+        ),
+    )
     for target, lru in ((before, "10000"), (after, "4000000")):
         TunableFactory(run=target, parameter="ldlm.namespaces.*.lru_size", value=lru)
         TunableFactory(run=target, parameter="osc.*.max_pages_per_rpc", value="16M")
@@ -75,9 +91,15 @@ def test_identical_runs_have_no_differences_and_flat_phases():
 def test_the_cambridge_story_lists_what_changed_between_may_and_june_2019():
     """LAD'19: 2.12.2 servers / 2.10.7 clients → master 2.12.54 + patches, a reverted commit, DoM tunables."""
     system = StorageSystemFactory(name="Data Accelerator", institution__name="University of Cambridge")
-    may = RunFactory(system=system, client_nodes=502, client_procs=8032, score_bw=120.47, score_md=1103.69,
-                     score_total=364.64,
-                     lustre_build=build_with(server_version="2.12.2", client_version="2.10.7", base_tag="v2_12_2"))
+    may = RunFactory(
+        system=system,
+        client_nodes=502,
+        client_procs=8032,
+        score_bw=120.47,
+        score_md=1103.69,
+        score_total=364.64,
+        lustre_build=build_with(server_version="2.12.2", client_version="2.10.7", base_tag="v2_12_2"),
+    )
     june_build = build_with(
         ("LU-12043", "llite: improve single-thread read performance", "applied"),
         ("LU-12043", "llite, readahead: don't use max RPC size always", "applied"),
@@ -85,14 +107,30 @@ def test_the_cambridge_story_lists_what_changed_between_may_and_june_2019():
         ("LU-12325", "dom: use LCK_PR with 'trylock' mode", "applied"),
         ("LU-11623", "mdt: Opportunistically return UPDATE and PERM bits on open", "applied"),
         ("LU-10213", "lnd: calculate qp max send wrs properly", "reverted"),
-        server_version="2.12.54", client_version="2.12.54", base_tag="v2_12_54", base_commit="85db9b258c",
+        server_version="2.12.54",
+        client_version="2.12.54",
+        base_tag="v2_12_54",
+        base_commit="85db9b258c",
     )
-    june = RunFactory(system=system, client_nodes=512, client_procs=8192, score_bw=162.05, score_md=2377.44,
-                      score_total=620.70, lustre_build=june_build)
+    june = RunFactory(
+        system=system,
+        client_nodes=512,
+        client_procs=8192,
+        score_bw=162.05,
+        score_md=2377.44,
+        score_total=620.70,
+        lustre_build=june_build,
+    )
     TunableFactory(run=june, parameter="mdt.*.dom_lock", value="trylock", scope="server")
     TunableFactory(run=june, parameter="ldlm.namespaces.*.lru_size", value="4000000")
-    StripingFactory(run=june, path_role="ior_hard", stripe_count=1440, stripe_size="16M", overstriping=True,
-                    command="lfs setstripe -C 1440 -S 16M $io500_ior_hard")
+    StripingFactory(
+        run=june,
+        path_role="ior_hard",
+        stripe_count=1440,
+        stripe_size="16M",
+        overstriping=True,
+        command="lfs setstripe -C 1440 -S 16M $io500_ior_hard",
+    )
     PhaseResult.objects.filter(run=june, name="mdtest_easy_stat").update(value=183233.0)
 
     diff = compared(may, june)
@@ -113,10 +151,18 @@ def test_the_cambridge_story_lists_what_changed_between_may_and_june_2019():
 
 def test_configuration_keys_command_lines_and_run_shape_are_compared():
     system = StorageSystemFactory()
-    first = RunFactory(system=system, benchmark_version="io500-sc19", procs_per_node=8,
-                       config={"ior-easy": {"transferSize": "1m", "API": "POSIX"}, "global": {"drop-caches": True}})
-    second = RunFactory(system=system, benchmark_version="io500-isc20_v1", procs_per_node=16,
-                        config={"ior-easy": {"transferSize": "16m", "API": "POSIX"}, "mdtest-easy": {"n": 540000}})
+    first = RunFactory(
+        system=system,
+        benchmark_version="io500-sc19",
+        procs_per_node=8,
+        config={"ior-easy": {"transferSize": "1m", "API": "POSIX"}, "global": {"drop-caches": True}},
+    )
+    second = RunFactory(
+        system=system,
+        benchmark_version="io500-isc20_v1",
+        procs_per_node=16,
+        config={"ior-easy": {"transferSize": "16m", "API": "POSIX"}, "mdtest-easy": {"n": 540000}},
+    )
     PhaseResult.objects.filter(run=second, name="ior_hard_write").update(command="ior -a MPIIO -t 47008b")
     diff = compared(first, second)
     assert differing(diff) == {
@@ -132,8 +178,10 @@ def test_configuration_keys_command_lines_and_run_shape_are_compared():
 
 def test_a_revert_dropped_and_a_patch_removed_are_told_apart():
     first = RunFactory(lustre_build=build_with(("LU-1", "a: one", "applied"), ("LU-2", "b: two", "reverted")))
-    second = RunFactory(system=first.system, lustre_build=build_with(
-        server_version="2.15.0", base_commit=first.lustre_build.base_commit))
+    second = RunFactory(
+        system=first.system,
+        lustre_build=build_with(server_version="2.15.0", base_commit=first.lustre_build.base_commit),
+    )
     diff = compared(first, second)
     assert [(p.ticket, p.changes[1]) for p in diff.patches] == [("LU-1", "removed"), ("LU-2", "revert dropped")]
     assert differing(diff)["lustre"] == ["Server version"]
@@ -148,8 +196,8 @@ def test_a_patch_rebuilt_from_another_commit_is_reported():
 
 def test_configuration_files_get_a_unified_diff():
     first, second = RunFactory(), RunFactory()
-    RunFileFactory(run=first, name="io500.sh", content="io500_mpiargs=\"-np 4\"\nexport X=1\n")
-    RunFileFactory(run=second, name="io500.sh", content="io500_mpiargs=\"-np 8\"\nexport X=1\n")
+    RunFileFactory(run=first, name="io500.sh", content='io500_mpiargs="-np 4"\nexport X=1\n')
+    RunFileFactory(run=second, name="io500.sh", content='io500_mpiargs="-np 8"\nexport X=1\n')
     RunFileFactory(run=second, name="job.slurm", content="#SBATCH -N 10\n")
     files = {f.name: f for f in compared(first, second).files}
     assert files["io500.sh"].present == [True, True]
@@ -190,7 +238,14 @@ def test_to_dict_is_plain_json_for_the_api():
     assert data["has_differences"] is True
     assert data["patches"][0]["changes"] == [None, "reverted"]
     assert {section["key"] for section in data["sections"]} == {
-        "run", "lustre", "tunables", "striping", "config", "commands", "info"}
+        "run",
+        "lustre",
+        "tunables",
+        "striping",
+        "config",
+        "commands",
+        "info",
+    }
     assert data["phases"][0]["name"] == "ior_easy_write"
     assert data["summaries"][0]
 
@@ -210,4 +265,7 @@ def test_a_comparison_needs_two_runs():
 
 def test_flatten_joins_nested_keys_and_drops_empty_values():
     assert flatten({"a": {"b": 1, "c": {"d": [1, 2]}, "e": ""}, "f": False}) == {
-        "a.b": "1", "a.c.d": "[1, 2]", "f": "false"}
+        "a.b": "1",
+        "a.c.d": "[1, 2]",
+        "f": "false",
+    }

@@ -20,11 +20,17 @@ def test_freezing_copies_the_live_list_ranks_and_numbers():
     second = run(score=330.56, client_nodes=504)
     edition = freeze_edition("ISC19", "io500", title="ISC High Performance 2019")
     entries = list(edition.entries.all())
-    assert [(e.rank, e.run_id, e.system_id) for e in entries] == [(1, first.pk, first.system_id),
-                                                                   (2, second.pk, second.system_id)]
+    assert [(e.rank, e.run_id, e.system_id) for e in entries] == [
+        (1, first.pk, first.system_id),
+        (2, second.pk, second.system_id),
+    ]
     top = entries[0]
     assert (top.system_name, top.storage_vendor, top.client_nodes, top.client_procs) == (
-        "Data Accelerator", "Dell EMC", 512, 160)
+        "Data Accelerator",
+        "Dell EMC",
+        512,
+        160,
+    )
     assert top.score == pytest.approx(620.69)
     assert top.institution_name == first.system.institution.name
 
@@ -63,7 +69,8 @@ def test_a_list_longer_than_a_chunk_is_frozen_whole_and_in_order():
     edition = Edition.objects.create(name="ISC19", list_kind="historic")
     assert freeze_entries(edition, chunk_size=3) == 10
     assert [(e.rank, e.run_id) for e in edition.entries.order_by("rank")] == [
-        (rank, frozen.pk) for rank, frozen in enumerate(runs, start=1)]
+        (rank, frozen.pk) for rank, frozen in enumerate(runs, start=1)
+    ]
 
 
 def test_an_edition_is_frozen_once():
@@ -84,10 +91,13 @@ def test_an_edition_made_in_the_admin_is_filled_by_freeze_entries():
     assert [e.score for e in edition.entries.all()] == [7.0, 5.0]
 
 
-@pytest.mark.parametrize(("name", "kind", "message"), [
-    ("ISC 19", "io500", "not a valid edition name"),
-    ("ISC19", "top10", "unknown list"),
-])
+@pytest.mark.parametrize(
+    ("name", "kind", "message"),
+    [
+        ("ISC 19", "io500", "not a valid edition name"),
+        ("ISC19", "top10", "unknown list"),
+    ],
+)
 def test_bad_names_and_lists_are_refused(name, kind, message):
     with pytest.raises(EditionError, match=message):
         freeze_edition(name, kind)
@@ -98,8 +108,14 @@ def test_the_command_freezes_every_list_by_default_the_historic_list_too(capsys)
     run(score=80, client_nodes=10)
     call_command("freeze_edition", "ISC19", "--title", "ISC 2019")
     frozen = sorted(Edition.objects.values_list("list_kind", "title"))
-    assert frozen == [("full", "ISC 2019"), ("historic", "ISC 2019"), ("io500", "ISC 2019"),
-                      ("production", "ISC 2019"), ("ten-node", "ISC 2019"), ("ten-node-production", "ISC 2019")]
+    assert frozen == [
+        ("full", "ISC 2019"),
+        ("historic", "ISC 2019"),
+        ("io500", "ISC 2019"),
+        ("production", "ISC 2019"),
+        ("ten-node", "ISC 2019"),
+        ("ten-node-production", "ISC 2019"),
+    ]
     assert "froze ISC19 (Research): 1 entries" in capsys.readouterr().out
 
 
@@ -131,11 +147,19 @@ def test_adding_an_edition_in_the_admin_freezes_the_live_list(admin_client):
     best = run(score=300.0)
     run(score=200.0)
 
-    response = admin_client.post("/admin/results/edition/add/", {
-        "name": "ISC26", "list_kind": "io500", "title": "ISC 2026", "description": "",
-        "entries-TOTAL_FORMS": "0", "entries-INITIAL_FORMS": "0",
-        "entries-MIN_NUM_FORMS": "0", "entries-MAX_NUM_FORMS": "1000",
-    })
+    response = admin_client.post(
+        "/admin/results/edition/add/",
+        {
+            "name": "ISC26",
+            "list_kind": "io500",
+            "title": "ISC 2026",
+            "description": "",
+            "entries-TOTAL_FORMS": "0",
+            "entries-INITIAL_FORMS": "0",
+            "entries-MIN_NUM_FORMS": "0",
+            "entries-MAX_NUM_FORMS": "1000",
+        },
+    )
 
     assert response.status_code == 302, response.content[:2000]
     edition = Edition.objects.get(name="ISC26")

@@ -34,8 +34,17 @@ def committing(django_capture_on_commit_callbacks):
 
 def test_a_stored_run_is_listed_and_ranked_at_once_and_its_commit_bumps_the_version(bumps, committing):
     with committing():
-        run = runs.store(system=StorageSystemFactory(), kind="io500", content_hash="c0ffee", source_path="A/B/C",
-                         identity="one", score_bw=100.0, score_md=400.0, score_total=200.0, client_nodes=10)
+        run = runs.store(
+            system=StorageSystemFactory(),
+            kind="io500",
+            content_hash="c0ffee",
+            source_path="A/B/C",
+            identity="one",
+            score_bw=100.0,
+            score_md=400.0,
+            score_total=200.0,
+            client_nodes=10,
+        )
 
     assert listed() == {run.pk: 1}
     assert bumps == ["bump"]
@@ -85,7 +94,8 @@ def test_a_renamed_system_or_institution_is_renamed_on_its_entries_and_bumps_the
         runs.edit_institution(run.system.institution)
 
     assert list(ListEntry.objects.filter(run=run).values_list("system_name", "institution_name").distinct()) == [
-        ("Renamed", "Renamed Institute")]
+        ("Renamed", "Renamed Institute")
+    ]
     assert bumps == ["bump", "bump"]
 
 
@@ -132,15 +142,19 @@ def test_a_failed_write_leaves_the_lists_as_they_were():
     assert listed() == {before.pk: 1}
 
 
-@pytest.mark.parametrize("write", [
-    lambda run: run.save(),
-    lambda run: run.delete(),
-    lambda run: Run.objects.create(system=run.system, content_hash="x", source_path="y", identity="z"),
-    lambda run: Run.objects.filter(pk=run.pk).update(score_total=1.0),
-    lambda run: Run.objects.filter(pk=run.pk).delete(),
-    lambda run: Run.objects.bulk_create([Run(system=run.system, content_hash="x", source_path="y", identity="z")]),
-    lambda run: Run.objects.bulk_update([run], ["score_total"]),
-], ids=["save", "delete", "create", "update", "queryset delete", "bulk_create", "bulk_update"])
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda run: run.save(),
+        lambda run: run.delete(),
+        lambda run: Run.objects.create(system=run.system, content_hash="x", source_path="y", identity="z"),
+        lambda run: Run.objects.filter(pk=run.pk).update(score_total=1.0),
+        lambda run: Run.objects.filter(pk=run.pk).delete(),
+        lambda run: Run.objects.bulk_create([Run(system=run.system, content_hash="x", source_path="y", identity="z")]),
+        lambda run: Run.objects.bulk_update([run], ["score_total"]),
+    ],
+    ids=["save", "delete", "create", "update", "queryset delete", "bulk_create", "bulk_update"],
+)
 def test_a_run_written_outside_the_verbs_is_refused(write):
     run = RunFactory(phases=False)
 
@@ -192,8 +206,11 @@ def test_a_review_in_the_admin_is_noted_and_checked_as_review_run_does(committin
 
     assert form.is_valid(), form.errors
     note = ReviewNote.objects.get(run=run)
-    assert (note.text, note.status, note.author) == ("changed in the admin\nstatus submitted → accepted", "accepted",
-                                                     staff)
+    assert (note.text, note.status, note.author) == (
+        "changed in the admin\nstatus submitted → accepted",
+        "accepted",
+        staff,
+    )
     assert listed() == {run.pk: 1}
 
     refused = _admin_review(Run.objects.get(pk=run.pk), staff, production_accepted=True)
@@ -221,8 +238,7 @@ def test_only_the_verbs_open_run_writes():
     assert openers == {"results/services/runs.py"}
 
 
-def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_list_once(monkeypatch, bumps,
-                                                                                        committing):
+def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_list_once(monkeypatch, bumps, committing):
     from apps.ingest.tools.io500.pipeline import ingest_path
     from tests.conftest import REPO_ROOT
 

@@ -29,7 +29,8 @@ def committing(django_capture_on_commit_callbacks):
 
 
 def test_a_second_anonymous_read_of_a_list_is_served_from_the_cache_without_a_query(
-        page_cache, client, django_assert_num_queries):
+    page_cache, client, django_assert_num_queries
+):
     RunFactory(system=StorageSystemFactory(name="Cached System"), phases=False)
 
     first = client.get("/lists/io500/")
@@ -130,8 +131,9 @@ def test_token_authenticated_api_reads_bypass_the_cache(page_cache, client):
 
 def test_an_unreachable_cache_renders_the_page_uncached(page_cache, settings, client):
     RunFactory(system=StorageSystemFactory(name="Still Served"), phases=False)
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": "redis://127.0.0.1:9/0"}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:9/0"}
+    }
 
     page = client.get("/lists/io500/")
 
@@ -150,8 +152,9 @@ def test_without_a_shared_cache_nothing_is_cached(settings, client):
 
 
 def test_a_write_commits_even_when_the_cache_is_unreachable(page_cache, settings, committing):
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": "redis://127.0.0.1:9/0"}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:9/0"}
+    }
 
     with committing():
         run = RunFactory(phases=False)
@@ -192,4 +195,3 @@ def test_each_deployment_keeps_its_own_data_version(page_cache, settings):
     assert current_data_version() == version_b + 1
     settings.IOBOARD_CACHE_PREFIX = "ioboard:deployment-a"
     assert current_data_version() == version_a
-

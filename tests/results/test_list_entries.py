@@ -20,8 +20,12 @@ SPLIT = datetime(2021, 11, 1, tzinfo=UTC)  # SC21, as io500.org's "The Lists" da
 
 
 def is_production(run: Run) -> bool:
-    return bool(run.run_timestamp and run.run_timestamp >= SPLIT and run.reproducibility_level == "fully_reproducible"
-                and run.production_accepted)
+    return bool(
+        run.run_timestamp
+        and run.run_timestamp >= SPLIT
+        and run.reproducibility_level == "fully_reproducible"
+        and run.production_accepted
+    )
 
 
 def reference(kind: str) -> dict[int, int | None]:
@@ -35,14 +39,21 @@ def reference(kind: str) -> dict[int, int | None]:
     else:
         best = {}
         track = {"io500": False, "ten-node": False, "production": True, "ten-node-production": True}[kind]
-        candidates = [run for run in runs if run.pk in eligible and is_production(run) == track
-                      and (kind in ("io500", "production") or run.client_nodes == 10)]
+        candidates = [
+            run
+            for run in runs
+            if run.pk in eligible
+            and is_production(run) == track
+            and (kind in ("io500", "production") or run.client_nodes == 10)
+        ]
         for run in sorted(candidates, key=lambda run: (-run.score_total, run.pk)):
             best.setdefault(run.system_id, run)
         members = list(best.values())
     scores = [run.score_total for run in members if run.pk in eligible]
-    return {run.pk: (1 + sum(1 for other in scores if other > run.score_total) if run.pk in eligible else None)
-            for run in members}
+    return {
+        run.pk: (1 + sum(1 for other in scores if other > run.score_total) if run.pk in eligible else None)
+        for run in members
+    }
 
 
 def stored(kind: str) -> dict[int, int | None]:
@@ -79,12 +90,20 @@ def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes
     for step in range(60):
         action = rng.random()
         if action < 0.5 or len(runs) < 3:
-            runs.append(RunFactory(system=rng.choice(systems), score_bw=rng.choice([10, 20, 20, 30, 40]),
-                                   score_md=rng.choice([10, 20, 40]), client_nodes=rng.choice([10, 10, 32]),
-                                   run_timestamp=rng.choice([None, datetime(2019, 6, 1, tzinfo=UTC),
-                                                             datetime(2025, 6, 1, tzinfo=UTC)]),
-                                   reproducibility_level=rng.choice(["fully_reproducible", "limited"]),
-                                   production_accepted=rng.random() < 0.6, phases=False))
+            runs.append(
+                RunFactory(
+                    system=rng.choice(systems),
+                    score_bw=rng.choice([10, 20, 20, 30, 40]),
+                    score_md=rng.choice([10, 20, 40]),
+                    client_nodes=rng.choice([10, 10, 32]),
+                    run_timestamp=rng.choice(
+                        [None, datetime(2019, 6, 1, tzinfo=UTC), datetime(2025, 6, 1, tzinfo=UTC)]
+                    ),
+                    reproducibility_level=rng.choice(["fully_reproducible", "limited"]),
+                    production_accepted=rng.random() < 0.6,
+                    phases=False,
+                )
+            )
         elif action < 0.6:
             run = rng.choice(runs)
             run.review_status = rng.choice(["submitted", "accepted", "accepted", "rejected", "withdrawn"])
@@ -112,15 +131,23 @@ def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_onc
                 action = rng.random()
                 if action < 0.55 or len(runs) < 3:
                     score = rng.choice([10, 20, 20, 30])
-                    runs.append(RunFactory(system=rng.choice(systems), score_bw=score, score_md=score,
-                                           client_nodes=rng.choice([10, 32]), phases=False))
+                    runs.append(
+                        RunFactory(
+                            system=rng.choice(systems),
+                            score_bw=score,
+                            score_md=score,
+                            client_nodes=rng.choice([10, 32]),
+                            phases=False,
+                        )
+                    )
                 else:
                     change_a_run(rng, runs, action)
         assert_lists_match_the_reference()
 
 
-def test_a_batch_of_commits_maintains_each_changed_list_once_at_its_end(django_capture_on_commit_callbacks,
-                                                                        monkeypatch):
+def test_a_batch_of_commits_maintains_each_changed_list_once_at_its_end(
+    django_capture_on_commit_callbacks, monkeypatch
+):
     maintained = []
     monkeypatch.setattr(list_entries.maintain_list, "delay", maintained.append)
     with django_capture_on_commit_callbacks(execute=True), list_entries.maintained_after_batch():
@@ -146,7 +173,8 @@ def test_a_renamed_system_is_renamed_on_its_entries():
     run.system.institution.name = "New Institute"
     run_writes.edit_institution(run.system.institution)
     assert set(ListEntry.objects.filter(run=run).values_list("system_name", "institution_name")) == {
-        ("Renamed", "New Institute")}
+        ("Renamed", "New Institute")
+    }
     assert list(ListEntry.objects.listed("io500").filter_listed(search="renamed").ranked_keys()) == [(run.pk, 1)]
 
 
@@ -185,8 +213,16 @@ def test_a_page_past_the_first_has_the_rows_and_ranks_of_its_place_in_the_list(s
     same rows, in the same order, with the same ranks as a plain OFFSET, pending rank shifts included."""
     rng = random.Random(7)
     systems = [StorageSystemFactory(name=f"system {index}") for index in range(9)]
-    runs = [RunFactory(system=rng.choice(systems), score_bw=rng.choice([10, 20, 30, 40]), score_md=rng.choice([10, 40]),
-                       client_nodes=rng.choice([4, 10, 32]), phases=False) for _ in range(23)]
+    runs = [
+        RunFactory(
+            system=rng.choice(systems),
+            score_bw=rng.choice([10, 20, 30, 40]),
+            score_md=rng.choice([10, 40]),
+            client_nodes=rng.choice([4, 10, 32]),
+            phases=False,
+        )
+        for _ in range(23)
+    ]
     for run in rng.sample(runs, 6):  # rescored after they were ranked: their shifts stay pending, unsettled
         run.score_total = rng.choice([5.0, 25.0, 50.0])
         run_writes.edit(run)
@@ -195,7 +231,7 @@ def test_a_page_past_the_first_has_the_rows_and_ranks_of_its_place_in_the_list(s
         entries = ListEntry.objects.page_entries(kind, {}, sort)
         plain = [(entry.run_id, entry.rank) for entry in entries.keys]
         for start in (0, 1, 5, 7, 20):
-            assert [(entry.run_id, entry.rank) for entry in entries[start:start + 5]] == plain[start:start + 5]
+            assert [(entry.run_id, entry.rank) for entry in entries[start : start + 5]] == plain[start : start + 5]
         if sort is None:  # the list's own order: against the reference ranking computed from the runs
             by_score = sorted(reference(kind).items(), key=lambda item: (item[1] is None, item[1] or 0, item[0]))
             assert [(entry.run_id, entry.rank) for entry in entries[5:10]] == by_score[5:10]

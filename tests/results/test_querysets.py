@@ -78,18 +78,21 @@ def test_filters_keep_the_place_on_the_whole_list():
     assert filtered.count() == 2
 
 
-@pytest.mark.parametrize(("criteria", "expected"), [
-    ({"nodes_min": 10, "nodes_max": 100}, ["mid"]),
-    ({"nodes_min": 101}, ["big"]),
-    ({"year": 2019}, ["small"]),
-    ({"flagged": True}, ["big"]),
-    ({"flagged": False}, ["mid", "small"]),
-    ({"institution": "lakes"}, ["small"]),
-    ({"vendor": "ibm"}, ["mid"]),
-    ({"search": "Orion"}, ["big"]),
-    ({"search": "ibm"}, ["mid"]),
-    ({"filesystem": "", "year": None}, ["big", "mid", "small"]),
-])
+@pytest.mark.parametrize(
+    ("criteria", "expected"),
+    [
+        ({"nodes_min": 10, "nodes_max": 100}, ["mid"]),
+        ({"nodes_min": 101}, ["big"]),
+        ({"year": 2019}, ["small"]),
+        ({"flagged": True}, ["big"]),
+        ({"flagged": False}, ["mid", "small"]),
+        ({"institution": "lakes"}, ["small"]),
+        ({"vendor": "ibm"}, ["mid"]),
+        ({"search": "Orion"}, ["big"]),
+        ({"search": "ibm"}, ["mid"]),
+        ({"filesystem": "", "year": None}, ["big", "mid", "small"]),
+    ],
+)
 def test_each_criterion_narrows_the_list(criteria, expected):
     named = {
         "big": run(StorageSystemFactory(name="Orion"), 90, client_nodes=512, flagged=True),
@@ -256,7 +259,8 @@ def test_every_list_ranks_like_the_competition_ranking_it_publishes_ties_include
 
     historic = dict(ranks(listed("historic")))
     assert {pk: rank for pk, rank in historic.items() if rank is not None} == dict(
-        reference_ranks([(r.pk, r.score_total) for r in eligible]))
+        reference_ranks([(r.pk, r.score_total) for r in eligible])
+    )
     assert len(historic) == Run.objects.count()
 
 

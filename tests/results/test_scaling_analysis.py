@@ -68,7 +68,8 @@ def test_peak_speedup_efficiency_and_saturation():
     assert group.saturation_mdt_count == 2
     assert [level.client_saturation.tasks for level in group.levels] == [40, 40, 40, 40]
     assert analysis.saturation_table() == [
-        {"operation": "file_creation", "files_per_dir": 10000, "striping": "non-inherited", "mdt_count": 2}]
+        {"operation": "file_creation", "files_per_dir": 10000, "striping": "non-inherited", "mdt_count": 2}
+    ]
     assert not analysis.warnings
 
 
@@ -86,8 +87,7 @@ def test_groups_are_per_operation_directory_load_and_striping():
             for operation in ("file_stat", "directory_creation"):
                 for mdt_count in (1, 2, 4, 8):
                     rate = 1000 * min(mdt_count, knee_at)
-                    points += curve(mdt_count, {40: rate}, operation=operation, files_per_dir=files,
-                                    striping=striping)
+                    points += curve(mdt_count, {40: rate}, operation=operation, files_per_dir=files, striping=striping)
     analysis = analyse_points(points)
     assert len(analysis.groups) == 8
     assert [group.key.operation for group in analysis.groups[:4]] == ["directory_creation"] * 4
@@ -125,8 +125,10 @@ def test_phases_that_did_not_run_are_left_out():
 
 
 def test_decimal_values_from_the_database_are_accepted():
-    points = [Point(1, 40, Decimal("1000.000"), stddev=Decimal("10.000")),
-              Point(2, 40, Decimal("2000.000"), max=Decimal("2100.000"), min=Decimal("1900.000"))]
+    points = [
+        Point(1, 40, Decimal("1000.000"), stddev=Decimal("10.000")),
+        Point(2, 40, Decimal("2000.000"), max=Decimal("2100.000"), min=Decimal("1900.000")),
+    ]
     group = analyse_points(points).groups[0]
     assert group.levels[1].speedup == 2.0
     assert group.levels[1].peak_point.max == 2100.0
@@ -155,17 +157,26 @@ def campaign_records(root: Path, *, use_manifest: bool = True):
 
 def detected_vs_truth(root: Path, *, use_manifest: bool = True) -> list[tuple]:
     truth = json.loads((root / "truth.json").read_text())
-    analysis = analyse_points(campaign_records(root, use_manifest=use_manifest),
-                              saturation_threshold=truth["threshold"])
-    found = {(row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"]
-             for row in analysis.saturation_table()}
+    analysis = analyse_points(
+        campaign_records(root, use_manifest=use_manifest), saturation_threshold=truth["threshold"]
+    )
+    found = {
+        (row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"]
+        for row in analysis.saturation_table()
+    }
     comparisons = []
     for expected in truth["knees"]:
         operation = expected["operation"].lower().replace(" ", "_")
         striping = expected["striping"] if use_manifest else "unknown"
-        comparisons.append((operation, expected["files_per_dir"], expected["striping"],
-                            found.get((operation, expected["files_per_dir"], striping)),
-                            expected["saturation_mdt_count"]))
+        comparisons.append(
+            (
+                operation,
+                expected["files_per_dir"],
+                expected["striping"],
+                found.get((operation, expected["files_per_dir"], striping)),
+                expected["saturation_mdt_count"],
+            )
+        )
     return comparisons
 
 
@@ -189,17 +200,24 @@ HELD_OUT = [
 
 
 @pytest.mark.parametrize(("seed", "mdt_counts", "threads", "mdtest_format"), HELD_OUT)
-def test_held_out_campaigns_with_other_knees_and_both_striping_modes(tmp_path, seed, mdt_counts, threads,
-                                                                     mdtest_format):
+def test_held_out_campaigns_with_other_knees_and_both_striping_modes(
+    tmp_path, seed, mdt_counts, threads, mdtest_format
+):
     rng = random.Random(seed)
     knees = {
         (operation, files, striping): rng.choice(mdt_counts[:-1])
-        for operation in OPERATION_LABELS for files in (10000, 100000) for striping in ("inherited", "non-inherited")
+        for operation in OPERATION_LABELS
+        for files in (10000, 100000)
+        for striping in ("inherited", "non-inherited")
     }
-    collapse = {key for key, at in knees.items()
-                if key[2] == "inherited" and key[0].startswith("directory") and at == mdt_counts[0]}
-    spec = CampaignSpec(knees=knees, mdt_counts=mdt_counts, threads=threads, seed=seed,
-                        mdtest_format=mdtest_format, collapse=collapse)
+    collapse = {
+        key
+        for key, at in knees.items()
+        if key[2] == "inherited" and key[0].startswith("directory") and at == mdt_counts[0]
+    }
+    spec = CampaignSpec(
+        knees=knees, mdt_counts=mdt_counts, threads=threads, seed=seed, mdtest_format=mdtest_format, collapse=collapse
+    )
     write_campaign(tmp_path, spec)
     comparisons = detected_vs_truth(tmp_path)
     assert len(comparisons) == 24

@@ -77,5 +77,6 @@ def test_a_printed_total_half_or_twice_the_tolerance_off_is_within_or_beyond_it(
     assert bool(rules) is flagged
     if flagged:
         (finding,) = rules
-        assert finding.evidence["components"]["total"]["relative_difference"] == pytest.approx(2.0 * tolerance,
-                                                                                                 rel=1e-3)
+        assert finding.evidence["components"]["total"]["relative_difference"] == pytest.approx(
+            2.0 * tolerance, rel=1e-3
+        )

@@ -75,8 +75,14 @@ def test_the_find_program_is_found_past_the_launcher(command, program):
 def test_a_clean_c_app_run_passes_the_clauses_it_can_be_judged_on():
     outcomes = check_clauses(capp_run(), rules_found=[])
 
-    for clause_id in ("IO500-VALID", "IO500-STONEWALL-TIME", "IO500-STONEWALL-WEAROUT", "IO500-APP-VERSION",
-                      "IO500-UNMODIFIED-SOURCE", "IO500-WRITE-300S"):
+    for clause_id in (
+        "IO500-VALID",
+        "IO500-STONEWALL-TIME",
+        "IO500-STONEWALL-WEAROUT",
+        "IO500-APP-VERSION",
+        "IO500-UNMODIFIED-SOURCE",
+        "IO500-WRITE-300S",
+    ):
         assert outcome(outcomes, clause_id) == "pass", clause_id
     assert outcome(outcomes, "IO500-CUSTOM-FIND-SOURCES") == "not_applicable"
     assert outcome(outcomes, "IO500-REPRODUCIBILITY") == "not_checkable"
@@ -151,8 +157,8 @@ def test_the_run_page_shows_the_clauses_of_the_targeted_edition(client):
     html = client.get(f"/runs/{run.pk}/").content.decode()
 
     assert "Submission rules of SC23" in html
-    row = html[html.index("IO500-NO-CLIENT-CACHE"):]
+    row = html[html.index("IO500-NO-CLIENT-CACHE") :]
     assert row.index("fails") < row.index("</tr>")
-    row = html[html.index("IO500-STONEWALL-WEAROUT"):]
+    row = html[html.index("IO500-STONEWALL-WEAROUT") :]
     assert row.index("passes") < row.index("</tr>")
     assert clause_by_id("IO500-NO-SPOF").text in html

@@ -19,8 +19,14 @@ pytestmark = pytest.mark.django_db
 
 def test_the_run_verdicts_agree_with_the_queries_for_every_combination():
     for kind, excluded, scored, status in product(Run.Kind.values, (False, True), (False, True), ReviewStatus.values):
-        RunFactory(kind=kind, exclusion_reason="error rule" if excluded else "", review_status=status,
-                   score_bw=100.0 if scored else None, score_md=400.0 if scored else None, phases=False)
+        RunFactory(
+            kind=kind,
+            exclusion_reason="error rule" if excluded else "",
+            review_status=status,
+            score_bw=100.0 if scored else None,
+            score_md=400.0 if scored else None,
+            phases=False,
+        )
 
     eligible = set(Run.objects.eligible().values_list("pk", flat=True))
     ranked = set(Run.objects.ranked().values_list("pk", flat=True))
@@ -43,9 +49,16 @@ def flat_history(tmp_path) -> StorageSystem:
 def fabricated_in_the_middle(system: StorageSystem) -> Run:
     """A run 5,000 times above the others, dated between the fourth and the fifth, waiting for review."""
     history = list(Run.objects.filter(system=system).order_by("run_timestamp"))
-    return RunFactory(system=system, config=history[4].config, client_nodes=history[4].client_nodes,
-                      run_timestamp=history[4].run_timestamp + timedelta(days=1), score_bw=1e6, score_md=1e6,
-                      review_status=ReviewStatus.SUBMITTED, phases=False)
+    return RunFactory(
+        system=system,
+        config=history[4].config,
+        client_nodes=history[4].client_nodes,
+        run_timestamp=history[4].run_timestamp + timedelta(days=1),
+        score_bw=1e6,
+        score_md=1e6,
+        review_status=ReviewStatus.SUBMITTED,
+        phases=False,
+    )
 
 
 @pytest.fixture
@@ -67,7 +80,8 @@ def test_a_submitted_run_makes_no_change_in_its_systems_history(flat_history):
 
 
 def test_accepting_it_makes_it_part_of_the_history_and_its_change_is_found(
-        flat_history, staff, celery_eager, django_capture_on_commit_callbacks):
+    flat_history, staff, celery_eager, django_capture_on_commit_callbacks
+):
     run = fabricated_in_the_middle(flat_history)
     services.detect_system_changes(flat_history.pk)
 
@@ -78,7 +92,8 @@ def test_accepting_it_makes_it_part_of_the_history_and_its_change_is_found(
 
 
 def test_a_triaged_change_leaves_the_feeds_when_its_run_is_rejected(
-        flat_history, staff, client, celery_eager, django_capture_on_commit_callbacks):
+    flat_history, staff, client, celery_eager, django_capture_on_commit_callbacks
+):
     run = fabricated_in_the_middle(flat_history)
     run.review_status = ReviewStatus.ACCEPTED
     runs.edit(run, fields=["review_status"])

@@ -25,8 +25,7 @@ class World:
 
     def ids(self) -> dict[str, int | str]:
         """Values for the path parameters of every URL, by the resource the path names."""
-        return {"runs": self.run.pk, "systems": self.system.pk, "uploads": self.upload.pk,
-                "editions": self.edition.pk}
+        return {"runs": self.run.pk, "systems": self.system.pk, "uploads": self.upload.pk, "editions": self.edition.pk}
 
 
 @pytest.fixture
@@ -49,8 +48,11 @@ def bob_client(world):
 
 def row_counts() -> dict[str, int]:
     """How many rows every model of ours has: a write that slipped through changes one of them."""
-    return {model._meta.label: model.objects.count() for model in apps.get_models()
-            if model._meta.app_label in {"results", "ingest", "auth", "authtoken"}}
+    return {
+        model._meta.label: model.objects.count()
+        for model in apps.get_models()
+        if model._meta.app_label in {"results", "ingest", "auth", "authtoken"}
+    }
 
 
 def field_snapshot(world: World) -> dict:

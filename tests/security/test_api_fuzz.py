@@ -48,8 +48,10 @@ def fuzz_world(db, settings, tmp_path, celery_eager):
 
 
 @schema.parametrize()
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.filter_too_much], deadline=None)
+@settings(
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
+    deadline=None,
+)
 def test_no_operation_answers_with_a_server_error(case, requests_keep_the_test_transaction, fuzz_world):
     response = case.call(headers={"Authorization": f"Token {fuzz_world}"})
     assert response.status_code < 500, (

@@ -72,6 +72,7 @@ def tar_bomb() -> bytes:
 
 # --- the sidecar ---------------------------------------------------------------------------------
 
+
 def test_a_sidecar_of_nested_aliases_is_refused_before_it_is_built(tmp_path):
     sidecar = tmp_path / "ioboard.yaml"
     sidecar.write_bytes(ALIAS_BOMB)
@@ -84,13 +85,19 @@ def test_a_sidecar_of_nested_aliases_is_refused_before_it_is_built(tmp_path):
     assert str(refused.value) == f"{sidecar}:1: YAML anchors and aliases (& and *) are not accepted in a sidecar"
 
 
-@pytest.mark.parametrize(("text", "line", "message"), [
-    ("institution: ACME\nsystem:\n  - a\n  - b\n", 3, "'system' must be a single value"),
-    ("institution: ACME\nlustre: [notes]\n", 2, "'lustre' must be a mapping of keys"),
-    ("tunables: lctl set_param x=1\n", 1, "'tunables' must be a list"),
-    ("striping:\n  - lfs setstripe -c 4 dir\n  - {nested: mapping}\n", 3,
-     "each item of 'striping' must be a single command line"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("institution: ACME\nsystem:\n  - a\n  - b\n", 3, "'system' must be a single value"),
+        ("institution: ACME\nlustre: [notes]\n", 2, "'lustre' must be a mapping of keys"),
+        ("tunables: lctl set_param x=1\n", 1, "'tunables' must be a list"),
+        (
+            "striping:\n  - lfs setstripe -c 4 dir\n  - {nested: mapping}\n",
+            3,
+            "each item of 'striping' must be a single command line",
+        ),
+    ],
+)
 def test_a_sidecar_key_of_the_wrong_shape_is_refused_naming_file_key_and_line(tmp_path, text, line, message):
     sidecar = tmp_path / "ioboard.yaml"
     sidecar.write_text(text)
@@ -111,23 +118,33 @@ def test_an_oversized_sidecar_is_refused_unread(tmp_path):
 
 def test_a_sidecar_of_keys_and_values_still_reads(tmp_path):
     sidecar = tmp_path / "ioboard.yaml"
-    sidecar.write_text("institution: ACME\nclient_nodes: 10\nlustre:\n  server_version: 2.15.3\n"
-                       "tunables:\n  - lctl set_param osc.*.max_dirty_mb=512\n")
+    sidecar.write_text(
+        "institution: ACME\nclient_nodes: 10\nlustre:\n  server_version: 2.15.3\n"
+        "tunables:\n  - lctl set_param osc.*.max_dirty_mb=512\n"
+    )
 
-    assert read_sidecar(sidecar) == {"institution": "ACME", "client_nodes": 10,
-                                     "lustre": {"server_version": "2.15.3"},
-                                     "tunables": ["lctl set_param osc.*.max_dirty_mb=512"]}
+    assert read_sidecar(sidecar) == {
+        "institution": "ACME",
+        "client_nodes": 10,
+        "lustre": {"server_version": "2.15.3"},
+        "tunables": ["lctl set_param osc.*.max_dirty_mb=512"],
+    }
 
 
 # --- bombs: refused by the request itself --------------------------------------------------------
 
+
 @pytest.mark.django_db
-@pytest.mark.parametrize(("name", "build", "problem"), [
-    ("bomb.zip", zip_bomb, "'results/zeros-0.txt': compression ratio of 1"),
-    ("bomb.tgz", tar_bomb, "'results/zeros.txt': declared size of 4294967296 bytes exceeds the per-file limit"),
-])
+@pytest.mark.parametrize(
+    ("name", "build", "problem"),
+    [
+        ("bomb.zip", zip_bomb, "'results/zeros-0.txt': compression ratio of 1"),
+        ("bomb.tgz", tar_bomb, "'results/zeros.txt': declared size of 4294967296 bytes exceeds the per-file limit"),
+    ],
+)
 def test_an_archive_bomb_is_a_400_from_the_request_within_3_seconds_and_nothing_is_written(
-        name, build, problem, settings, tmp_path, monkeypatch):
+    name, build, problem, settings, tmp_path, monkeypatch
+):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -149,6 +166,7 @@ def test_an_archive_bomb_is_a_400_from_the_request_within_3_seconds_and_nothing_
 
 
 # --- the rest: on a real worker ------------------------------------------------------------------
+
 
 def process_tree_rss(pid: int) -> int:
     """Resident bytes of ``pid`` and each of its children, the largest of them (each must stay under the cap)."""
@@ -185,28 +203,59 @@ def hostile_uploads() -> list[tuple[str, str, bytes, str]]:
     """(name, kind, bytes, what the job's error must say) for each hostile upload the request lets through."""
     random_bad_rows = b"".join(b"   File creation : " + secrets.token_hex(8).encode() + b"\n" for _ in range(400_000))
     return [
-        ("alias-bomb.tgz", "io500", tar_gz({"ioboard.yaml": ALIAS_BOMB}, DEMO_SUBMISSION),
-         "ioboard.yaml:1: YAML anchors and aliases (& and *) are not accepted in a sidecar"),
-        ("spaces.log", "mdtest", MDTEST_HEAD + b"-- finished at " + b" " * 1_000_000 + b"x --\n",
-         "spaces.log:4: line of 1000019 characters is over the limit of 262144 characters"),
-        ("spaces-ior.log", "ior", IOR_HEAD + b"Test 0 started: " + b" " * 1_000_000 + b"x\n",
-         "spaces-ior.log:4: line of 1000017 characters is over the limit of 262144 characters"),
-        ("spaces-under-cap.log", "mdtest",
-         MDTEST_HEAD + b"".join(b"Command line used: mdtest" + b" " * 200_000 + b"-n 1 " + bytes([65 + n]) + b"\n"
-                                for n in range(20)), "spaces-under-cap.log:"),
-        ("million-rows.log", "mdtest", MDTEST_HEAD + b"SUMMARY rate: (of 1 iterations)\n" + random_bad_rows,
-         "million-rows.log:5: "),
-        ("many-runs.tgz", "io500",
-         tar_gz({f"site-{n}/{path.name}": path.read_bytes()
-                 for n in range(4) for path in sorted(DEMO_SUBMISSION.iterdir())}),
-         "many-runs.tgz: holds 4 IO500 result directories, over the limit of 3 runs per upload"),
+        (
+            "alias-bomb.tgz",
+            "io500",
+            tar_gz({"ioboard.yaml": ALIAS_BOMB}, DEMO_SUBMISSION),
+            "ioboard.yaml:1: YAML anchors and aliases (& and *) are not accepted in a sidecar",
+        ),
+        (
+            "spaces.log",
+            "mdtest",
+            MDTEST_HEAD + b"-- finished at " + b" " * 1_000_000 + b"x --\n",
+            "spaces.log:4: line of 1000019 characters is over the limit of 262144 characters",
+        ),
+        (
+            "spaces-ior.log",
+            "ior",
+            IOR_HEAD + b"Test 0 started: " + b" " * 1_000_000 + b"x\n",
+            "spaces-ior.log:4: line of 1000017 characters is over the limit of 262144 characters",
+        ),
+        (
+            "spaces-under-cap.log",
+            "mdtest",
+            MDTEST_HEAD
+            + b"".join(
+                b"Command line used: mdtest" + b" " * 200_000 + b"-n 1 " + bytes([65 + n]) + b"\n" for n in range(20)
+            ),
+            "spaces-under-cap.log:",
+        ),
+        (
+            "million-rows.log",
+            "mdtest",
+            MDTEST_HEAD + b"SUMMARY rate: (of 1 iterations)\n" + random_bad_rows,
+            "million-rows.log:5: ",
+        ),
+        (
+            "many-runs.tgz",
+            "io500",
+            tar_gz(
+                {
+                    f"site-{n}/{path.name}": path.read_bytes()
+                    for n in range(4)
+                    for path in sorted(DEMO_SUBMISSION.iterdir())
+                }
+            ),
+            "many-runs.tgz: holds 4 IO500 result directories, over the limit of 3 runs per upload",
+        ),
     ]
 
 
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_hostile_uploads_end_within_10_s_each_on_a_real_worker_while_an_ordinary_one_goes_through(
-        settings, tmp_path, fault_queue, workers):
+    settings, tmp_path, fault_queue, workers
+):
     needs_real_services()
     settings.MEDIA_ROOT = str(tmp_path / "media")
     mallory = client_with_token(UserFactory(username="mallory"))
@@ -224,8 +273,9 @@ def test_hostile_uploads_end_within_10_s_each_on_a_real_worker_while_an_ordinary
         job = IngestJob.objects.get(upload__original_name=name)
         ingest_upload_task.apply_async((job.pk,), queue=fault_queue)
         hostile.append((job, message, time.monotonic()))
-    response = alice.post("/api/v1/uploads/", {"file": named_file(tar_gz({}, DEMO_SUBMISSION), "demo.tgz")},
-                          format="multipart")
+    response = alice.post(
+        "/api/v1/uploads/", {"file": named_file(tar_gz({}, DEMO_SUBMISSION), "demo.tgz")}, format="multipart"
+    )
     ordinary = IngestJob.objects.get(upload__original_name="demo.tgz")
     ingest_upload_task.apply_async((ordinary.pk,), queue=fault_queue)
     ordinary_sent = time.monotonic()
@@ -250,9 +300,14 @@ def test_hostile_uploads_end_within_10_s_each_on_a_real_worker_while_an_ordinary
     assert Run.objects.get().upload.original_name == "demo.tgz"
     assert StorageSystem.objects.count() == 1
     assert 0 < memory.peak < WORKER_MEMORY_BYTES, f"worker peak RSS {memory.peak / 2**20:.0f} MiB"
-    print(f"worker peak RSS {memory.peak / 2**20:.0f} MiB; hostile jobs took "
-          + ", ".join(f"{job.upload.original_name} {(job.finished_at - job.started_at).total_seconds():.2f} s"
-                      for job, _, _ in hostile), file=sys.stderr)
+    print(
+        f"worker peak RSS {memory.peak / 2**20:.0f} MiB; hostile jobs took "
+        + ", ".join(
+            f"{job.upload.original_name} {(job.finished_at - job.started_at).total_seconds():.2f} s"
+            for job, _, _ in hostile
+        ),
+        file=sys.stderr,
+    )
 
 
 def test_the_ingest_limits_end_a_task_within_10_s_and_keep_a_worker_under_600_mb(settings):

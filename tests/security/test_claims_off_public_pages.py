@@ -29,14 +29,17 @@ def operators_run(pavo):
 
 @pytest.fixture
 def claimed_run(pavo, operators_run):
-    return RunFactory(system=pavo, review_status=ReviewStatus.SUBMITTED, system_claim=CLAIM,
-                      score_bw=999_000.0, score_md=999_000.0)
+    return RunFactory(
+        system=pavo, review_status=ReviewStatus.SUBMITTED, system_claim=CLAIM, score_bw=999_000.0, score_md=999_000.0
+    )
+
 
 def test_a_pending_claim_is_not_among_the_newest_runs(client, claimed_run, operators_run):
     home = client.get("/").content.decode()
     assert f"/runs/{operators_run.pk}/" in home
     assert f"/runs/{claimed_run.pk}/" not in home
     assert "999000.00" not in home
+
 
 def test_a_pending_claim_is_not_among_the_systems_runs_or_in_the_compare_picker(client, claimed_run, operators_run):
     system_page = client.get(f"/systems/{claimed_run.system_id}/").content.decode()
@@ -46,8 +49,10 @@ def test_a_pending_claim_is_not_among_the_systems_runs_or_in_the_compare_picker(
     assert f'aria-label="compare run {operators_run.pk}"' in picker
     assert f'aria-label="compare run {claimed_run.pk}"' not in picker
 
+
 def test_its_own_page_still_shows_it(client, claimed_run):
     assert client.get(f"/runs/{claimed_run.pk}/").status_code == 200
+
 
 def test_once_the_committee_accepts_the_claim_it_is_the_systems_run(client, claimed_run):
     claimed_run.review_status = ReviewStatus.ACCEPTED
@@ -57,7 +62,8 @@ def test_once_the_committee_accepts_the_claim_it_is_the_systems_run(client, clai
 
 
 def test_the_systems_api_counts_and_lists_only_the_systems_own_runs_until_the_claim_is_accepted(
-        client, claimed_run, operators_run):
+    client, claimed_run, operators_run
+):
     system = client.get(f"/api/v1/systems/{claimed_run.system_id}/").json()
     assert system["run_count"] == 1
     assert [run["id"] for run in system["runs"]] == [operators_run.pk]

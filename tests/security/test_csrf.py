@@ -35,8 +35,9 @@ def test_the_admin_login_form_works_with_the_token_it_hands_out(world):
     client = csrf_client()
     page = client.get("/admin/login/")
     token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.content).group(1).decode()
-    response = client.post("/admin/login/", {"username": "staff", "password": "pw", "csrfmiddlewaretoken": token,
-                                             "next": "/admin/"})
+    response = client.post(
+        "/admin/login/", {"username": "staff", "password": "pw", "csrfmiddlewaretoken": token, "next": "/admin/"}
+    )
     assert response.status_code == 302
     assert response["Location"] == "/admin/"
 
@@ -82,9 +83,16 @@ def test_token_authentication_needs_no_csrf_token(world):
 def html_pages(world) -> list[str]:
     """Every leaderboard page we can name with the world's objects (names that do not exist yet are skipped)."""
     candidates = [
-        ("home", []), ("list", ["io500"]), ("list", ["ten-node"]), ("list", ["historic"]), ("edition-index", []),
-        ("edition-detail", [world.edition.name]), ("edition-list", [world.edition.name, "io500"]),
-        ("run-detail", [world.run.pk]), ("run-upload", [world.run.pk]), ("system-detail", [world.system.pk]),
+        ("home", []),
+        ("list", ["io500"]),
+        ("list", ["ten-node"]),
+        ("list", ["historic"]),
+        ("edition-index", []),
+        ("edition-detail", [world.edition.name]),
+        ("edition-list", [world.edition.name, "io500"]),
+        ("run-detail", [world.run.pk]),
+        ("run-upload", [world.run.pk]),
+        ("system-detail", [world.system.pk]),
         ("compare", []),
     ]
     pages = []

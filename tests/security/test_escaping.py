@@ -29,10 +29,17 @@ def planted(settings, tmp_path, celery_eager, django_capture_on_commit_callbacks
     alice = UserFactory(username="alice")
     client = client_with_token(alice)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/api/v1/uploads/", {
-            "file": named_file(tar_gz_of(DEMO_SUBMISSION), FILE_NAME), "institution": INSTITUTION, "system": SYSTEM,
-            "filesystem": FILESYSTEM, "notes": NOTES,
-        }, format="multipart")
+        response = client.post(
+            "/api/v1/uploads/",
+            {
+                "file": named_file(tar_gz_of(DEMO_SUBMISSION), FILE_NAME),
+                "institution": INSTITUTION,
+                "system": SYSTEM,
+                "filesystem": FILESYSTEM,
+                "notes": NOTES,
+            },
+            format="multipart",
+        )
     assert response.status_code == 202, response.content[:500]
     run = Run.objects.select_related("system__institution", "upload").get()
     assert run.system.institution.name == INSTITUTION
@@ -49,8 +56,14 @@ def assert_escaped(content: bytes, where: str) -> None:
 
 def page_urls(run) -> list[str]:
     candidates = [
-        ("home", []), ("list", ["io500"]), ("list", ["historic"]), ("list", ["ten-node"]), ("run-detail", [run.pk]),
-        ("run-upload", [run.pk]), ("system-detail", [run.system_id]), ("compare", []),
+        ("home", []),
+        ("list", ["io500"]),
+        ("list", ["historic"]),
+        ("list", ["ten-node"]),
+        ("run-detail", [run.pk]),
+        ("run-upload", [run.pk]),
+        ("system-detail", [run.system_id]),
+        ("compare", []),
     ]
     urls = []
     for name, args in candidates:
@@ -86,8 +99,17 @@ def test_the_run_page_shows_the_names_escaped(planted, client):
     assert_escaped(response.content, "run page")
 
 
-@pytest.mark.parametrize("path", ["/api/v1/runs/", "/api/v1/runs/{run}/", "/api/v1/systems/{system}/",
-                                  "/api/v1/uploads/{upload}/", "/api/v1/uploads/", "/api/v1/lists/historic/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/runs/",
+        "/api/v1/runs/{run}/",
+        "/api/v1/systems/{system}/",
+        "/api/v1/uploads/{upload}/",
+        "/api/v1/uploads/",
+        "/api/v1/lists/historic/",
+    ],
+)
 def test_the_browsable_api_escapes_uploaded_names(planted, path):
     run, client = planted
     url = path.format(run=run.pk, system=run.system_id, upload=run.upload_id)

@@ -61,12 +61,22 @@ def write_operations() -> list[tuple[str, str, str, str, dict]]:
 def world(settings, tmp_path, celery_eager):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     run = RunFactory()
-    change = Change.objects.create(system=run.system, metric="score", kind="step", run_before=run, run_after=run,
-                                   direction="down", magnitude_pct=-20, confidence=0.99)
+    change = Change.objects.create(
+        system=run.system,
+        metric="score",
+        kind="step",
+        run_before=run,
+        run_after=run,
+        direction="down",
+        magnitude_pct=-20,
+        confidence=0.99,
+    )
     rules = RulesEdition.objects.create(name="sc24", since=date(2024, 11, 1))
-    return {"client": client_with_token(UserFactory(username="hostile-staff", is_staff=True)),
-            "paths": {"/api/v1/runs/": run.pk, "/api/v1/changes/": change.pk, "/api/v1/rules-editions/": rules.name},
-            "media": tmp_path / "media"}
+    return {
+        "client": client_with_token(UserFactory(username="hostile-staff", is_staff=True)),
+        "paths": {"/api/v1/runs/": run.pk, "/api/v1/changes/": change.pk, "/api/v1/rules-editions/": rules.name},
+        "media": tmp_path / "media",
+    }
 
 
 def concrete(path: str, world) -> str:
@@ -112,8 +122,11 @@ def test_the_sweep_covers_every_write_endpoint():
     assert len(swept) >= 8
 
 
-@pytest.mark.parametrize(("method", "path", "content_type", "field", "spec"), write_operations(),
-                         ids=lambda value: value if isinstance(value, str) else "")
+@pytest.mark.parametrize(
+    ("method", "path", "content_type", "field", "spec"),
+    write_operations(),
+    ids=lambda value: value if isinstance(value, str) else "",
+)
 def test_hostile_text_in_any_field_is_a_400_naming_the_field(world, method, path, content_type, field, spec):
     item = spec.get("items", spec) if spec.get("type") == "array" else spec
     assert "enum" in item or "maxLength" in item, f"{method} {path} {field}: a text field without a maxLength"
@@ -131,26 +144,36 @@ def test_a_freeze_title_of_100000_characters_is_refused_naming_the_title(world):
     assert "title" in response.json()
 
 
-@pytest.mark.parametrize("document", [
-    '{"questionnaire": {"notes": "a\\u0000b"}}',
-    '{"questionnaire": {"notes": "a\\ud800b"}}',
-    '{"a\\u0000": 1}',
-    "[" * 100_000 + "]" * 100_000,
-    "[" * 40 + "]" * 40,
-], ids=["NUL in a value", "lone surrogate", "NUL in a key", "100000 levels", "40 levels"])
+@pytest.mark.parametrize(
+    "document",
+    [
+        '{"questionnaire": {"notes": "a\\u0000b"}}',
+        '{"questionnaire": {"notes": "a\\ud800b"}}',
+        '{"a\\u0000": 1}',
+        "[" * 100_000 + "]" * 100_000,
+        "[" * 40 + "]" * 40,
+    ],
+    ids=["NUL in a value", "lone surrogate", "NUL in a key", "100000 levels", "40 levels"],
+)
 def test_a_hostile_reproducibility_document_is_refused_and_leaves_no_file(world, document):
     for attempt in range(2):  # a retry must not leave a second copy either
-        response = world["client"].post("/api/v1/uploads/", {
-            "file": named_file(tar_gz_of(DEMO_SUBMISSION), "demo.tgz"), "reproducibility": document,
-        }, format="multipart")
+        response = world["client"].post(
+            "/api/v1/uploads/",
+            {
+                "file": named_file(tar_gz_of(DEMO_SUBMISSION), "demo.tgz"),
+                "reproducibility": document,
+            },
+            format="multipart",
+        )
         assert response.status_code == 400, (attempt, response.content[:300])
         assert list(response.json()) == ["reproducibility"]
     assert Upload.objects.count() == IngestJob.objects.count() == 0
     assert not world["media"].exists() or files_under(world["media"]) == []
 
 
-@pytest.mark.parametrize("body", ["[" * 100_000 + "]" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000,
-                                  "[" * 40 + "]" * 40])
+@pytest.mark.parametrize(
+    "body", ["[" * 100_000 + "]" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000, "[" * 40 + "]" * 40]
+)
 def test_deeply_nested_json_bodies_are_a_400(world, body):
     client = world["client"]
     for path in ("/api/v1/custom-lists/", "/api/v1/editions/freeze/", "/api/v1/rules-editions/"):

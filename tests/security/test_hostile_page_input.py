@@ -51,22 +51,33 @@ def staff_client(client):
 @pytest.fixture
 def change() -> Change:
     run = RunFactory()
-    return Change.objects.create(system=run.system, metric="score", kind="step", run_before=run, run_after=run,
-                                 direction="down", magnitude_pct=-20, confidence=0.99)
+    return Change.objects.create(
+        system=run.system,
+        metric="score",
+        kind="step",
+        run_before=run,
+        run_after=run,
+        direction="down",
+        magnitude_pct=-20,
+        confidence=0.99,
+    )
 
 
 @pytest.mark.parametrize("changes", ["²", "1,²", "", "1,,2", "99999999999999999999999"])
 def test_triage_with_change_ids_that_are_no_ids_is_a_400(staff_client, change, changes):
-    response = staff_client.post(f"/systems/{change.system_id}/history/triage/",
-                                 {"status": "expected", "changes": changes})
+    response = staff_client.post(
+        f"/systems/{change.system_id}/history/triage/", {"status": "expected", "changes": changes}
+    )
     assert response.status_code == 400
     change.refresh_from_db()
     assert change.triaged_at is None
 
 
 def test_a_triage_note_with_a_nul_is_a_400_and_changes_nothing(staff_client, change):
-    response = staff_client.post(f"/systems/{change.system_id}/history/triage/",
-                                 {"status": "expected", "changes": str(change.pk), "note": "a\x00b"})
+    response = staff_client.post(
+        f"/systems/{change.system_id}/history/triage/",
+        {"status": "expected", "changes": str(change.pk), "note": "a\x00b"},
+    )
     assert response.status_code == 400
     assert "NUL" in response.content.decode()
     change.refresh_from_db()

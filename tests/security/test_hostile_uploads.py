@@ -40,28 +40,36 @@ def zip_with_corrupt_stream(method: int, error: type[Exception]) -> bytes:
             return bytes(data)
         except Exception:  # noqa: S112 - another kind of damage: try another variant
             continue
-    pytest.fail(f"the fixture could not build a zip whose data raises {error.__name__}: the security test "
-                "would prove nothing, so it fails rather than skips")
+    pytest.fail(
+        f"the fixture could not build a zip whose data raises {error.__name__}: the security test "
+        "would prove nothing, so it fails rather than skips"
+    )
 
 
-@pytest.mark.parametrize(("method", "error"), [(zipfile.ZIP_DEFLATED, zlib.error), (zipfile.ZIP_LZMA, lzma.LZMAError)],
-                         ids=["deflate", "lzma"])
+@pytest.mark.parametrize(
+    ("method", "error"),
+    [(zipfile.ZIP_DEFLATED, zlib.error), (zipfile.ZIP_LZMA, lzma.LZMAError)],
+    ids=["deflate", "lzma"],
+)
 def test_a_zip_with_a_corrupt_compressed_stream_is_refused_with_400(method, error, settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     client = client_with_token(UserFactory(username="mallory"))
     client.raise_request_exception = False
 
-    response = client.post("/api/v1/uploads/", {"file": named_file(zip_with_corrupt_stream(method, error), "r.zip")},
-                           format="multipart")
+    response = client.post(
+        "/api/v1/uploads/", {"file": named_file(zip_with_corrupt_stream(method, error), "r.zip")}, format="multipart"
+    )
 
     assert response.status_code == 400, response.content[:300]
     assert "file" in response.json()
     assert Upload.objects.count() == IngestJob.objects.count() == 0
 
 
-@pytest.mark.parametrize("data", [b"\x1f\x8b\x08", b"\x1f\x8b\x08\x00",
-                                  b"\x1f\x8b\x08\x04\x00\x00\x00\x00\x00\x00\x05"],
-                         ids=["gzip-magic-then-nothing", "gzip-flags-then-nothing", "gzip-extra-field-cut"])
+@pytest.mark.parametrize(
+    "data",
+    [b"\x1f\x8b\x08", b"\x1f\x8b\x08\x00", b"\x1f\x8b\x08\x04\x00\x00\x00\x00\x00\x00\x05"],
+    ids=["gzip-magic-then-nothing", "gzip-flags-then-nothing", "gzip-extra-field-cut"],
+)
 def test_a_truncated_gzip_header_is_refused_with_400(data, settings, tmp_path):
     """tarfile's stream reader raises TypeError (ord() of an empty read) on a gzip header cut short."""
     settings.MEDIA_ROOT = str(tmp_path / "media")

@@ -20,8 +20,10 @@ SECRET_ASSIGNMENT = re.compile(
         ['"]?\s*[:=]\s*(?P<quote>['"])(?P<value>[^'"\n]{4,})(?P=quote)"""
 )
 URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@'\"]+:(?P<value>[^\s/@'\"{}$]+)@")
-KEY_MATERIAL = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----|\bAKIA[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|"
-                          r"\bsk_live_[A-Za-z0-9]{16,}")
+KEY_MATERIAL = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----|\bAKIA[0-9A-Z]{16}\b|\bghp_[A-Za-z0-9]{36}\b|"
+    r"\bsk_live_[A-Za-z0-9]{16,}"
+)
 # Values that name a setting rather than being one (os.environ["SECRET_KEY"], "SECRET_KEY_FILE").
 NOT_SECRETS = re.compile(r"^(SECRET_KEY|[A-Z_]+_FILE)$")
 
@@ -31,8 +33,18 @@ def scanned_files():
         path = REPO_ROOT / entry
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         for file in files:
-            if "migrations" in file.parts or file.suffix not in {".py", ".yml", ".yaml", ".toml", ".cfg", ".ini",
-                                                                    ".json", ".env", ".txt", ".html"}:
+            if "migrations" in file.parts or file.suffix not in {
+                ".py",
+                ".yml",
+                ".yaml",
+                ".toml",
+                ".cfg",
+                ".ini",
+                ".json",
+                ".env",
+                ".txt",
+                ".html",
+            }:
                 continue
             yield file
 
@@ -71,16 +83,22 @@ def test_the_development_key_is_the_only_literal_and_appears_once():
     assert settings_text.count(DEV_KEY) == 1
 
 
-PROBE = ("import json, django; from django.conf import settings; django.setup(); "
-         "print(json.dumps({'key': settings.SECRET_KEY, 'db': settings.DATABASES['default'].get('PASSWORD', '')}))")
+PROBE = (
+    "import json, django; from django.conf import settings; django.setup(); "
+    "print(json.dumps({'key': settings.SECRET_KEY, 'db': settings.DATABASES['default'].get('PASSWORD', '')}))"
+)
 
 
 def probe(**env) -> dict:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "SECRET_KEY_FILE"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "SECRET_KEY_FILE"}
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
-    done = subprocess.run([sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT, capture_output=True, text=True,
-                          check=False, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=60
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
 
@@ -106,7 +124,8 @@ def test_the_database_password_comes_only_from_database_url():
 def test_production_without_a_key_refuses_to_start_instead_of_using_the_development_key(env):
     clean = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG"}}
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
-    done = subprocess.run([sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT, capture_output=True, text=True,
-                          check=False, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=60
+    )
     assert done.returncode != 0
     assert DEV_KEY not in done.stdout

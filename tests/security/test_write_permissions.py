@@ -61,8 +61,12 @@ def test_anonymous_writes_answer_401_with_the_token_challenge(world):
 @pytest.mark.parametrize("method", UNSAFE)
 def test_another_user_cannot_change_or_delete_alices_upload_or_run(world, bob_client, method):
     before, snapshot = row_counts(), field_snapshot(world)
-    for url in (f"/api/v1/uploads/{world.upload.pk}/", f"/api/v1/runs/{world.run.pk}/",
-                f"/api/v1/systems/{world.system.pk}/", f"/api/v1/editions/{world.edition.pk}/"):
+    for url in (
+        f"/api/v1/uploads/{world.upload.pk}/",
+        f"/api/v1/runs/{world.run.pk}/",
+        f"/api/v1/systems/{world.system.pk}/",
+        f"/api/v1/editions/{world.edition.pk}/",
+    ):
         response = getattr(bob_client, method)(url, {"original_name": "pwned", "score_total": 1}, format="json")
         assert response.status_code in {403, 404, 405}, (method, url, response.status_code)
     assert row_counts() == before

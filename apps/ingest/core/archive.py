@@ -174,8 +174,10 @@ class _Budget:
         """A regular file of ``declared_size`` bytes (``compressed_size`` when the directory gives it)."""
         self.files += 1
         if declared_size > self.limits.max_file_bytes:
-            raise ArchiveError(f"{name!r}: declared size of {declared_size} bytes exceeds the per-file limit of "
-                               f"{self.limits.max_file_bytes} bytes")
+            raise ArchiveError(
+                f"{name!r}: declared size of {declared_size} bytes exceeds the per-file limit of "
+                f"{self.limits.max_file_bytes} bytes"
+            )
         self.declared_bytes += declared_size
         if self.declared_bytes > self.limits.max_expanded_bytes:
             raise ArchiveError(f"{name!r}: expanded size exceeds the limit of {self.limits.max_expanded_bytes} bytes")
@@ -184,15 +186,17 @@ class _Budget:
 
     def stream_bytes(self) -> int:
         """The most a tar stream within the limits can decompress to: data, headers, padding, closing record."""
-        return (self.limits.max_expanded_bytes + TAR_OVERHEAD_PER_ENTRY * (self.limits.max_entries + 1)
-                + TAR_CLOSING_BYTES)
+        return (
+            self.limits.max_expanded_bytes + TAR_OVERHEAD_PER_ENTRY * (self.limits.max_entries + 1) + TAR_CLOSING_BYTES
+        )
 
 
 def check_ratio(name: str, expanded: int, compressed: int, max_ratio: float) -> None:
     """Refuse ``expanded`` bytes from ``compressed`` ones at a ratio over ``max_ratio`` (a bomb's signature)."""
     if expanded > RATIO_FLOOR_BYTES and expanded > max_ratio * max(compressed, 1):
-        raise ArchiveError(f"{name!r}: compression ratio of {expanded // max(compressed, 1)}:1 exceeds the limit of "
-                           f"{max_ratio:g}:1")
+        raise ArchiveError(
+            f"{name!r}: compression ratio of {expanded // max(compressed, 1)}:1 exceeds the limit of {max_ratio:g}:1"
+        )
 
 
 class _BoundedReader:
@@ -255,11 +259,13 @@ class _Extraction:
                     file_bytes += len(chunk)
                     self.expanded_bytes += len(chunk)
                     if file_bytes > self.limits.max_file_bytes:
-                        raise ArchiveError(f"{name!r}: size exceeds the per-file limit of "
-                                           f"{self.limits.max_file_bytes} bytes")
+                        raise ArchiveError(
+                            f"{name!r}: size exceeds the per-file limit of {self.limits.max_file_bytes} bytes"
+                        )
                     if self.expanded_bytes > self.limits.max_expanded_bytes:
-                        raise ArchiveError(f"{name!r}: expanded size exceeds the limit of "
-                                           f"{self.limits.max_expanded_bytes} bytes")
+                        raise ArchiveError(
+                            f"{name!r}: expanded size exceeds the limit of {self.limits.max_expanded_bytes} bytes"
+                        )
                     sink.write(chunk)
         except OSError as error:
             raise ArchiveError(f"{name!r}: cannot write file ({error.strerror or error})") from error
@@ -290,8 +296,15 @@ def inspect_archive(src: Path, limits: ArchiveLimits | None = None, label: str |
     return ArchiveSummary(archive_format, budget.entries, budget.files, budget.declared_bytes)
 
 
-def extract_archive(src: Path, dest: Path, *, max_entries: int, max_expanded_bytes: int,
-                    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, max_ratio: float = DEFAULT_MAX_RATIO) -> Path:
+def extract_archive(
+    src: Path,
+    dest: Path,
+    *,
+    max_entries: int,
+    max_expanded_bytes: int,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_ratio: float = DEFAULT_MAX_RATIO,
+) -> Path:
     """Extract ``src`` into ``dest`` (created if missing, must be empty) and return ``dest``.
 
     The archive's directory is inspected in full first (``inspect_archive``), so a refused archive
@@ -330,8 +343,11 @@ def _walk_tar(src: Path, label: str, archive_format: str, budget: _Budget, extra
     decompressor = _DECOMPRESSORS[archive_format]
     try:
         with open(src, "rb") as raw:
-            decompressed = decompressor(fileobj=raw) if decompressor is gzip.GzipFile else (
-                decompressor(raw) if decompressor else raw)
+            decompressed = (
+                decompressor(fileobj=raw)
+                if decompressor is gzip.GzipFile
+                else (decompressor(raw) if decompressor else raw)
+            )
             stream = _BoundedReader(label, raw, decompressed, budget.stream_bytes(), budget.limits.max_ratio)
             with tarfile.open(fileobj=stream, mode="r|") as archive:
                 for member in archive:
@@ -345,8 +361,9 @@ def _walk_tar(src: Path, label: str, archive_format: str, budget: _Budget, extra
         raise ArchiveError(f"{label}: unreadable tar archive ({error})") from error
 
 
-def _tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, budget: _Budget,
-                extraction: _Extraction | None) -> None:
+def _tar_member(
+    archive: tarfile.TarFile, member: tarfile.TarInfo, budget: _Budget, extraction: _Extraction | None
+) -> None:
     name = member.name
     budget.count_entry(name)
     if member.issym() or member.islnk():
@@ -402,13 +419,22 @@ def _walk_zip(src: Path, label: str, budget: _Budget, extraction: _Extraction | 
                                 pass
     except ArchiveError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError, zlib.error,
-            lzma.LZMAError) as error:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+        zlib.error,
+        lzma.LZMAError,
+    ) as error:
         raise ArchiveError(f"{label}: unreadable zip archive ({error})") from error
 
 
-def _zip_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget,
-               extraction: _Extraction | None) -> None:
+def _zip_entry(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget, extraction: _Extraction | None
+) -> None:
     name = info.filename
     budget.count_entry(name)
     kind = _zip_entry_kind(info)
@@ -456,8 +482,14 @@ def open_input(
     if not path.is_file():
         raise ArchiveError(f"{path}: no such file or directory")
     with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as scratch:
-        yield extract_archive(path, Path(scratch), max_entries=max_entries, max_expanded_bytes=max_expanded_bytes,
-                              max_file_bytes=max_file_bytes, max_ratio=max_ratio)
+        yield extract_archive(
+            path,
+            Path(scratch),
+            max_entries=max_entries,
+            max_expanded_bytes=max_expanded_bytes,
+            max_file_bytes=max_file_bytes,
+            max_ratio=max_ratio,
+        )
 
 
 SCRATCH_PREFIX = "ioboard-upload-"

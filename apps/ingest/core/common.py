@@ -36,8 +36,10 @@ def check_runs_per_upload(count: int, name: str) -> None:
     may create a system, so this bounds what one upload adds to the lists."""
     cap = settings.IOBOARD_UPLOAD_MAX_RUNS
     if count > cap:
-        raise IngestError(f"{name}: holds {count} IO500 result directories, over the limit of {cap} runs per upload "
-                          "(split it, or ask an administrator to ingest it)")
+        raise IngestError(
+            f"{name}: holds {count} IO500 result directories, over the limit of {cap} runs per upload "
+            "(split it, or ask an administrator to ingest it)"
+        )
 
 
 def fit(model: type[Model], field_name: str, value: str | None) -> str:

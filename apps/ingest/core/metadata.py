@@ -21,8 +21,23 @@ SIDECAR_NAMES = ("ioboard.yaml", "ioboard.yml")
 SIDECAR_MAX_BYTES = 64 * 1024
 # What each known sidecar key holds; a value of another shape is refused naming the file, key and line.
 SIDECAR_SHAPES = {
-    **dict.fromkeys(("institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count", "year",
-                     "submission_id", "series", "notes", "client_network", "client_memory"), "scalar"),
+    **dict.fromkeys(
+        (
+            "institution",
+            "system",
+            "filesystem",
+            "storage_vendor",
+            "client_nodes",
+            "server_count",
+            "year",
+            "submission_id",
+            "series",
+            "notes",
+            "client_network",
+            "client_memory",
+        ),
+        "scalar",
+    ),
     "lustre": "mapping",
     "reproducibility": "mapping",
     "tunables": "list",
@@ -34,8 +49,18 @@ _SHAPE_WORDS = {"scalar": "a single value", "mapping": "a mapping of keys", "lis
 SUBMISSION_DIR = re.compile(r"^submission-(\d{1,12})$")
 YEAR_DIR = re.compile(r"^(19|20)\d\d$")
 METADATA_KEYS = (
-    "institution", "system", "filesystem", "storage_vendor", "client_nodes", "server_count", "year",
-    "submission_id", "series", "notes", "client_network", "client_memory",
+    "institution",
+    "system",
+    "filesystem",
+    "storage_vendor",
+    "client_nodes",
+    "server_count",
+    "year",
+    "submission_id",
+    "series",
+    "notes",
+    "client_network",
+    "client_memory",
 )
 # Values the info-creator templates ship with, which mean "not filled in".
 PLACEHOLDERS = {"", "xxx", "xx", "x", "none", "null", "n/a", "na", "unknown", "whatever", "todo", "tbd", "-"}
@@ -50,8 +75,18 @@ INFO_KEYS = {
     "client_memory": ("client_memory", "client_memory_capacity", "client_volatile_memory_capacity"),
 }
 # Link speeds per port of the InfiniBand generations (4x links) and Omni-Path, in Gbit/s
-LINK_GBIT = {"sdr": 10, "ddr": 20, "qdr": 40, "fdr": 56, "edr": 100, "hdr": 200, "ndr": 400, "xdr": 800,
-             "omnipath": 100, "opa": 100}
+LINK_GBIT = {
+    "sdr": 10,
+    "ddr": 20,
+    "qdr": 40,
+    "fdr": 56,
+    "edr": 100,
+    "hdr": 200,
+    "ndr": 400,
+    "xdr": 800,
+    "omnipath": 100,
+    "opa": 100,
+}
 # Numbers are bounded in length and may not start inside a longer one: "\d+" searched through a long
 # run of digits is quadratic (every start, every length), and no link or memory size has more digits.
 _COUNT = r"(?:(?<![\d.])(?P<count>\d{1,6})\s*[x×*]\s*)?"
@@ -133,8 +168,10 @@ def check_sidecar_shapes(root: yaml.MappingNode, path: Path) -> None:
         if shape == "list":
             for item in value_node.value:
                 if not isinstance(item, yaml.ScalarNode):
-                    raise SidecarError(f"{path}:{item.start_mark.line + 1}: each item of {key_node.value!r} "
-                                       "must be a single command line")
+                    raise SidecarError(
+                        f"{path}:{item.start_mark.line + 1}: each item of {key_node.value!r} "
+                        "must be a single command line"
+                    )
 
 
 def find_sidecar(result_dir: Path, root: Path) -> dict:
@@ -208,8 +245,14 @@ def from_info(info: dict) -> dict:
     return found
 
 
-def resolve_metadata(*, overrides: dict | None, sidecar: dict | None, info: dict | None,
-                     record_metadata: dict | None, layout: dict | None) -> dict:
+def resolve_metadata(
+    *,
+    overrides: dict | None,
+    sidecar: dict | None,
+    info: dict | None,
+    record_metadata: dict | None,
+    layout: dict | None,
+) -> dict:
     """Merge the four sources, highest priority first, dropping empty and placeholder values."""
     merged: dict = {}
     for source in (overrides, sidecar, from_info(info or {}), record_metadata, layout):

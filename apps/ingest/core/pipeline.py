@@ -124,9 +124,15 @@ def unused_manifest_warning(unused: list[str]) -> str:
     return f"the manifest lists {len(unused)} logs that were not found: {shown}"
 
 
-def ingest_logs(summary: LogIngestSummary, paths: Iterable[str | Path], manifest_path: str | Path | None, *,
-                read_manifest: Callable, open_session: Callable[[], LogBatchSession],
-                name_of: Callable[[Path], str]) -> LogIngestSummary:
+def ingest_logs(
+    summary: LogIngestSummary,
+    paths: Iterable[str | Path],
+    manifest_path: str | Path | None,
+    *,
+    read_manifest: Callable,
+    open_session: Callable[[], LogBatchSession],
+    name_of: Callable[[Path], str],
+) -> LogIngestSummary:
     """A log kind's ``ingest`` of paths: the manifest named on the command line is read first (one that does
     not parse fails the ingest before any log is read or any container made), then the paths are ingested in
     one session, and the manifest's entries whose logs were not found are warned about."""
@@ -162,16 +168,26 @@ class LogBatchSession:
     parse one log (``ingest_file``), the placements of its records and how to store them.
     """
 
-    def __init__(self, summary: LogIngestSummary, container, created_container: bool,
-                 stored_placements: dict[str, list], *, upload=None, stored_owners: dict[str, set] | None = None):
+    def __init__(
+        self,
+        summary: LogIngestSummary,
+        container,
+        created_container: bool,
+        stored_placements: dict[str, list],
+        *,
+        upload=None,
+        stored_owners: dict[str, set] | None = None,
+    ):
         """`upload` is the writer (None: the operator's command line); `stored_owners` the uploads (None: the
         operator) whose points each stored log has. An upload adds only to a container its own account
         created and replaces only points it stored itself (apps.results.services.ownership); a refusal raises
         IngestError before anything is read."""
         if not created_container and not may_add_to(upload, container.upload):
-            raise IngestError(f"{container.__class__._meta.verbose_name} {container.name!r} belongs to "
-                              f"{owner_name(container.upload)}: an upload adds only to a series or study its "
-                              f"own account created; choose another name")
+            raise IngestError(
+                f"{container.__class__._meta.verbose_name} {container.name!r} belongs to "
+                f"{owner_name(container.upload)}: an upload adds only to a series or study its "
+                f"own account created; choose another name"
+            )
         self.summary = summary
         self.container = container
         self.created_container = created_container
@@ -213,8 +229,16 @@ class LogBatchSession:
     def ingest_file(self, path: Path, name: str, manifest, *, from_folder: bool = False) -> None:
         raise NotImplementedError
 
-    def read_log(self, path: Path, name: str, *, looks_like: Callable[[str], bool], sniff_bytes: int,
-                 from_folder: bool, mark_empty: bool = False) -> bytes | None:
+    def read_log(
+        self,
+        path: Path,
+        name: str,
+        *,
+        looks_like: Callable[[str], bool],
+        sniff_bytes: int,
+        from_folder: bool,
+        mark_empty: bool = False,
+    ) -> bytes | None:
         """The bytes of one log, or None (reported). Inside a folder, a file that does not start like
         the kind's output within its first ``sniff_bytes`` is skipped without being read further."""
         try:
@@ -242,10 +266,16 @@ class LogBatchSession:
             self.summary.unchanged.append(name)
             return
         if content_hash in self.stored_placements and not may_rewrite(self.upload, self.stored_owners[content_hash]):
-            owners = ", ".join(sorted(owner_name(Upload.objects.filter(pk=pk).first() if pk else None)
-                                      for pk in self.stored_owners[content_hash]))
-            self.summary.failed.append(f"{name}: already stored with other placements by {owners}; an upload "
-                                       f"never replaces points another upload or the operator stored")
+            owners = ", ".join(
+                sorted(
+                    owner_name(Upload.objects.filter(pk=pk).first() if pk else None)
+                    for pk in self.stored_owners[content_hash]
+                )
+            )
+            self.summary.failed.append(
+                f"{name}: already stored with other placements by {owners}; an upload "
+                f"never replaces points another upload or the operator stored"
+            )
             return
         self.pending.append((name, content_hash, records))
         if len(self.pending) >= LOGS_PER_COMMIT:

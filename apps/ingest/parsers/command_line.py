@@ -19,8 +19,9 @@ def split_command_line(command_line: str) -> list[str]:
         return command_line.split()
 
 
-def parse_letter_options(argv: list[str], options_with_value: Collection[str], *,
-                         equals_before_value: bool = False) -> dict[str, str | bool]:
+def parse_letter_options(
+    argv: list[str], options_with_value: Collection[str], *, equals_before_value: bool = False
+) -> dict[str, str | bool]:
     """Options by letter (or long name), getopt style: ``-uL`` is two flags, ``-n100`` and ``-n 100``
     a value, ``--name=value`` a long option. With ``equals_before_value``, ``-Q=1`` is ``Q`` = ``1``
     (IOR's own reader accepts it); otherwise the ``=`` stays part of the value."""
@@ -34,7 +35,7 @@ def parse_letter_options(argv: list[str], options_with_value: Collection[str], *
             letters = token[1:]
             for position, letter in enumerate(letters):
                 if letter in options_with_value:
-                    rest = letters[position + 1:]
+                    rest = letters[position + 1 :]
                     if equals_before_value:
                         rest = rest.removeprefix("=")
                     options[letter] = rest if rest else next(arguments, "")

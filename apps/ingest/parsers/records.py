@@ -45,8 +45,9 @@ def strict_lines(text: str, path: str) -> list[str]:
     if len(text) > MAX_LINE_CHARS:
         for number, line in enumerate(lines, start=1):
             if len(line) > MAX_LINE_CHARS:
-                raise ParseError(path, number, f"line of {len(line)} characters is over the limit of "
-                                               f"{MAX_LINE_CHARS} characters")
+                raise ParseError(
+                    path, number, f"line of {len(line)} characters is over the limit of {MAX_LINE_CHARS} characters"
+                )
     return lines
 
 

@@ -41,8 +41,18 @@ TOOLS: dict[str, Tool] = {
 # The kind an upload or an ``ingest`` without ``--kind`` is.
 DEFAULT_KIND = "io500"
 
-__all__ = ["DEFAULT_KIND", "TOOLS", "Figure", "ParseError", "Tool", "ToolReading", "read_log", "stack_readers",
-           "upload_kind_choices", "upload_kinds"]
+__all__ = [
+    "DEFAULT_KIND",
+    "TOOLS",
+    "Figure",
+    "ParseError",
+    "Tool",
+    "ToolReading",
+    "read_log",
+    "stack_readers",
+    "upload_kind_choices",
+    "upload_kinds",
+]
 
 
 def stack_readers() -> dict[str, Tool]:

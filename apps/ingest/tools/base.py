@@ -24,8 +24,25 @@ from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_
 MAX_LINE = 64 * 1024
 MB = 10**6
 MIB = 2**20
-__all__ = ["BANDWIDTH_OPERATIONS", "IOPS_OPERATIONS", "MAX_LINE", "MB", "MIB", "NUMBER", "OPERATIONS", "Figure",
-           "Ingest", "Option", "Tool", "ToolReading", "UploadField", "number", "numbered_lines", "text_of", "unit_of"]
+__all__ = [
+    "BANDWIDTH_OPERATIONS",
+    "IOPS_OPERATIONS",
+    "MAX_LINE",
+    "MB",
+    "MIB",
+    "NUMBER",
+    "OPERATIONS",
+    "Figure",
+    "Ingest",
+    "Option",
+    "Tool",
+    "ToolReading",
+    "UploadField",
+    "number",
+    "numbered_lines",
+    "text_of",
+    "unit_of",
+]
 
 
 @dataclass(frozen=True)
@@ -58,8 +75,9 @@ class ToolReading:
             return self.figures[operation]
         except KeyError:
             found = ", ".join(self.figures) or "none"
-            raise ParseError(self.path, None, f"this {self.tool} log has no {operation} measurement "
-                                              f"(it measures: {found})") from None
+            raise ParseError(
+                self.path, None, f"this {self.tool} log has no {operation} measurement (it measures: {found})"
+            ) from None
 
 
 @dataclass(frozen=True)

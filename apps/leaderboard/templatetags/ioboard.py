@@ -63,8 +63,10 @@ def stack_figure(measurement) -> SafeString:
     if measurement.efficiency is not None:
         html += f' <span class="muted">({num(measurement.efficiency)})</span>'
     if measurement.is_outlier:
-        html += (f""" <span class="badge warn" title="below 0.8 × the peers' median """
-                 f"""{num(measurement.peer_median, 0)}">outlier</span>""")
+        html += (
+            f""" <span class="badge warn" title="below 0.8 × the peers' median """
+            f"""{num(measurement.peer_median, 0)}">outlier</span>"""
+        )
     return mark_safe(html)  # noqa: S308 - numbers and constants only
 
 
@@ -96,8 +98,10 @@ def delta_rows(deltas, strong=False, noise=None) -> SafeString:
                 colour, why = noise_trend(change, verdicts[index - 1] if verdicts and change is not None else None)
                 title = f' title="{why}"' if why else ""
                 cells.append(f'<td class="num change {colour}"{title}>{percent(change)}</td>')
-        rows.append(f'<tr class="{row_class}"><th scope="row">{escape(delta.name)}</th><td>{escape(delta.unit)}</td>'
-                    f'{"".join(cells)}</tr>')
+        rows.append(
+            f'<tr class="{row_class}"><th scope="row">{escape(delta.name)}</th><td>{escape(delta.unit)}</td>'
+            f"{''.join(cells)}</tr>"
+        )
     return mark_safe("".join(rows))  # noqa: S308 - names and units are escaped; numbers are formatted here
 
 
@@ -134,11 +138,12 @@ def point_rows(points) -> SafeString:
             f'<tr><td>{escape(point.operation)}</td><td class="num">{point.mdt_count}</td>'
             f'<td class="num">{known(point.client_nodes)}</td><td class="num">{known(point.tasks)}</td>'
             f'<td class="num">{known(point.files_per_dir)}</td><td>{escape(point.striping)}</td>'
-            f'<td>{"yes" if point.unique_dir else "no"}</td>'
+            f"<td>{'yes' if point.unique_dir else 'no'}</td>"
             f'<td class="num">{known(point.max, "NA")}</td><td class="num">{known(point.min, "NA")}</td>'
             f'<td class="num">{known(point.mean, "NA")}</td><td class="num">{known(point.stddev, "NA")}</td>'
             f'<td class="num">{known(point.iterations, "")}</td>'
-            f"<td><code>{escape(point.source_file)}</code>{launch}</td></tr>")
+            f"<td><code>{escape(point.source_file)}</code>{launch}</td></tr>"
+        )
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
 
 
@@ -167,8 +172,9 @@ def _evidence_cell(value) -> str:
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
         keys = list(dict.fromkeys(key for item in value for key in item))
         head = "".join(f"<th>{escape(words(key))}</th>" for key in keys)
-        rows = "".join("<tr>" + "".join(f"<td>{_evidence_cell(item.get(key))}</td>" for key in keys) + "</tr>"
-                       for item in value)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{_evidence_cell(item.get(key))}</td>" for key in keys) + "</tr>" for item in value
+        )
         return f'<table class="compact evidence-nested"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
     if isinstance(value, dict):
         items = "".join(f"<li>{escape(words(key))}: {_evidence_cell(item)}</li>" for key, item in value.items())
@@ -180,6 +186,8 @@ def _evidence_cell(value) -> str:
 def evidence_rows(evidence) -> SafeString:
     """An anomaly's evidence as table rows: names in words, numbers formatted, records as nested tables (never a
     Python or JSON dump)."""
-    rows = "".join(f'<tr><th scope="row">{escape(words(key))}</th><td>{_evidence_cell(value)}</td></tr>'
-                   for key, value in (evidence or {}).items())
+    rows = "".join(
+        f'<tr><th scope="row">{escape(words(key))}</th><td>{_evidence_cell(value)}</td></tr>'
+        for key, value in (evidence or {}).items()
+    )
     return mark_safe(rows)  # noqa: S308 - every key and value is escaped

@@ -132,7 +132,8 @@ class RunDiff:
             lines.append("Files: " + ", ".join(changed_files))
         moves = sorted(
             (d for d in self.phases if d.ratios[index] and d.ratios[index] != 1),
-            key=lambda d: abs(math.log(d.ratios[index] or 1)), reverse=True,
+            key=lambda d: abs(math.log(d.ratios[index] or 1)),
+            reverse=True,
         )
         if moves:
             lines.append("Largest phase changes: " + ", ".join(f"{d.name} ×{d.ratios[index]:.3g}" for d in moves[:3]))
@@ -314,13 +315,19 @@ def _patch_differences(runs) -> list[PatchDifference]:
         if not any(changes):
             continue
         sample = next(patch for patch in found if patch is not None)
-        differences.append(PatchDifference(
-            key=key, ticket=sample.ticket, commit=sample.commit, summary=sample.summary,
-            ticket_url=sample.ticket_url, review_url=sample.review_url,
-            statuses=[patch.status if patch else None for patch in found],
-            commits=[patch.commit if patch else None for patch in found],
-            changes=changes,
-        ))
+        differences.append(
+            PatchDifference(
+                key=key,
+                ticket=sample.ticket,
+                commit=sample.commit,
+                summary=sample.summary,
+                ticket_url=sample.ticket_url,
+                review_url=sample.review_url,
+                statuses=[patch.status if patch else None for patch in found],
+                commits=[patch.commit if patch else None for patch in found],
+                changes=changes,
+            )
+        )
     return differences
 
 
@@ -334,8 +341,7 @@ def _delta(name: str, unit: str, values: list[float | None], seconds: list[float
         ratio = value / baseline if value is not None and baseline else None
         ratios.append(ratio)
         percents.append(100 * (ratio - 1) if ratio is not None else None)
-    return Delta(name=name, unit=unit, values=values, seconds=seconds, deltas=deltas, percents=percents,
-                 ratios=ratios)
+    return Delta(name=name, unit=unit, values=values, seconds=seconds, deltas=deltas, percents=percents, ratios=ratios)
 
 
 def _score_deltas(runs) -> list[Delta]:
@@ -356,11 +362,14 @@ def _phase_deltas(runs) -> list[Delta]:
     for name in names:
         found = [phases.get(name) for phases in by_run]
         unit = next(phase.unit for phase in found if phase is not None)
-        deltas.append(_delta(
-            name, unit,
-            [phase.value if phase else None for phase in found],
-            [phase.seconds if phase else None for phase in found],
-        ))
+        deltas.append(
+            _delta(
+                name,
+                unit,
+                [phase.value if phase else None for phase in found],
+                [phase.seconds if phase else None for phase in found],
+            )
+        )
     return deltas
 
 
@@ -378,9 +387,17 @@ def _file_differences(runs) -> list[FileDiff]:
             if content == contents[0]:
                 diffs.append(None)
                 continue
-            diffs.append(list(difflib.unified_diff(
-                baseline, (content or "").splitlines(),
-                fromfile=f"run {runs[0].pk}/{name}", tofile=f"run {runs[index].pk}/{name}", lineterm="", n=2,
-            )))
+            diffs.append(
+                list(
+                    difflib.unified_diff(
+                        baseline,
+                        (content or "").splitlines(),
+                        fromfile=f"run {runs[0].pk}/{name}",
+                        tofile=f"run {runs[index].pk}/{name}",
+                        lineterm="",
+                        n=2,
+                    )
+                )
+            )
         differences.append(FileDiff(name=name, present=[c is not None for c in contents], diffs=diffs))
     return differences

@@ -206,8 +206,7 @@ class _Parser:
             arguments.append(self.nested(self.expression))
         self.expect(")")
         if not fewest <= len(arguments) <= most:
-            raise EquationError(f"{name.text}() takes {fewest}-{most} arguments, not {len(arguments)}",
-                                name.position)
+            raise EquationError(f"{name.text}() takes {fewest}-{most} arguments, not {len(arguments)}", name.position)
         return lambda values: function(*(argument(values) for argument in arguments))
 
 

@@ -132,10 +132,12 @@ def clean_reproducibility(data, where: str = "reproducibility") -> dict:
         "target_level": _choice(data.get("target_level"), LEVELS, f"{where}.target_level"),
         "target_list": _choice(data.get("target_list"), TARGET_LISTS, f"{where}.target_list"),
         "production": {
-            "production_applications": _flag(production.get("production_applications"),
-                                             f"{where}.production.production_applications"),
-            "no_single_point_of_failure": _flag(production.get("no_single_point_of_failure"),
-                                                f"{where}.production.no_single_point_of_failure"),
+            "production_applications": _flag(
+                production.get("production_applications"), f"{where}.production.production_applications"
+            ),
+            "no_single_point_of_failure": _flag(
+                production.get("no_single_point_of_failure"), f"{where}.production.no_single_point_of_failure"
+            ),
             "description": _text(production.get("description"), f"{where}.production.description"),
         },
         "acknowledgements": {

@@ -58,49 +58,139 @@ class ClauseOutcome:
 
 
 CLAUSES: tuple[Clause, ...] = (
-    Clause("IO500-VALID", "The benchmark itself must not mark the run invalid.", "checked",
-           checked_by=("benchmark_marked_invalid",)),
+    Clause(
+        "IO500-VALID",
+        "The benchmark itself must not mark the run invalid.",
+        "checked",
+        checked_by=("benchmark_marked_invalid",),
+    ),
     Clause("IO500-ALL-PHASES", "All mandatory phases run and are scored.", "checked", checked_by=("missing_phase",)),
-    Clause("IO500-SCORE-CONSISTENT", "The reported score is the one the rules compute from the phase results.",
-           "checked", checked_by=("reported_score_mismatch",)),
-    Clause("IO500-WRITE-300S", "Every write phase runs at least 300 s (30 s under the student cluster rules).",
-           "checked", since="isc18", checked_by=("write_phase_under_minimum",)),
-    Clause("IO500-STONEWALL-TIME", "The stonewall time is set to the minimum write time (300 s).", "checked",
-           since="isc20", checked_by=("stonewall_time_is_minimum",)),
-    Clause("IO500-STONEWALL-WEAROUT", "IOR write phases run with the stonewall and wear-out (-D with "
-           "stoneWallingWearOut=1), so every rank writes as much as the fastest did by the stonewall.", "checked",
-           since="isc20", checked_by=("stonewall_wear_out",)),
-    Clause("IO500-RANK-SHIFT", "mdtest stat, read and delete phases run with -N (rank shift) so that no rank "
-           "touches the files it created.", "checked", since="sc19", checked_by=("stat_without_rank_shift",)),
-    Clause("IO500-NO-CLIENT-CACHE", "Read and stat phases measure the storage, not the client caches.", "checked",
-           checked_by=("cache_effect_stat", "cache_effect_read")),
-    Clause("IO500-SC18-MDTEST-RATE", "mdtest write rates count the items really created before the stonewall "
-           "(the SC18 lists were corrected for this).", "checked", since="sc18", until="isc19",
-           checked_by=("stonewall_inflated_rate",)),
-    Clause("IO500-SCORE-HASH", "result.txt is unmodified: its score hash verifies.", "checked", since="isc20",
-           checked_by=("score_hash_mismatch",)),
-    Clause("IO500-APP-VERSION", "The run uses the IO500 application release of the list it is submitted to "
-           "(or the one before).", "checked", since="sc20", checked_by=("app_version_for_list",)),
-    Clause("IO500-UNMODIFIED-SOURCE", "The benchmark source is not modified (no local-diff suffix in the version).",
-           "checked", since="isc20", checked_by=("unmodified_source",)),
-    Clause("IO500-CUSTOM-FIND-SOURCES", "A custom find replacing pfind is submitted with its sources.", "checked",
-           since="isc20", checked_by=("custom_find_sources_included",)),
-    Clause("IO500-NODES-DECLARED", "The declared client node count is the one the benchmark ran on.", "checked",
-           checked_by=("node_count_mismatch",)),
-    Clause("IO500-TEN-NODE-CLIENTS", "A 10-node list entry ran on exactly 10 client nodes.", "checked",
-           since="sc18", checked_by=("ten_node_client_count",)),
-    Clause("IO500-AWARD-MIN-NODES", "At least 10 client nodes to be eligible for awards.", "checked",
-           since="sc18", checked_by=("award_client_nodes",)),
-    Clause("IO500-SCC-RULES", "Student cluster competition lists use relaxed rules (30 s writes).",
-           "out_of_scope", since="sc19", reason="ioboard keeps no SCC list; the 30 s minimum is applied "
-           "through IO500-WRITE-300S"),
-    Clause("IO500-REPRODUCIBILITY", "The submission answers the reproducibility questionnaire; the Production "
-           "list takes the highest reproducibility score.", "not_checkable", since="isc23",
-           reason="questionnaire answers are not part of the result files"),
-    Clause("IO500-NO-SPOF", "Production list systems have no single point of failure.", "not_checkable",
-           since="isc23", reason="a property of the installation, not of the result files"),
-    Clause("IO500-SYSTEM-DESCRIPTION", "The submission describes the system it ran on accurately.",
-           "not_checkable", reason="accuracy is judged by the committee; the files only carry what was declared"),
+    Clause(
+        "IO500-SCORE-CONSISTENT",
+        "The reported score is the one the rules compute from the phase results.",
+        "checked",
+        checked_by=("reported_score_mismatch",),
+    ),
+    Clause(
+        "IO500-WRITE-300S",
+        "Every write phase runs at least 300 s (30 s under the student cluster rules).",
+        "checked",
+        since="isc18",
+        checked_by=("write_phase_under_minimum",),
+    ),
+    Clause(
+        "IO500-STONEWALL-TIME",
+        "The stonewall time is set to the minimum write time (300 s).",
+        "checked",
+        since="isc20",
+        checked_by=("stonewall_time_is_minimum",),
+    ),
+    Clause(
+        "IO500-STONEWALL-WEAROUT",
+        "IOR write phases run with the stonewall and wear-out (-D with "
+        "stoneWallingWearOut=1), so every rank writes as much as the fastest did by the stonewall.",
+        "checked",
+        since="isc20",
+        checked_by=("stonewall_wear_out",),
+    ),
+    Clause(
+        "IO500-RANK-SHIFT",
+        "mdtest stat, read and delete phases run with -N (rank shift) so that no rank touches the files it created.",
+        "checked",
+        since="sc19",
+        checked_by=("stat_without_rank_shift",),
+    ),
+    Clause(
+        "IO500-NO-CLIENT-CACHE",
+        "Read and stat phases measure the storage, not the client caches.",
+        "checked",
+        checked_by=("cache_effect_stat", "cache_effect_read"),
+    ),
+    Clause(
+        "IO500-SC18-MDTEST-RATE",
+        "mdtest write rates count the items really created before the stonewall "
+        "(the SC18 lists were corrected for this).",
+        "checked",
+        since="sc18",
+        until="isc19",
+        checked_by=("stonewall_inflated_rate",),
+    ),
+    Clause(
+        "IO500-SCORE-HASH",
+        "result.txt is unmodified: its score hash verifies.",
+        "checked",
+        since="isc20",
+        checked_by=("score_hash_mismatch",),
+    ),
+    Clause(
+        "IO500-APP-VERSION",
+        "The run uses the IO500 application release of the list it is submitted to (or the one before).",
+        "checked",
+        since="sc20",
+        checked_by=("app_version_for_list",),
+    ),
+    Clause(
+        "IO500-UNMODIFIED-SOURCE",
+        "The benchmark source is not modified (no local-diff suffix in the version).",
+        "checked",
+        since="isc20",
+        checked_by=("unmodified_source",),
+    ),
+    Clause(
+        "IO500-CUSTOM-FIND-SOURCES",
+        "A custom find replacing pfind is submitted with its sources.",
+        "checked",
+        since="isc20",
+        checked_by=("custom_find_sources_included",),
+    ),
+    Clause(
+        "IO500-NODES-DECLARED",
+        "The declared client node count is the one the benchmark ran on.",
+        "checked",
+        checked_by=("node_count_mismatch",),
+    ),
+    Clause(
+        "IO500-TEN-NODE-CLIENTS",
+        "A 10-node list entry ran on exactly 10 client nodes.",
+        "checked",
+        since="sc18",
+        checked_by=("ten_node_client_count",),
+    ),
+    Clause(
+        "IO500-AWARD-MIN-NODES",
+        "At least 10 client nodes to be eligible for awards.",
+        "checked",
+        since="sc18",
+        checked_by=("award_client_nodes",),
+    ),
+    Clause(
+        "IO500-SCC-RULES",
+        "Student cluster competition lists use relaxed rules (30 s writes).",
+        "out_of_scope",
+        since="sc19",
+        reason="ioboard keeps no SCC list; the 30 s minimum is applied through IO500-WRITE-300S",
+    ),
+    Clause(
+        "IO500-REPRODUCIBILITY",
+        "The submission answers the reproducibility questionnaire; the Production "
+        "list takes the highest reproducibility score.",
+        "not_checkable",
+        since="isc23",
+        reason="questionnaire answers are not part of the result files",
+    ),
+    Clause(
+        "IO500-NO-SPOF",
+        "Production list systems have no single point of failure.",
+        "not_checkable",
+        since="isc23",
+        reason="a property of the installation, not of the result files",
+    ),
+    Clause(
+        "IO500-SYSTEM-DESCRIPTION",
+        "The submission describes the system it ran on accurately.",
+        "not_checkable",
+        reason="accuracy is judged by the committee; the files only carry what was declared",
+    ),
 )
 
 
@@ -277,8 +367,9 @@ def check_clauses(facts: RunFacts, rules_found: Iterable[str], rules_edition: st
         elif results and all(outcome == NOT_APPLICABLE for outcome, _ in results):
             outcomes.append(ClauseOutcome(clause, NOT_APPLICABLE, "; ".join(d for _, d in results)))
         else:
-            detail = "; ".join([d for _, d in results] + [f"no finding of {n}" for n in clause.checked_by
-                                                           if n not in CLAUSE_CHECKS])
+            detail = "; ".join(
+                [d for _, d in results] + [f"no finding of {n}" for n in clause.checked_by if n not in CLAUSE_CHECKS]
+            )
             outcomes.append(ClauseOutcome(clause, PASS, detail))
     return outcomes
 
@@ -301,15 +392,19 @@ def coverage_problems(
             problems.append(f"{clause.id}: marked checked but no rule checks it")
         elif clause.status != "checked" and not clause.reason:
             problems.append(f"{clause.id}: {clause.status} without a reason")
-        problems += [f"{clause.id}: checked by unknown rule {name}" for name in clause.checked_by
-                     if name not in known_checks]
+        problems += [
+            f"{clause.id}: checked by unknown rule {name}" for name in clause.checked_by if name not in known_checks
+        ]
         for rules_edition in (clause.since, clause.until):
             if rules_edition is not None and rules_edition not in RULES_EDITIONS:
                 problems.append(f"{clause.id}: unknown edition {rules_edition}")
         if docs_text is not None and clause.id not in docs_text:
             problems.append(f"{clause.id}: not listed in docs/rules.md")
-    problems += [f"rule {rule} names unknown clause {clause_id}" for rule, clause_id in sorted(rule_clauses.items())
-                 if clause_id and clause_id not in ids]
+    problems += [
+        f"rule {rule} names unknown clause {clause_id}"
+        for rule, clause_id in sorted(rule_clauses.items())
+        if clause_id and clause_id not in ids
+    ]
     return problems
 
 
@@ -339,6 +434,8 @@ def render_rules_doc(clauses: Iterable[Clause] = CLAUSES) -> str:
         applying = clauses_for(rules_edition, clauses)
         checked = [c.id for c in applying if c.status == "checked"]
         other = [f"{c.id} ({c.status.replace('_', ' ')})" for c in applying if c.status != "checked"]
-        lines.append(f"- **{rules_edition}**: checked {', '.join(checked) or 'none'}"
-                     + (f"; {', '.join(other)}" if other else ""))
+        lines.append(
+            f"- **{rules_edition}**: checked {', '.join(checked) or 'none'}"
+            + (f"; {', '.join(other)}" if other else "")
+        )
     return "\n".join(lines) + "\n"

@@ -21,13 +21,16 @@ class Annotation(models.Model):
     """
 
     system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="annotations")
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="annotations",
-                            help_text="the first run of the new baseline")
-    metric = models.CharField(max_length=50, blank=True, help_text="phase name, score, score_bw or score_md; "
-                                                                  "blank for every metric")
+    run = models.ForeignKey(
+        Run, on_delete=models.CASCADE, related_name="annotations", help_text="the first run of the new baseline"
+    )
+    metric = models.CharField(
+        max_length=50, blank=True, help_text="phase name, score, score_bw or score_md; blank for every metric"
+    )
     text = models.CharField(max_length=500)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="+")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -57,33 +60,48 @@ class Change(models.Model):
     system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="changes")
     metric = models.CharField(max_length=50, help_text="phase name, or score, score_bw, score_md")
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    run_before = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+",
-                                   help_text="last run at the old level; for an outlier, the outlying run")
-    run_after = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+",
-                                  help_text="first run at the new level; for an outlier, the outlying run")
+    run_before = models.ForeignKey(
+        Run,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="last run at the old level; for an outlier, the outlying run",
+    )
+    run_after = models.ForeignKey(
+        Run,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="first run at the new level; for an outlier, the outlying run",
+    )
     direction = models.CharField(max_length=4, choices=Direction.choices)
     magnitude_pct = models.FloatField(help_text="new level against the old one, in per cent")
     confidence = models.FloatField(help_text="1 - p of the shift against the series' own noise")
-    z = models.FloatField(null=True, blank=True,
-                          help_text="the shift in standard errors of the series' own noise (a step: of its two levels' "
-                                    "robust estimates; an outlier: of one run); 1 - confidence rounds to 0 past z = 4")
-    attribution = models.JSONField(default=list, blank=True,
-                                   help_text='[{"field", "before", "after"}], most specific first; [] = unexplained')
+    z = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="the shift in standard errors of the series' own noise (a step: of its two levels' "
+        "robust estimates; an outlier: of one run); 1 - confidence rounds to 0 past z = 4",
+    )
+    attribution = models.JSONField(
+        default=list, blank=True, help_text='[{"field", "before", "after"}], most specific first; [] = unexplained'
+    )
     status = models.CharField(max_length=15, choices=Status.choices, default=Status.NEW)
     note = models.TextField(blank=True)
-    triaged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    triaged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     triaged_at = models.DateTimeField(null=True, blank=True)
-    detected = models.BooleanField(default=True, help_text="false when the latest detection no longer finds it "
-                                                           "(kept because it was triaged)")
+    detected = models.BooleanField(
+        default=True, help_text="false when the latest detection no longer finds it (kept because it was triaged)"
+    )
     detected_at = models.DateTimeField(auto_now_add=True)
 
     objects = ChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["-run_after__run_timestamp", "system", "metric"]
-        constraints = [models.UniqueConstraint(fields=["system", "metric", "kind", "run_after"],
-                                               name="change_unique_place")]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "metric", "kind", "run_after"], name="change_unique_place")
+        ]
         indexes = [models.Index(fields=["status", "kind"], name="change_status_kind")]
 
     def __str__(self) -> str:
@@ -109,8 +127,7 @@ class MetricNoise(models.Model):
 
     class Meta:
         ordering = ["system", "metric", "config_class"]
-        constraints = [models.UniqueConstraint(fields=["system", "metric", "config_class"],
-                                               name="metricnoise_unique")]
+        constraints = [models.UniqueConstraint(fields=["system", "metric", "config_class"], name="metricnoise_unique")]
 
     def __str__(self) -> str:
         return f"{self.metric} of {self.system.name}: ±{100 * self.sigma:.1f} %"

@@ -106,8 +106,11 @@ ACCEPTED = Q(**ACCEPTED_CONDITIONS)
 SPLIT_DATE = date(2021, 11, 1)
 SPLIT_EDITION = "SC21"
 #: A production run: after the split, at the highest reproducibility level, its production declaration accepted.
-PRODUCTION = Q(run_timestamp__gte=datetime.combine(SPLIT_DATE, time(), tzinfo=UTC),
-               reproducibility_level="fully_reproducible", production_accepted=True)
+PRODUCTION = Q(
+    run_timestamp__gte=datetime.combine(SPLIT_DATE, time(), tzinfo=UTC),
+    reproducibility_level="fully_reproducible",
+    production_accepted=True,
+)
 RANKED = ranked_condition()
 TEN_NODES = Q(client_nodes=10)
 
@@ -116,28 +119,69 @@ LIST_KINDS: dict[str, ListKind] = {
     for kind in (
         # The slugs "io500" and "ten-node" are the URLs and stored editions of the lists before the split: the
         # IO500 list became the Research list, so those URLs keep working and show the research lists.
-        ListKind("io500", "Research list", "Each storage system's best accepted research run, ranked by total "
-                 "score; every valid run from before the split (SC21) is a research run.",
-                 members=RANKED & ~PRODUCTION, ranked=RANKED, short_title="Research", track="research",
-                 renamed_from="IO500 list", keeps_medians=True),
-        ListKind("ten-node", "10 client-node Research list",
-                 "Each storage system's best accepted research run among runs on exactly 10 client nodes.",
-                 members=RANKED & ~PRODUCTION & TEN_NODES, ranked=RANKED, short_title="10-node Research",
-                 track="research", renamed_from="10-node challenge"),
-        ListKind("production", "Production list",
-                 "Each storage system's best accepted production run: highest reproducibility level, production "
-                 "declaration accepted by the committee.", members=RANKED & PRODUCTION, ranked=RANKED,
-                 short_title="Production", track="production", keeps_medians=True),
-        ListKind("ten-node-production", "10 client-node Production list",
-                 "Each storage system's best accepted production run among runs on exactly 10 client nodes.",
-                 members=RANKED & PRODUCTION & TEN_NODES, ranked=RANKED, short_title="10-node Production",
-                 track="production"),
-        ListKind("full", "Full list", "Every accepted run valid under the rules in force, ranked by total score.",
-                 members=RANKED, ranked=RANKED, best_per_system=False, short_title="Full", on_run_pages=False),
-        ListKind("historic", "Historic list",
-                 "Every IO500 run. Runs kept off the ranked lists are marked, with the reason.",
-                 members=Q(kind="io500"), ranked=RANKED, best_per_system=False, default_sort="-score",
-                 short_title="Historic", on_run_pages=False),
+        ListKind(
+            "io500",
+            "Research list",
+            "Each storage system's best accepted research run, ranked by total "
+            "score; every valid run from before the split (SC21) is a research run.",
+            members=RANKED & ~PRODUCTION,
+            ranked=RANKED,
+            short_title="Research",
+            track="research",
+            renamed_from="IO500 list",
+            keeps_medians=True,
+        ),
+        ListKind(
+            "ten-node",
+            "10 client-node Research list",
+            "Each storage system's best accepted research run among runs on exactly 10 client nodes.",
+            members=RANKED & ~PRODUCTION & TEN_NODES,
+            ranked=RANKED,
+            short_title="10-node Research",
+            track="research",
+            renamed_from="10-node challenge",
+        ),
+        ListKind(
+            "production",
+            "Production list",
+            "Each storage system's best accepted production run: highest reproducibility level, production "
+            "declaration accepted by the committee.",
+            members=RANKED & PRODUCTION,
+            ranked=RANKED,
+            short_title="Production",
+            track="production",
+            keeps_medians=True,
+        ),
+        ListKind(
+            "ten-node-production",
+            "10 client-node Production list",
+            "Each storage system's best accepted production run among runs on exactly 10 client nodes.",
+            members=RANKED & PRODUCTION & TEN_NODES,
+            ranked=RANKED,
+            short_title="10-node Production",
+            track="production",
+        ),
+        ListKind(
+            "full",
+            "Full list",
+            "Every accepted run valid under the rules in force, ranked by total score.",
+            members=RANKED,
+            ranked=RANKED,
+            best_per_system=False,
+            short_title="Full",
+            on_run_pages=False,
+        ),
+        ListKind(
+            "historic",
+            "Historic list",
+            "Every IO500 run. Runs kept off the ranked lists are marked, with the reason.",
+            members=Q(kind="io500"),
+            ranked=RANKED,
+            best_per_system=False,
+            default_sort="-score",
+            short_title="Historic",
+            on_run_pages=False,
+        ),
     )
 }
 

@@ -22,9 +22,14 @@ class CustomList(models.Model):
     name = models.CharField(max_length=200)
     equation = models.CharField(max_length=500)
     base_list = models.CharField(max_length=20, choices=list_kind_choices, default="full")
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="custom_lists",
-                              help_text="the account that saved it; none for the demo's lists")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="custom_lists",
+        help_text="the account that saved it; none for the demo's lists",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     entry_count = models.PositiveIntegerField(default=0, help_text="its entries (CustomListEntry), kept with them")
 
@@ -73,8 +78,14 @@ class Edition(models.Model):
     title = models.CharField(max_length=255, blank=True)
     description = models.TextField(blank=True)
     frozen_at = models.DateTimeField(auto_now_add=True)
-    rules_edition = models.ForeignKey("RulesEdition", null=True, blank=True, on_delete=models.PROTECT,
-                                      related_name="editions", help_text="the rules in force for this list")
+    rules_edition = models.ForeignKey(
+        "RulesEdition",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="editions",
+        help_text="the rules in force for this list",
+    )
 
     class Meta:
         ordering = ["-frozen_at"]
@@ -186,8 +197,7 @@ class EditionEntry(models.Model):
 
     edition = models.ForeignKey(Edition, on_delete=models.CASCADE, related_name="entries")
     run = models.ForeignKey(Run, null=True, on_delete=models.SET_NULL, related_name="edition_entries")
-    system = models.ForeignKey(StorageSystem, null=True, on_delete=models.SET_NULL,
-                               related_name="edition_entries")
+    system = models.ForeignKey(StorageSystem, null=True, on_delete=models.SET_NULL, related_name="edition_entries")
     rank = models.PositiveIntegerField(null=True)
     institution_name = models.CharField(max_length=255)
     system_name = models.CharField(max_length=255)

@@ -14,9 +14,11 @@ class LustreBuild(models.Model):
     fingerprint = models.CharField(max_length=64, unique=True, help_text="sha256 of versions, base and patches")
 
     def __str__(self) -> str:
-        parts = [f"server {self.server_version}" if self.server_version else "",
-                 f"client {self.client_version}" if self.client_version else "",
-                 self.base_commit[:10]]
+        parts = [
+            f"server {self.server_version}" if self.server_version else "",
+            f"client {self.client_version}" if self.client_version else "",
+            self.base_commit[:10],
+        ]
         return "Lustre " + ", ".join(part for part in parts if part) if any(parts) else "Lustre (unknown)"
 
 

@@ -112,8 +112,10 @@ def check_run_write(what: str) -> None:
     verbs (tests/results/test_explicit_writes.py checks each form).
     """
     if not _run_writes_open.get():
-        raise RunWriteOutsideVerbs(f"{what} outside apps.results.services.runs: write runs through its verbs, "
-                                   "which bring the list entries, custom lists and data version in line")
+        raise RunWriteOutsideVerbs(
+            f"{what} outside apps.results.services.runs: write runs through its verbs, "
+            "which bring the list entries, custom lists and data version in line"
+        )
 
 
 class RunQuerySet(models.QuerySet):
@@ -156,8 +158,9 @@ class RunQuerySet(models.QuerySet):
 
     def with_normalised(self):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
-        return self.annotate(**normalised_scores(total="score_total", nodes="client_nodes",
-                                                 servers="system__server_count"))
+        return self.annotate(
+            **normalised_scores(total="score_total", nodes="client_nodes", servers="system__server_count")
+        )
 
     def with_badges(self):
         """Each run's anomalies (without their evidence) in `run.badges`, errors first: one extra query."""
@@ -174,7 +177,11 @@ class RunQuerySet(models.QuerySet):
         runs held at once of which only a few are diffed (change detection).
         """
         return self.select_related("system__institution", "lustre_build", "upload").prefetch_related(
-            "phases", "tunables", "stripings", "lustre_build__patches", *(["files"] if files else []),
+            "phases",
+            "tunables",
+            "stripings",
+            "lustre_build__patches",
+            *(["files"] if files else []),
             Prefetch("anomalies", queryset=anomalies_in_order()),
         )
 
@@ -248,13 +255,21 @@ class ListEntryQuerySet(models.QuerySet):
         returns: PostgreSQL evaluates it after the LIMIT, and `cut` keeps an OFFSET from evaluating it for
         every row a later page skips.
         """
-        shifts = apps.get_model("results", "ListRankShift").objects.filter(
-            kind=OuterRef("kind"), pk__gt=OuterRef("shifts_after"), score__gt=OuterRef("score")
-        ).order_by().values("kind").annotate(net=Sum("delta")).values("net")
-        return self.annotate(rank=Case(
-            When(base_rank__isnull=False, then=F("base_rank") + Coalesce(Subquery(shifts), Value(0))),
-            default=None, output_field=IntegerField(),
-        ))
+        shifts = (
+            apps.get_model("results", "ListRankShift")
+            .objects.filter(kind=OuterRef("kind"), pk__gt=OuterRef("shifts_after"), score__gt=OuterRef("score"))
+            .order_by()
+            .values("kind")
+            .annotate(net=Sum("delta"))
+            .values("net")
+        )
+        return self.annotate(
+            rank=Case(
+                When(base_rank__isnull=False, then=F("base_rank") + Coalesce(Subquery(shifts), Value(0))),
+                default=None,
+                output_field=IntegerField(),
+            )
+        )
 
     def with_normalised(self):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
@@ -339,7 +354,7 @@ class ListEntryQuerySet(models.QuerySet):
             entries = entries.filter(**{f"{column}__in": values})
         keys = entries.with_normalised().sort_listed(sort)
         if criteria_condition(criteria):
-            found = entries.order_by().values("pk")[:COUNT_CAP + 1].count()
+            found = entries.order_by().values("pk")[: COUNT_CAP + 1].count()
             return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
         if state is None:
             state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
@@ -417,4 +432,3 @@ class CountedKeys:
         if isinstance(index, slice) and isinstance(self.keys, ListEntryQuerySet):
             return self.keys.cut(index.start or 0, index.stop)
         return self.keys[index]
-

@@ -24,14 +24,20 @@ class RulesEdition(models.Model):
     (apps.results.services.review.clause_report).
     """
 
-    name = models.SlugField(max_length=50, unique=True, validators=[validate_rules_edition],
-                            help_text="an edition of the submission rules: sc17 … sc26")
+    name = models.SlugField(
+        max_length=50,
+        unique=True,
+        validators=[validate_rules_edition],
+        help_text="an edition of the submission rules: sc17 … sc26",
+    )
     since = models.DateField()
     until = models.DateField(null=True, blank=True, help_text="empty: still in force")
     notes = models.TextField(blank=True)
-    checklist = models.JSONField(default=list, blank=True,
-                                 help_text="what a reviewer checks, one item a string; empty: the edition's clauses "
-                                           "that no file shows")
+    checklist = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="what a reviewer checks, one item a string; empty: the edition's clauses that no file shows",
+    )
 
     class Meta:
         ordering = ["-since"]
@@ -74,8 +80,12 @@ class ReviewNote(models.Model):
     run = models.ForeignKey("Run", on_delete=models.CASCADE, related_name="review_notes")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     text = models.TextField(blank=True)
-    status = models.CharField(max_length=12, choices=ReviewStatus.choices, blank=True,
-                              help_text="the status the run was given with this note, if any")
+    status = models.CharField(
+        max_length=12,
+        choices=ReviewStatus.choices,
+        blank=True,
+        help_text="the status the run was given with this note, if any",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -65,8 +65,7 @@ class Run(models.Model):
     config = models.JSONField(default=dict, blank=True)
     info = models.JSONField(default=dict, blank=True, help_text="system description fields (io500_info_*)")
     facts = models.JSONField(default=dict, blank=True, help_text="evidence the anomaly rules read")
-    lustre_build = models.ForeignKey(LustreBuild, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="runs")
+    lustre_build = models.ForeignKey(LustreBuild, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
 
     score_bw = models.FloatField(null=True, blank=True, help_text="recomputed, GiB/s")
     score_md = models.FloatField(null=True, blank=True, help_text="recomputed, kIOPS")
@@ -79,10 +78,10 @@ class Run(models.Model):
 
     valid = models.BooleanField(default=True, help_text="as the benchmark itself marked the run")
     invalid_reasons = models.JSONField(default=list, blank=True)
-    verification = models.CharField(max_length=20, choices=Verification.choices,
-                                    default=Verification.NOT_VERIFIABLE)
-    config_hash_status = models.CharField(max_length=20, choices=Verification.choices,
-                                          default=Verification.NOT_VERIFIABLE)
+    verification = models.CharField(max_length=20, choices=Verification.choices, default=Verification.NOT_VERIFIABLE)
+    config_hash_status = models.CharField(
+        max_length=20, choices=Verification.choices, default=Verification.NOT_VERIFIABLE
+    )
     exclusion_reason = models.TextField(
         blank=True, help_text="why the run is kept off ranked lists; empty when it is eligible"
     )
@@ -93,26 +92,41 @@ class Run(models.Model):
     # The submission and its review (apps.results.services.review). Runs loaded from published archives were accepted
     # by the committee of their day, hence the default; uploads start as submitted (apps.ingest.tools.*.pipeline).
     reproducibility = models.JSONField(
-        default=dict, blank=True,
+        default=dict,
+        blank=True,
         help_text="questionnaire, target level and list, production declaration, acknowledgements "
-                  "(apps.results.judgements.reproducibility)")
-    review_status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.ACCEPTED,
-                                     db_index=True, help_text="ranked lists show accepted runs only")
-    reproducibility_level = models.CharField(max_length=20, choices=list(LEVELS.items()), default=UNDEFINED,
-                                             help_text="assigned by the committee")
-    production_accepted = models.BooleanField(default=False,
-                                              help_text="the committee accepted the production declaration")
+        "(apps.results.judgements.reproducibility)",
+    )
+    review_status = models.CharField(
+        max_length=12,
+        choices=ReviewStatus.choices,
+        default=ReviewStatus.ACCEPTED,
+        db_index=True,
+        help_text="ranked lists show accepted runs only",
+    )
+    reproducibility_level = models.CharField(
+        max_length=20, choices=list(LEVELS.items()), default=UNDEFINED, help_text="assigned by the committee"
+    )
+    production_accepted = models.BooleanField(
+        default=False, help_text="the committee accepted the production declaration"
+    )
     system_claim = models.TextField(
-        blank=True, help_text="the upload named an existing system that holds runs of another owner: the run "
-                              "waits as submitted until the committee accepts the claim "
-                              "(apps.results.services.ownership)")
+        blank=True,
+        help_text="the upload named an existing system that holds runs of another owner: the run "
+        "waits as submitted until the committee accepts the claim "
+        "(apps.results.services.ownership)",
+    )
 
     objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-score_total", "pk"]
-        permissions = [("publish_without_review",
-                        "Publish uploaded runs at once: a site's own submitters, on a board without a committee")]
+        permissions = [
+            (
+                "publish_without_review",
+                "Publish uploaded runs at once: a site's own submitters, on a board without a committee",
+            )
+        ]
         indexes = [
             models.Index(fields=["system", "-score_total"], name="run_system_score"),
             models.Index(fields=["-score_total"], name="run_score"),
@@ -122,12 +136,16 @@ class Run(models.Model):
             # sorting its runs.
             # Eligibility, not review: a list's candidates are filtered on review_status from the heap, and almost
             # every run is accepted (published archives), so the index serves "visible as ranked" as well.
-            models.Index(fields=["system", "-score_total", "id"], name="run_eligible_best",
-                         condition=eligible_condition()),
+            models.Index(
+                fields=["system", "-score_total", "id"], name="run_eligible_best", condition=eligible_condition()
+            ),
             # The same for the 10-node list, whose client_nodes filter the index above cannot answer: without
             # it both its queries scan the run table.
-            models.Index(fields=["system", "-score_total", "id"], name="run_ten_node_best",
-                         condition=models.Q(client_nodes=10) & eligible_condition()),
+            models.Index(
+                fields=["system", "-score_total", "id"],
+                name="run_ten_node_best",
+                condition=models.Q(client_nodes=10) & eligible_condition(),
+            ),
             # Counting the runs (or systems) of one kind reads this index only. The list pages count from
             # ListState, never from the run table.
             models.Index(fields=["kind", "system"], name="run_kind_system"),

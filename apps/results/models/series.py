@@ -15,12 +15,13 @@ class ScalingSeries(models.Model):
     """A campaign of mdtest launches over MDT and client counts (a DNE scaling series)."""
 
     name = models.CharField(max_length=255, unique=True)
-    system = models.ForeignKey(StorageSystem, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="scaling_series")
-    lustre_build = models.ForeignKey(LustreBuild, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="scaling_series")
-    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="scaling_series")
+    system = models.ForeignKey(
+        StorageSystem, null=True, blank=True, on_delete=models.SET_NULL, related_name="scaling_series"
+    )
+    lustre_build = models.ForeignKey(
+        LustreBuild, null=True, blank=True, on_delete=models.SET_NULL, related_name="scaling_series"
+    )
+    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="scaling_series")
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -42,8 +43,15 @@ class ScalingSeries(models.Model):
             with transaction.atomic():
                 name = dne_study_name(self.name, self.pk, lambda name: Study.objects.filter(name=name).exists())
                 study = Study.objects.create(
-                    name=name, scaling_series=self, unit=DNE_UNIT, axis_order=list(DNE_AXES), system_id=self.system_id,
-                    lustre_build_id=self.lustre_build_id, upload_id=self.upload_id, notes=self.notes)
+                    name=name,
+                    scaling_series=self,
+                    unit=DNE_UNIT,
+                    axis_order=list(DNE_AXES),
+                    system_id=self.system_id,
+                    lustre_build_id=self.lustre_build_id,
+                    upload_id=self.upload_id,
+                    notes=self.notes,
+                )
                 study.store_scaling_points(self.points.all())
         else:
             mirrored = ("system_id", "lustre_build_id", "upload_id")
@@ -81,39 +89,56 @@ class ScalingPoint(models.Model):
     mdt_count = models.PositiveIntegerField()
     client_nodes = models.PositiveIntegerField(null=True, blank=True)
     tasks = models.PositiveIntegerField(null=True, blank=True)
-    files_per_dir = models.PositiveBigIntegerField(null=True, blank=True,
-                                                   help_text="the directory load: items per directory")
+    files_per_dir = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="the directory load: items per directory"
+    )
     striping = models.CharField(max_length=15, choices=Striping.choices, default=Striping.UNKNOWN)
     unique_dir = models.BooleanField(default=False, help_text="mdtest -u: a directory per task")
     operation = models.CharField(max_length=30)
-    max = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True,
-                              help_text="ops/s, from the SUMMARY rate table")
+    max = models.DecimalField(
+        max_digits=24, decimal_places=3, null=True, blank=True, help_text="ops/s, from the SUMMARY rate table"
+    )
     min = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True)
     mean = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True)
     stddev = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True)
-    printed = models.JSONField(default=dict, blank=True,
-                               help_text="the strings of the point's rate, time and stonewall rows as printed")
-    time_max = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True,
-                                   help_text="seconds, from the SUMMARY time table (whatever its unit label)")
+    printed = models.JSONField(
+        default=dict, blank=True, help_text="the strings of the point's rate, time and stonewall rows as printed"
+    )
+    time_max = models.DecimalField(
+        max_digits=24,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        help_text="seconds, from the SUMMARY time table (whatever its unit label)",
+    )
     time_min = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True)
     time_mean = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True)
     time_stddev = models.DecimalField(max_digits=24, decimal_places=3, null=True, blank=True)
     iterations = models.PositiveIntegerField(null=True, blank=True)
-    iteration_values = models.JSONField(default=list, blank=True,
-                                        help_text="mdtest -v lines: [{iteration, seconds, rate}] as printed")
+    iteration_values = models.JSONField(
+        default=list, blank=True, help_text="mdtest -v lines: [{iteration, seconds, rate}] as printed"
+    )
     label = models.CharField(max_length=255, blank=True)
     source_file = models.CharField(max_length=1000)
     launch_index = models.PositiveIntegerField(default=0)
     block_index = models.PositiveIntegerField(default=0, help_text="the '<n> tasks' block of a -f/-l/-s launch")
     log_hash = models.CharField(max_length=64, db_index=True)
-    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.CASCADE, related_name="scaling_points",
-                               help_text="the upload that stored the point; none: the operator (results.ownership)")
+    upload = models.ForeignKey(
+        Upload,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="scaling_points",
+        help_text="the upload that stored the point; none: the operator (results.ownership)",
+    )
 
     class Meta:
         ordering = ["series", "operation", "mdt_count", "tasks"]
         constraints = [
-            models.UniqueConstraint(fields=["series", "log_hash", "launch_index", "block_index", "operation"],
-                                    name="scalingpoint_unique_row"),
+            models.UniqueConstraint(
+                fields=["series", "log_hash", "launch_index", "block_index", "operation"],
+                name="scalingpoint_unique_row",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -125,27 +150,38 @@ class Study(models.Model):
     significance across their repetitions. See ``apps.results.judgements.studies.analysis``."""
 
     name = models.CharField(max_length=255, unique=True)
-    system = models.ForeignKey(StorageSystem, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="studies")
-    filesystem = models.CharField(max_length=255, blank=True,
-                                  help_text="file system under test, when the whole study has one")
-    lustre_build = models.ForeignKey(LustreBuild, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="studies")
+    system = models.ForeignKey(StorageSystem, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies")
+    filesystem = models.CharField(
+        max_length=255, blank=True, help_text="file system under test, when the whole study has one"
+    )
+    lustre_build = models.ForeignKey(
+        LustreBuild, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies"
+    )
     upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="studies")
     notes = models.TextField(blank=True)
-    axis_order = models.JSONField(default=list, blank=True,
-                                  help_text="axis names in the order ingest first met them: the manifest's columns, "
-                                            "then the log's (PostgreSQL's jsonb does not keep a point's key order)")
+    axis_order = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="axis names in the order ingest first met them: the manifest's columns, "
+        "then the log's (PostgreSQL's jsonb does not keep a point's key order)",
+    )
     unit = models.CharField(max_length=20, default="MiB/s", help_text="the unit of the points' values")
     margin = models.FloatField(
-        default=DEFAULT_MARGIN, validators=[MinValueValidator(0.001), MaxValueValidator(1.0)],
+        default=DEFAULT_MARGIN,
+        validators=[MinValueValidator(0.001), MaxValueValidator(1.0)],
         help_text="the smallest difference that matters, as a fraction (0.05 = 5 %): a significant difference "
-                  "smaller than this is not called different, and two configurations whose ratio's 90 % "
-                  "interval lies within [1/(1+margin), 1+margin] are called the same")
+        "smaller than this is not called different, and two configurations whose ratio's 90 % "
+        "interval lies within [1/(1+margin), 1+margin] are called the same",
+    )
     scaling_series = models.OneToOneField(
-        ScalingSeries, null=True, blank=True, on_delete=models.CASCADE, related_name="study",
+        ScalingSeries,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="study",
         help_text="the DNE scaling series this study is the parameter-study view of; its points are written "
-                  "from the series' points (apps.results.judgements.scaling.study), never ingested on their own")
+        "from the series' points (apps.results.judgements.scaling.study), never ingested on their own",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -186,7 +222,8 @@ class Study(models.Model):
         self.points.filter(log_hash__in={point.log_hash for point in points}).delete()
         StudyPoint.objects.bulk_create(
             StudyPoint(study=self, upload_id=getattr(point, "upload_id", upload.pk if upload else None), **fields)
-            for point, fields in zip(points, study_point_fields(points), strict=True))
+            for point, fields in zip(points, study_point_fields(points), strict=True)
+        )
 
     @classmethod
     def with_counts(cls):
@@ -213,14 +250,21 @@ class StudyPoint(models.Model):
     source_line = models.PositiveIntegerField(null=True, blank=True, help_text="the Summary row, when printed")
     test_index = models.PositiveIntegerField(default=0, help_text="the test of a multi-test (-f) launch")
     log_hash = models.CharField(max_length=64, db_index=True)
-    upload = models.ForeignKey(Upload, null=True, blank=True, on_delete=models.CASCADE, related_name="study_points",
-                               help_text="the upload that stored the point; none: the operator (results.ownership)")
+    upload = models.ForeignKey(
+        Upload,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="study_points",
+        help_text="the upload that stored the point; none: the operator (results.ownership)",
+    )
 
     class Meta:
         ordering = ["study", "source", "test_index", "operation"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "log_hash", "test_index", "operation"],
-                                    name="studypoint_unique_row"),
+            models.UniqueConstraint(
+                fields=["study", "log_hash", "test_index", "operation"], name="studypoint_unique_row"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -25,11 +25,23 @@ class Stack(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     file_system_name = models.CharField(max_length=255)
     file_system = models.JSONField(default=dict, blank=True, help_text="stack.yaml's file_system mapping")
-    system = models.ForeignKey("results.StorageSystem", null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="stacks", help_text="the storage system whose runs meet the ceiling")
-    upload = models.ForeignKey("results.Upload", null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="stacks", help_text="its owner, who may replace it (None: the command "
-                               "line); the account is the upload's uploader (apps.results.services.ownership)")
+    system = models.ForeignKey(
+        "results.StorageSystem",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="stacks",
+        help_text="the storage system whose runs meet the ceiling",
+    )
+    upload = models.ForeignKey(
+        "results.Upload",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="stacks",
+        help_text="its owner, who may replace it (None: the command "
+        "line); the account is the upload's uploader (apps.results.services.ownership)",
+    )
     ceiling_read = models.FloatField(null=True, blank=True)
     ceiling_write = models.FloatField(null=True, blank=True)
     limited_by = models.JSONField(default=dict, blank=True, help_text='{"read": "storage", "write": "network"}')
@@ -64,10 +76,17 @@ class Stack(models.Model):
             operation = "write" if phase.name in WRITE_PHASES else "read"
             limit = self.ceiling(operation)
             measured = phase.value * GIB_PER_S_IN_MB_PER_S
-            rows.append({"phase": phase.name, "operation": operation, "measured": measured, "ceiling": limit,
-                         "efficiency": measured / limit if limit else None,
-                         "over_ceiling": bool(limit) and measured > OVER_CEILING_FACTOR * limit,
-                         "limited_by": self.limited_by.get(operation, "")})
+            rows.append(
+                {
+                    "phase": phase.name,
+                    "operation": operation,
+                    "measured": measured,
+                    "ceiling": limit,
+                    "efficiency": measured / limit if limit else None,
+                    "over_ceiling": bool(limit) and measured > OVER_CEILING_FACTOR * limit,
+                    "limited_by": self.limited_by.get(operation, ""),
+                }
+            )
         return rows
 
     def ior_points_against_ceiling(self, limit: int = 50) -> list[dict]:
@@ -79,8 +98,9 @@ class Stack(models.Model):
         rows = []
         for operation in ("write", "read"):
             limit_mb = self.ceiling(operation)
-            points = (StudyPoint.objects.filter(study__system_id=self.system_id, study__unit="MiB/s",
-                                                operation=operation).select_related("study"))
+            points = StudyPoint.objects.filter(
+                study__system_id=self.system_id, study__unit="MiB/s", operation=operation
+            ).select_related("study")
             measured = []
             for point in points.only("max", "source", "axes", "study__name", "study__unit", "operation")[:5000]:
                 try:
@@ -89,10 +109,17 @@ class Stack(models.Model):
                     continue
                 measured.append((value, point))
             for value, point in sorted(measured, key=lambda pair: -pair[0])[:limit]:
-                rows.append({"study": point.study, "source": point.source, "operation": operation,
-                             "measured": value, "ceiling": limit_mb,
-                             "efficiency": value / limit_mb if limit_mb else None,
-                             "over_ceiling": bool(limit_mb) and value > OVER_CEILING_FACTOR * limit_mb})
+                rows.append(
+                    {
+                        "study": point.study,
+                        "source": point.source,
+                        "operation": operation,
+                        "measured": value,
+                        "ceiling": limit_mb,
+                        "efficiency": value / limit_mb if limit_mb else None,
+                        "over_ceiling": bool(limit_mb) and value > OVER_CEILING_FACTOR * limit_mb,
+                    }
+                )
         return rows
 
     def ceiling(self, operation: str) -> float | None:
@@ -100,8 +127,14 @@ class Stack(models.Model):
 
     def ceiling_evidence(self) -> dict:
         """The ceiling as the anomaly rule and the run page read it (plain data)."""
-        return {"stack": self.name, "read": self.ceiling_read, "write": self.ceiling_write,
-                "limited_by": self.limited_by, "storage": self.storage_sum, "network": self.network_sum}
+        return {
+            "stack": self.name,
+            "read": self.ceiling_read,
+            "write": self.ceiling_write,
+            "limited_by": self.limited_by,
+            "storage": self.storage_sum,
+            "network": self.network_sum,
+        }
 
 
 class StackServer(models.Model):
@@ -165,8 +198,14 @@ class StackMeasurement(models.Model):
     """One log's figure for one component (or the file system) and operation, and what it means."""
 
     stack = models.ForeignKey(Stack, on_delete=models.CASCADE, related_name="measurements")
-    component = models.ForeignKey(StackComponent, null=True, blank=True, on_delete=models.CASCADE,
-                                  related_name="measurements", help_text="None for file-system runs")
+    component = models.ForeignKey(
+        StackComponent,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="measurements",
+        help_text="None for file-system runs",
+    )
     layer = models.CharField(max_length=20, choices=LAYER_CHOICES)
     operation = models.CharField(max_length=10)
     measured = models.FloatField(help_text="MB/s (10^6 bytes/s) or IOPS")

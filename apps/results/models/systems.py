@@ -76,8 +76,9 @@ class StorageSystem(models.Model):
         return reverse("system-detail", args=[self.pk])
 
     @classmethod
-    def resolve(cls, institution: str, name: str, filesystem: str, *, fill_blanks: bool = True,
-                **defaults) -> "StorageSystem":
+    def resolve(
+        cls, institution: str, name: str, filesystem: str, *, fill_blanks: bool = True, **defaults
+    ) -> "StorageSystem":
         """The canonical system for these spellings, following aliases, created when unknown (with `defaults`);
         a known system gets `defaults` where it has no value yet, unless `fill_blanks` is False."""
         institution_row = Institution.resolve(institution)

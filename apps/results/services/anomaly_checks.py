@@ -39,8 +39,13 @@ def duplicate_context(run: Run) -> RuleContext:
         system=str(run.system_id),
         measured_ceiling=stack.ceiling_evidence() if stack else {},
         runs_with_same_content_hash=[
-            {"run_id": other.pk, "submission": other.submission_id, "path": other.source_path,
-             "system": f"{other.system.institution.name} / {other.system.name}", "system_id": other.system_id}
+            {
+                "run_id": other.pk,
+                "submission": other.submission_id,
+                "path": other.source_path,
+                "system": f"{other.system.institution.name} / {other.system.name}",
+                "system_id": other.system_id,
+            }
             for other in others
         ],
     )
@@ -59,8 +64,9 @@ def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[An
         findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
         run.anomalies.all().delete()
         rows = Anomaly.objects.bulk_create(
-            Anomaly(run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message,
-                    evidence=f.evidence)
+            Anomaly(
+                run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message, evidence=f.evidence
+            )
             for f in findings
         )
         runs.set_verdicts(run)

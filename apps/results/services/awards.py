@@ -22,12 +22,24 @@ def edition_awards(name: str) -> list[dict]:
             if edition is not None:
                 ranked = EditionEntry.objects.filter(edition=edition, rank__isnull=False, **{f"{field}__isnull": False})
                 winner = ranked.order_by(f"-{field}", "rank", "pk").first()
-            awards.append({
-                "edition": name, "list": slug, "list_title": LIST_KINDS[slug].title, "category": category,
-                "winner": None if winner is None else {
-                    "run": winner.run_id, "system": winner.system_name, "institution": winner.institution_name,
-                    "rank": winner.rank, "score": winner.score, "score_bw": winner.score_bw,
-                    "score_md": winner.score_md, "value": getattr(winner, field),
-                },
-            })
+            awards.append(
+                {
+                    "edition": name,
+                    "list": slug,
+                    "list_title": LIST_KINDS[slug].title,
+                    "category": category,
+                    "winner": None
+                    if winner is None
+                    else {
+                        "run": winner.run_id,
+                        "system": winner.system_name,
+                        "institution": winner.institution_name,
+                        "rank": winner.rank,
+                        "score": winner.score,
+                        "score_bw": winner.score_bw,
+                        "score_md": winner.score_md,
+                        "value": getattr(winner, field),
+                    },
+                }
+            )
     return awards

@@ -33,22 +33,27 @@ def cite(rank: int | None, kind: str, edition: str, verification: str) -> Citati
     if rank is None:
         return None
     where = f"at {edition}" if edition else "(live list)"
-    return Citation(f"#{rank} on the {list_kind(kind).title} {where}", verification_label(verification), kind,
-                    edition)
+    return Citation(f"#{rank} on the {list_kind(kind).title} {where}", verification_label(verification), kind, edition)
 
 
 def run_citations(run: Run) -> list[Citation]:
     """Every ranked placement of the run: the frozen editions (newest first), then the live ranked lists."""
-    entries = (EditionEntry.objects.filter(run=run, rank__isnull=False, edition__list_kind__in=LIST_KINDS)
-               .select_related("edition").order_by("-edition__frozen_at", "edition__list_kind"))
+    entries = (
+        EditionEntry.objects.filter(run=run, rank__isnull=False, edition__list_kind__in=LIST_KINDS)
+        .select_related("edition")
+        .order_by("-edition__frozen_at", "edition__list_kind")
+    )
     live = dict(ListEntry.objects.filter(run=run, ranked=True).with_rank().values_list("kind", "rank"))
     return citations_from(run, entries, live)
 
 
 def citations_from(run: Run, edition_entries, live_ranks: dict[str, int | None]) -> list[Citation]:
     """The citations of a run from its edition entries and its live ranks ({list kind: rank}), already loaded."""
-    citations = [cite(entry.rank, entry.edition.list_kind, entry.edition.name, run.verification)
-                 for entry in edition_entries if entry.edition.list_kind in LIST_KINDS]
+    citations = [
+        cite(entry.rank, entry.edition.list_kind, entry.edition.name, run.verification)
+        for entry in edition_entries
+        if entry.edition.list_kind in LIST_KINDS
+    ]
     for kind in LIST_KINDS.values():
         if kind.slug in live_ranks and (kind.best_per_system or kind.track):
             citations.append(cite(live_ranks[kind.slug], kind.slug, "", run.verification))
@@ -70,7 +75,9 @@ def mixed_lists_warning(run_ids) -> str:
     research = sorted(pk for pk, found in tracks.items() if "research" in found)
     production = sorted(pk for pk, found in tracks.items() if "production" in found)
     if research and production:
-        return (f"These runs come from different lists: runs {', '.join(map(str, research))} from a research list, "
-                f"runs {', '.join(map(str, production))} from a production list. The IO500 messaging policy asks "
-                "not to compare results across lists.")
+        return (
+            f"These runs come from different lists: runs {', '.join(map(str, research))} from a research list, "
+            f"runs {', '.join(map(str, production))} from a production list. The IO500 messaging policy asks "
+            "not to compare results across lists."
+        )
     return ""

@@ -53,8 +53,7 @@ from apps.results.services.freshness import bump_data_version_on_commit, cache_k
 
 #: Score names an equation may use besides the phase names: the run's recomputed scores.
 SCORE_NAMES = {"score": "score_total", "bw": "score_bw", "md": "score_md"}
-NAMES = frozenset((*BW_PHASES, *MD_PHASES, *EXTENDED_BW_ONLY, *EXTENDED_BW_ONLY_ISC21, *EXTENDED_MD_ONLY,
-                   *SCORE_NAMES))
+NAMES = frozenset((*BW_PHASES, *MD_PHASES, *EXTENDED_BW_ONLY, *EXTENDED_BW_ONLY_ISC21, *EXTENDED_MD_ONLY, *SCORE_NAMES))
 
 #: Runs evaluated (and rows loaded for an export) per query: well under SQLite's limit of bound parameters.
 CHUNK = 2000
@@ -86,8 +85,13 @@ def save_custom_list(name: str, equation: str, base_list: str = "full", owner=No
             cap = settings.IOBOARD_CUSTOM_LISTS_PER_USER
             if CustomList.objects.filter(owner=owner).count() >= cap:
                 raise CustomListLimit(f"an account keeps at most {cap} custom lists")
-        custom = CustomList.objects.create(token=secrets.token_urlsafe(12), name=name.strip()[:200] or equation[:200],
-                                           equation=equation, base_list=base_list, owner=owner)
+        custom = CustomList.objects.create(
+            token=secrets.token_urlsafe(12),
+            name=name.strip()[:200] or equation[:200],
+            equation=equation,
+            base_list=base_list,
+            owner=owner,
+        )
         schedule_fill(custom)
         bump_data_version_on_commit()  # the pages that list the saved lists
     return custom
@@ -107,9 +111,12 @@ def schedule_fill(custom: CustomList) -> None:
         transaction.on_commit(lambda: fill_custom_list.delay(custom.pk), robust=True)
 
 
-@shared_task(name="apps.results.custom_lists.fill_custom_list",
-             acks_late=True, soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-             time_limit=settings.CELERY_TASK_TIME_LIMIT)
+@shared_task(
+    name="apps.results.custom_lists.fill_custom_list",
+    acks_late=True,
+    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+)
 def fill_custom_list(pk: int) -> None:
     """Complete a custom list's entries. Idempotent: `fill` only adds what is missing and drops what left."""
     custom = CustomList.objects.filter(pk=pk).first()
@@ -118,9 +125,12 @@ def fill_custom_list(pk: int) -> None:
         shared_cache_call("delete", _fill_requested_key(custom))
 
 
-@shared_task(name="apps.results.custom_lists.refresh_custom_lists",
-             acks_late=True, soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-             time_limit=settings.CELERY_TASK_TIME_LIMIT)
+@shared_task(
+    name="apps.results.custom_lists.refresh_custom_lists",
+    acks_late=True,
+    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+)
 def refresh_custom_lists(system_ids: list[int]) -> None:
     """Re-evaluate these systems' members on every custom list. Idempotent: it replaces their entries."""
     refresh_systems(system_ids)
@@ -132,8 +142,9 @@ def _locked_lists():
 
 def _counts(entries) -> dict[int, int]:
     """{custom list id: entries} of these entries."""
-    return dict(entries.order_by().values("custom_list").annotate(entries=Count("pk")).values_list(
-        "custom_list", "entries"))
+    return dict(
+        entries.order_by().values("custom_list").annotate(entries=Count("pk")).values_list("custom_list", "entries")
+    )
 
 
 def _add_to_counts(changes: dict[int, int]) -> None:
@@ -162,13 +173,15 @@ def _values(names: frozenset[str], run_ids: list[int], db: str) -> dict[int, dic
     return values
 
 
-def _entry(custom: CustomList, equation: Equation, values: dict, run_id: int, system_id: int,
-           ranked_on_base: bool) -> CustomListEntry:
+def _entry(
+    custom: CustomList, equation: Equation, values: dict, run_id: int, system_id: int, ranked_on_base: bool
+) -> CustomListEntry:
     """A member's entry: ranked when the base list ranks it (a run visible as ranked: on the historic list, a
     submitted or rejected run is a member without a rank) and the equation has a value for it."""
     value = equation.evaluate(values[run_id])
-    return CustomListEntry(custom_list=custom, run_id=run_id, system_id=system_id,
-                           ranked=ranked_on_base and value is not None, value=value)
+    return CustomListEntry(
+        custom_list=custom, run_id=run_id, system_id=system_id, ranked=ranked_on_base and value is not None, value=value
+    )
 
 
 def refresh_systems(system_ids) -> None:
@@ -186,8 +199,13 @@ def refresh_systems(system_ids) -> None:
     with transaction.atomic(using=db):
         kinds = set(ListEntry.objects.using(db).filter(system_id__in=ids).values_list("kind", flat=True).distinct())
         holding = CustomListEntry.objects.using(db).filter(system_id__in=ids).values("custom_list_id")
-        lists = list(CustomList.objects.using(db).select_for_update().filter(Q(base_list__in=kinds) | Q(pk__in=holding))
-                     .order_by("pk").only("pk", "equation", "base_list"))
+        lists = list(
+            CustomList.objects.using(db)
+            .select_for_update()
+            .filter(Q(base_list__in=kinds) | Q(pk__in=holding))
+            .order_by("pk")
+            .only("pk", "equation", "base_list")
+        )
         if not lists:
             return
         differences = _entry_differences(_evaluated_members(lists, ids, db), ids, db, lists=[c.pk for c in lists])
@@ -209,15 +227,26 @@ class EntryDifferences:
 def _evaluated_members(lists: list[CustomList], system_ids: list[int], db: str) -> dict[tuple[int, int], tuple]:
     """{(list id, run id): (system id, value, ranked on the base list)} of these systems' members of each list's
     base list."""
-    members = list(ListEntry.objects.using(db).filter(system_id__in=system_ids, kind__in={c.base_list for c in lists})
-                   .values_list("kind", "run_id", "system_id", "ranked"))
+    members = list(
+        ListEntry.objects.using(db)
+        .filter(system_id__in=system_ids, kind__in={c.base_list for c in lists})
+        .values_list("kind", "run_id", "system_id", "ranked")
+    )
     equations = {text: compile_equation(text) for text in {custom.equation for custom in lists}}
-    values = _values(frozenset().union(*(equation.names for equation in equations.values())),
-                     sorted({run_id for _, run_id, _, _ in members}), db)
-    evaluated = {(text, run_id): equation.evaluate(values[run_id])
-                 for text, equation in equations.items() for run_id in values}
-    return {(custom.pk, run_id): (system_id, evaluated[custom.equation, run_id], ranked)
-            for custom in lists for kind, run_id, system_id, ranked in members if kind == custom.base_list}
+    values = _values(
+        frozenset().union(*(equation.names for equation in equations.values())),
+        sorted({run_id for _, run_id, _, _ in members}),
+        db,
+    )
+    evaluated = {
+        (text, run_id): equation.evaluate(values[run_id]) for text, equation in equations.items() for run_id in values
+    }
+    return {
+        (custom.pk, run_id): (system_id, evaluated[custom.equation, run_id], ranked)
+        for custom in lists
+        for kind, run_id, system_id, ranked in members
+        if kind == custom.base_list
+    }
 
 
 def _entry_differences(wanted: dict, system_ids: list[int], db: str, lists: list[int]) -> EntryDifferences:
@@ -232,12 +261,20 @@ def _entry_differences(wanted: dict, system_ids: list[int], db: str, lists: list
         _, new_value, ranked_on_base = wanted[list_id, run_id]
         new_ranked = ranked_on_base and new_value is not None
         if (ranked, value) != (new_ranked, new_value):
-            differences.changed.append(CustomListEntry(pk=pk, custom_list_id=list_id, run_id=run_id,
-                                                       ranked=new_ranked, value=new_value))
+            differences.changed.append(
+                CustomListEntry(pk=pk, custom_list_id=list_id, run_id=run_id, ranked=new_ranked, value=new_value)
+            )
     for (list_id, run_id), (system_id, value, ranked_on_base) in wanted.items():
         if (list_id, run_id) not in seen:
-            differences.new.append(CustomListEntry(custom_list_id=list_id, run_id=run_id, system_id=system_id,
-                                                   ranked=ranked_on_base and value is not None, value=value))
+            differences.new.append(
+                CustomListEntry(
+                    custom_list_id=list_id,
+                    run_id=run_id,
+                    system_id=system_id,
+                    ranked=ranked_on_base and value is not None,
+                    value=value,
+                )
+            )
     return differences
 
 
@@ -277,13 +314,17 @@ def fill(custom: CustomList) -> None:
         members = ListEntry.objects.using(db).filter(kind=custom.base_list)
         entries = CustomListEntry.objects.using(db).filter(custom_list=custom)
         entries.exclude(run_id__in=members.values("run_id")).delete()
-        missing = members.exclude(run_id__in=entries.values("run_id")).order_by("run_id").values_list(
-            "run_id", "system_id", "ranked")
+        missing = (
+            members.exclude(run_id__in=entries.values("run_id"))
+            .order_by("run_id")
+            .values_list("run_id", "system_id", "ranked")
+        )
         missing, added = iter(missing.iterator(chunk_size=CHUNK)), 0
         while chunk := list(islice(missing, CHUNK)):
             values = _values(equation.names, [run_id for run_id, _, _ in chunk], db)
             CustomListEntry.objects.bulk_create(
-                [_entry(custom, equation, values, run_id, system_id, ranked) for run_id, system_id, ranked in chunk])
+                [_entry(custom, equation, values, run_id, system_id, ranked) for run_id, system_id, ranked in chunk]
+            )
             added += len(chunk)
         custom.entry_count = entries.count()
         CustomList.objects.filter(pk=custom.pk).update(entry_count=custom.entry_count)
@@ -301,7 +342,8 @@ class CustomRow:
 
 #: What a page of a custom list shows of a run (the page and the API): its scores, system and institution.
 PAGE_RUNS = Run.objects.select_related("system__institution").only(
-    "score_total", "score_bw", "score_md", "system__name", "system__institution__name")
+    "score_total", "score_bw", "score_md", "system__name", "system__institution__name"
+)
 
 
 class CustomListRows:
@@ -328,7 +370,7 @@ class CustomListRows:
 
     def __getitem__(self, window: slice) -> list[CustomRow]:
         start = window.start or 0
-        entries = list(self.entries[start:window.stop].values_list("run_id", "ranked", "value"))
+        entries = list(self.entries[start : window.stop].values_list("run_id", "ranked", "value"))
         runs = self.runs.filter(pk__in=[run_id for run_id, _, _ in entries]).in_bulk()
         rows, previous, previous_rank = [], None, None
         for position, (run_id, ranked, value) in enumerate(entries, start=start + 1):
@@ -347,5 +389,4 @@ class CustomListRows:
     def __iter__(self) -> Iterator[CustomRow]:
         """Every row, a chunk of queries at a time (exports)."""
         for start in range(0, self.count(), CHUNK):
-            yield from self[start:start + CHUNK]
-
+            yield from self[start : start + CHUNK]

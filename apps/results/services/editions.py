@@ -28,8 +28,9 @@ class EditionError(Exception):
     """An edition cannot be frozen (it exists already, or its name or list is not valid)."""
 
 
-def freeze_edition(name: str, list_kind: str, title: str = "", description: str = "",
-                   rules_edition: RulesEdition | None = None) -> Edition:
+def freeze_edition(
+    name: str, list_kind: str, title: str = "", description: str = "", rules_edition: RulesEdition | None = None
+) -> Edition:
     """Create edition `name` of the list `list_kind` from the live list, in one transaction, under the rules
     edition given or else the one in force today."""
     try:
@@ -42,20 +43,28 @@ def freeze_edition(name: str, list_kind: str, title: str = "", description: str 
         if Edition.objects.filter(name=name, list_kind=list_kind).exists():
             raise EditionError(f"edition {name} of the {list_kind} list exists already; editions never change")
         rules = rules_edition or rules_edition_on(timezone.localdate())
-        edition = Edition.objects.create(name=name, list_kind=list_kind, title=title, description=description,
-                                         rules_edition=rules)
+        edition = Edition.objects.create(
+            name=name, list_kind=list_kind, title=title, description=description, rules_edition=rules
+        )
         freeze_entries(edition)
     return edition
 
 
-def freeze_lists(name: str, list_kinds: list[str] | None = None, title: str = "", description: str = "",
-                 rules_edition: RulesEdition | None = None) -> list[Edition]:
+def freeze_lists(
+    name: str,
+    list_kinds: list[str] | None = None,
+    title: str = "",
+    description: str = "",
+    rules_edition: RulesEdition | None = None,
+) -> list[Edition]:
     """Freeze edition `name` of every list kind (or of `list_kinds`): all of them, or none. The historic list is
     frozen too, as the IO500 publishes a historical list with every edition."""
     kinds = list_kinds or list(LIST_KINDS)
     with transaction.atomic():
-        return [freeze_edition(name, kind, title=title, description=description, rules_edition=rules_edition)
-                for kind in kinds]
+        return [
+            freeze_edition(name, kind, title=title, description=description, rules_edition=rules_edition)
+            for kind in kinds
+        ]
 
 
 def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
@@ -68,8 +77,9 @@ def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
             raise EditionError(f"edition {edition} is frozen already; editions never change")
         rows = ListEntry.objects.listed(edition.list_kind).values_list(*copied.values()).iterator(chunk_size)
         while chunk := list(islice(rows, chunk_size)):
-            EditionEntry.objects.bulk_create(EditionEntry(edition=edition, **dict(zip(copied, row, strict=True)))
-                                             for row in chunk)
+            EditionEntry.objects.bulk_create(
+                EditionEntry(edition=edition, **dict(zip(copied, row, strict=True))) for row in chunk
+            )
             frozen += len(chunk)
         bump_data_version_on_commit()
     return frozen
@@ -79,8 +89,10 @@ def frozen_copies() -> dict[str, str]:
     """{EditionEntry field: the ListEntry field it copies}: every list column an edition stores (`list_columns`;
     the year and the anomaly flag are read from the run, the ratios computed), and the reason a run is kept off."""
     stored = {field.attname for field in EditionEntry._meta.concrete_fields}
-    return {**{column.edition_field: column.entry_field for column in LIST_COLUMNS if column.edition_field in stored},
-            "exclusion_reason": "exclusion_reason"}
+    return {
+        **{column.edition_field: column.entry_field for column in LIST_COLUMNS if column.edition_field in stored},
+        "exclusion_reason": "exclusion_reason",
+    }
 
 
 def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
@@ -99,5 +111,6 @@ def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | 
     if column is None:
         return entries.order_by(*rank_order)
     expression = F(column_field(column, frozen=True))
-    return entries.order_by(expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True),
-                            *rank_order)
+    return entries.order_by(
+        expression.desc(nulls_last=True) if descending else expression.asc(nulls_last=True), *rank_order
+    )

@@ -11,10 +11,16 @@ CHUNK = 2000
 
 def export_queryset(queryset=None):
     base = Run.objects.all() if queryset is None else queryset
-    return base.select_related("system__institution").without_large_fields().prefetch_related(
-        Prefetch("phases", queryset=PhaseResult.objects.only("run_id", "name", "value", "unit", "seconds", "position")),
-        Prefetch("anomalies", queryset=Anomaly.objects.only("run_id", "rule", "severity", "phase", "evidence")),
-        rank_stats_prefetch(),
+    return (
+        base.select_related("system__institution")
+        .without_large_fields()
+        .prefetch_related(
+            Prefetch(
+                "phases", queryset=PhaseResult.objects.only("run_id", "name", "value", "unit", "seconds", "position")
+            ),
+            Prefetch("anomalies", queryset=Anomaly.objects.only("run_id", "rule", "severity", "phase", "evidence")),
+            rank_stats_prefetch(),
+        )
     )
 
 
@@ -88,9 +94,24 @@ def flat_scores(record: dict) -> dict:
 
 
 CSV_FIXED = [
-    "id", "source_path", "institution", "system", "filesystem", "client_nodes", "client_procs",
-    "benchmark_version", "era", "score_bw", "score_md", "score_total", "reported_bw", "reported_md",
-    "reported_total", "verification", "valid", "anomalies",
+    "id",
+    "source_path",
+    "institution",
+    "system",
+    "filesystem",
+    "client_nodes",
+    "client_procs",
+    "benchmark_version",
+    "era",
+    "score_bw",
+    "score_md",
+    "score_total",
+    "reported_bw",
+    "reported_md",
+    "reported_total",
+    "verification",
+    "valid",
+    "anomalies",
 ]
 
 

@@ -48,8 +48,12 @@ def note_shared_cache_failure(what: str) -> None:
     """A call on the cache failed: log it, and skip the cache here for IOBOARD_CACHE_RETRY_SECONDS."""
     global _cache_skipped_until
     _cache_skipped_until = time.monotonic() + settings.IOBOARD_CACHE_RETRY_SECONDS
-    log.warning("shared cache unreachable (%s); going without it for %ss", what, settings.IOBOARD_CACHE_RETRY_SECONDS,
-                exc_info=True)
+    log.warning(
+        "shared cache unreachable (%s); going without it for %ss",
+        what,
+        settings.IOBOARD_CACHE_RETRY_SECONDS,
+        exc_info=True,
+    )
 
 
 def forget_shared_cache_failure() -> None:
@@ -106,4 +110,3 @@ def bump_data_version_on_commit() -> None:
     """Bump once the current transaction commits (at once outside one): readers never see a page
     cached under the new version from data of the old."""
     transaction.on_commit(bump_data_version)
-

@@ -84,8 +84,9 @@ def _entry_rows():
         columns[f"k{number}_member"] = member
         columns[f"k{number}_ranked"] = ExpressionWrapper(kind.ranked, output_field=BooleanField())
         columns[f"k{number}_score"] = kind.rank_by
-        columns[f"k{number}_place"] = Window(RowNumber(), partition_by=[F("system_id"), member],
-                                             order_by=_best_first(kind))
+        columns[f"k{number}_place"] = Window(
+            RowNumber(), partition_by=[F("system_id"), member], order_by=_best_first(kind)
+        )
     return Run.objects.annotate(**columns).order_by("pk").values(*columns)
 
 
@@ -99,21 +100,27 @@ def _desired(system_ids: list[int]) -> dict[str, dict[int, dict]]:
             if not row[f"k{number}_member"] or (kind.best_per_system and row[f"k{number}_place"] != 1):
                 continue
             desired[kind.slug][run_values["run_id"]] = {
-                **run_values, "score": row[f"k{number}_score"], "ranked": bool(row[f"k{number}_ranked"])}
+                **run_values,
+                "score": row[f"k{number}_score"],
+                "ranked": bool(row[f"k{number}_ranked"]),
+            }
     return desired
 
 
 def _locked_states(slugs: list[str]) -> dict[str, ListState]:
     """The kinds' state rows, locked (in kind order, as every writer takes them): writers of one list take
     turns, so each new rank sees the one before."""
+
     def lock():
-        return {state.kind: state for state in ListState.objects.select_for_update().filter(kind__in=slugs)
-                .order_by("kind")}
+        return {
+            state.kind: state for state in ListState.objects.select_for_update().filter(kind__in=slugs).order_by("kind")
+        }
 
     states = lock()
     if len(states) < len(slugs):
-        ListState.objects.bulk_create([ListState(kind=slug) for slug in slugs if slug not in states],
-                                      ignore_conflicts=True)
+        ListState.objects.bulk_create(
+            [ListState(kind=slug) for slug in slugs if slug not in states], ignore_conflicts=True
+        )
         states = lock()
     return states
 
@@ -126,8 +133,13 @@ def _locked_state(slug: str) -> ListState:
 def _ranked_with_ties():
     """Ranked entries with their rank now and the number of ranked entries tied with them (built once, as
     `_entry_rows`)."""
-    tied = (ListEntry.objects.filter(kind=OuterRef("kind"), ranked=True, score=OuterRef("score")).order_by()
-            .values("kind").annotate(tied=Count("pk")).values("tied"))
+    tied = (
+        ListEntry.objects.filter(kind=OuterRef("kind"), ranked=True, score=OuterRef("score"))
+        .order_by()
+        .values("kind")
+        .annotate(tied=Count("pk"))
+        .values("tied")
+    )
     return ListEntry.objects.filter(ranked=True).with_rank().annotate(tied=Subquery(tied))
 
 
@@ -138,8 +150,13 @@ def current_rank(slug: str, score: float) -> int:
     ranked entry above x: an index probe and the neighbour's own rank, not a count over the list.
     One query: the tied entries are counted in a subquery of the neighbour's row.
     """
-    above = (_ranked_with_ties().filter(kind=slug, score__gt=score).order_by("score", "run_id")
-             .values_list("rank", "tied").first())
+    above = (
+        _ranked_with_ties()
+        .filter(kind=slug, score__gt=score)
+        .order_by("score", "run_id")
+        .values_list("rank", "tied")
+        .first()
+    )
     if above is None:
         return 1
     neighbour_rank, tied_with_neighbour = above
@@ -183,8 +200,7 @@ def _apply(changes: dict[str, _Changes]) -> None:
     added = []
     for slug, change in changes.items():
         ranked_scores = [values["score"] for values in change.added if values["ranked"]]
-        for values in sorted(change.added, key=lambda row: (row["score"] is None, -(row["score"] or 0),
-                                                            row["run_id"])):
+        for values in sorted(change.added, key=lambda row: (row["score"] is None, -(row["score"] or 0), row["run_id"])):
             entry = ListEntry(kind=slug, **values)
             if entry.ranked:
                 entry.base_rank = current_rank(slug, entry.score) + sum(score > entry.score for score in ranked_scores)
@@ -205,8 +221,9 @@ def _apply(changes: dict[str, _Changes]) -> None:
         kind_shifts = sum(row["ranked"] for row in change.added) + sum(e.ranked for e in change.removed)
         state.pending_shifts += kind_shifts
         state.statistics_stale = state.statistics_stale or bool(kind_shifts or change.added or change.removed)
-    ListState.objects.bulk_update(states.values(), ["entry_count", "ranked_count", "pending_shifts",
-                                                    "statistics_stale"])
+    ListState.objects.bulk_update(
+        states.values(), ["entry_count", "ranked_count", "pending_shifts", "statistics_stale"]
+    )
     for slug in changes:
         _maintain_after_commit(slug)
 
@@ -288,8 +305,11 @@ def copy_system_columns(system_ids: Iterable[int]) -> None:
     systems = StorageSystem.objects.filter(pk__in=list(system_ids)).select_related("institution")
     for system in systems:
         ListEntry.objects.filter(system=system).update(
-            filesystem=system.filesystem, storage_vendor=system.storage_vendor,
-            institution_name=system.institution.name, system_name=system.name, server_count=system.server_count,
+            filesystem=system.filesystem,
+            storage_vendor=system.storage_vendor,
+            institution_name=system.institution.name,
+            system_name=system.name,
+            server_count=system.server_count,
         )
 
 
@@ -322,12 +342,17 @@ def refresh_statistics(slug: str) -> None:
         return  # another worker did it since the write that asked for it: debounced
     filesystems = ListEntry.objects.filter(kind=slug).order_by("filesystem").values_list("filesystem", flat=True)
     medians = phase_medians(slug) if LIST_KINDS[slug].keeps_medians else {}
-    ListState.objects.filter(kind=slug).update(phase_medians=medians, filesystems=list(filesystems.distinct()),
-                                               statistics_as_of=timezone.now())
+    ListState.objects.filter(kind=slug).update(
+        phase_medians=medians, filesystems=list(filesystems.distinct()), statistics_as_of=timezone.now()
+    )
 
 
-@shared_task(name="apps.results.tasks.maintain_list", acks_late=True,
-             soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT, time_limit=settings.CELERY_TASK_TIME_LIMIT)
+@shared_task(
+    name="apps.results.tasks.maintain_list",
+    acks_late=True,
+    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
+    time_limit=settings.CELERY_TASK_TIME_LIMIT,
+)
 def maintain_list(kind: str) -> None:
     """Settle the list's ranks when shifts have piled up, and refresh its statistics when stale.
 
@@ -393,7 +418,8 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
 def _refill(kind: ListKind) -> int:
     """Replace a kind's entries with one INSERT ... SELECT over every run, settled from the start."""
     candidates = _candidates(kind, Run.objects.all()).annotate(
-        e_place=Window(RowNumber(), partition_by=[F("system_id")], order_by=_best_first(kind)))
+        e_place=Window(RowNumber(), partition_by=[F("system_id")], order_by=_best_first(kind))
+    )
     names = [*SOURCE, "ranked"]
     sql, params = candidates.values(*[f"e_{name}" for name in names], "e_place").query.sql_with_params()
     keep = "WHERE candidate.e_place = 1" if kind.best_per_system else ""
@@ -436,8 +462,20 @@ def analyze_after_bulk_write(run_count: int | None = None) -> None:
     from apps.results import models
 
     bulk.vacuum(ListEntry)  # all-visible pages: a filtered list's capped count reads an index alone
-    analyze(models.Institution, models.StorageSystem, models.LustreBuild, models.Run, models.PhaseResult,
-            models.Anomaly, models.Tunable, models.Striping, models.RunFile, ListEntry, ListRankShift, ListState)
+    analyze(
+        models.Institution,
+        models.StorageSystem,
+        models.LustreBuild,
+        models.Run,
+        models.PhaseResult,
+        models.Anomaly,
+        models.Tunable,
+        models.Striping,
+        models.RunFile,
+        ListEntry,
+        ListRankShift,
+        ListState,
+    )
 
 
 def analyze(*models) -> None:

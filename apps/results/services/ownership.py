@@ -86,8 +86,10 @@ def system_claim(system: StorageSystem, writer: Upload | None) -> str:
     other = others.select_related("upload__uploader").order_by("pk").first()
     if other is None:
         return ""
-    return (f"names the existing system {system} (institution {system.institution.name!r}), which holds runs of "
-            f"{owner_name(other.upload)} (run {other.pk}): the committee accepts or rejects the claim")
+    return (
+        f"names the existing system {system} (institution {system.institution.name!r}), which holds runs of "
+        f"{owner_name(other.upload)} (run {other.pk}): the committee accepts or rejects the claim"
+    )
 
 
 def delete_upload(upload: Upload) -> None:

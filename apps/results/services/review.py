@@ -34,8 +34,12 @@ class ReviewError(ValueError):
 
 def rules_edition_on(day: date) -> RulesEdition | None:
     """The rules edition in force on `day` (since <= day < until)."""
-    return (RulesEdition.objects.filter(since__lte=day).filter(Q(until__isnull=True) | Q(until__gt=day))
-            .order_by("-since").first())
+    return (
+        RulesEdition.objects.filter(since__lte=day)
+        .filter(Q(until__isnull=True) | Q(until__gt=day))
+        .order_by("-since")
+        .first()
+    )
 
 
 def _external_find(run: Run) -> str:
@@ -60,9 +64,14 @@ def tuning_evidence(run: Run) -> TuningEvidence:
 
 def system_metadata(run: Run) -> dict:
     system = run.system
-    return {"institution": system.institution.name, "system": system.name, "filesystem": system.filesystem,
-            "storage_vendor": system.storage_vendor, "client_nodes": run.client_nodes,
-            "server_count": system.server_count}
+    return {
+        "institution": system.institution.name,
+        "system": system.name,
+        "filesystem": system.filesystem,
+        "storage_vendor": system.storage_vendor,
+        "client_nodes": run.client_nodes,
+        "server_count": system.server_count,
+    }
 
 
 def reproducibility_report(run: Run, *, staff: bool) -> dict:
@@ -79,13 +88,22 @@ def reproducibility_report(run: Run, *, staff: bool) -> dict:
         "acknowledgements": data.get("acknowledgements", {}),
     }
     if staff:
-        report.update(assigned_level=run.reproducibility_level, production_accepted=run.production_accepted,
-                      review_status=run.review_status, system_claim=run.system_claim)
+        report.update(
+            assigned_level=run.reproducibility_level,
+            production_accepted=run.production_accepted,
+            review_status=run.review_status,
+            system_claim=run.system_claim,
+        )
     return report
 
 
-def check_decisions(reproducibility: dict | None, *, status: str | None = None, level: str | None = None,
-                    production_accepted: bool | None = None) -> None:
+def check_decisions(
+    reproducibility: dict | None,
+    *,
+    status: str | None = None,
+    level: str | None = None,
+    production_accepted: bool | None = None,
+) -> None:
     """Refuse decisions the committee cannot make (ReviewError): an unknown status or level, or accepting a
     production declaration the submitter's answers (`reproducibility`) do not make."""
     if status is not None and status not in ReviewStatus.values:
@@ -93,12 +111,21 @@ def check_decisions(reproducibility: dict | None, *, status: str | None = None, 
     if level is not None and level not in LEVELS:
         raise ReviewError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     if production_accepted and not declares_production(reproducibility or {}):
-        raise ReviewError("the submitter has not declared production use (production applications and "
-                          "no single point of failure); nothing to accept")
+        raise ReviewError(
+            "the submitter has not declared production use (production applications and "
+            "no single point of failure); nothing to accept"
+        )
 
 
-def review_run(run: Run, *, by, status: str | None = None, level: str | None = None,
-               production_accepted: bool | None = None, note: str = "") -> ReviewNote:
+def review_run(
+    run: Run,
+    *,
+    by,
+    status: str | None = None,
+    level: str | None = None,
+    production_accepted: bool | None = None,
+    note: str = "",
+) -> ReviewNote:
     """Apply the committee's decisions to a run and record them in a note."""
     check_decisions(run.reproducibility, status=status, level=level, production_accepted=production_accepted)
     changes = []
@@ -124,11 +151,15 @@ def review_run(run: Run, *, by, status: str | None = None, level: str | None = N
 def check_item(run: Run, *, rules_edition: RulesEdition, item: str, passed: bool, by, note: str = "") -> ReviewCheck:
     """Record (or re-record) one checklist item of the rules edition for the run."""
     if item not in (rules_edition.checklist or []):
-        raise ReviewError(f"{item!r} is not on the checklist of {rules_edition.name}: "
-                          f"{'; '.join(rules_edition.checklist or []) or 'it has none'}")
+        raise ReviewError(
+            f"{item!r} is not on the checklist of {rules_edition.name}: "
+            f"{'; '.join(rules_edition.checklist or []) or 'it has none'}"
+        )
     with transaction.atomic():
         check, _ = ReviewCheck.objects.update_or_create(
-            run=run, rules_edition=rules_edition, item=item,
+            run=run,
+            rules_edition=rules_edition,
+            item=item,
             defaults={"passed": passed, "note": note, "checked_by": by, "checked_at": timezone.now()},
         )
         bump_data_version_on_commit()
@@ -150,9 +181,18 @@ def clause_outcomes(run: Run) -> tuple[str | None, list[ClauseOutcome]]:
 def clause_report(run: Run) -> dict:
     """clause_outcomes() as data (the review API)."""
     edition, outcomes = clause_outcomes(run)
-    return {"edition": edition, "outcomes": [
-        {"clause": outcome.clause.id, "text": outcome.clause.text, "outcome": outcome.outcome,
-         "detail": outcome.detail} for outcome in outcomes]}
+    return {
+        "edition": edition,
+        "outcomes": [
+            {
+                "clause": outcome.clause.id,
+                "text": outcome.clause.text,
+                "outcome": outcome.outcome,
+                "detail": outcome.detail,
+            }
+            for outcome in outcomes
+        ],
+    }
 
 
 #: Clause texts by ID: a checklist item that is a clause ID is shown with the clause's text.
@@ -161,18 +201,22 @@ CLAUSE_TEXTS = {clause.id: clause.text for clause in CLAUSES}
 
 def checklist(run: Run, rules_edition: RulesEdition) -> list[dict]:
     """Every item of the edition's checklist with its check for this run, unchecked ones included."""
-    checks = {check.item: check for check in run.review_checks.filter(rules_edition=rules_edition)
-              .select_related("checked_by")}
+    checks = {
+        check.item: check
+        for check in run.review_checks.filter(rules_edition=rules_edition).select_related("checked_by")
+    }
     rows = []
     for item in rules_edition.checklist or []:
         check = checks.get(item)
-        rows.append({
-            "item": item,
-            "clause": CLAUSE_TEXTS.get(item, ""),
-            "checked": check is not None,
-            "passed": check.passed if check else None,
-            "checked_by": check.checked_by.get_username() if check and check.checked_by else None,
-            "checked_at": check.checked_at if check else None,
-            "note": check.note if check else "",
-        })
+        rows.append(
+            {
+                "item": item,
+                "clause": CLAUSE_TEXTS.get(item, ""),
+                "checked": check is not None,
+                "passed": check.passed if check else None,
+                "checked_by": check.checked_by.get_username() if check and check.checked_by else None,
+                "checked_at": check.checked_at if check else None,
+                "note": check.note if check else "",
+            }
+        )
     return rows

@@ -67,8 +67,9 @@ def _systems_written(system_ids: Iterable[int | None]) -> None:
 def _run_written(run: Run, *, created: bool = False) -> None:
     """Note the run's system, and the systems its entries are on when it moved from one (a run just created
     has no entries)."""
-    moved_from = [] if created else run.list_entries.exclude(system_id=run.system_id).values_list(
-        "system_id", flat=True)
+    moved_from = (
+        [] if created else run.list_entries.exclude(system_id=run.system_id).values_list("system_id", flat=True)
+    )
     _systems_written([run.system_id, *moved_from])
 
 

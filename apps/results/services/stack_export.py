@@ -24,21 +24,45 @@ def stack_to_dict(stack: Stack) -> dict[str, Any]:
     return {
         "name": stack.name,
         "layers": [
-            {"layer": m.layer, "component": m.component.name, "operation": m.operation,
-             "measured": _round(m.measured), "unit": m.unit, "expected": _round(m.expected),
-             "efficiency": _round(m.efficiency), "tool": m.tool, "source": m.source}
+            {
+                "layer": m.layer,
+                "component": m.component.name,
+                "operation": m.operation,
+                "measured": _round(m.measured),
+                "unit": m.unit,
+                "expected": _round(m.expected),
+                "efficiency": _round(m.efficiency),
+                "tool": m.tool,
+                "source": m.source,
+            }
             for m in layers
         ],
         "outliers": [
-            {"layer": m.layer, "component": m.component.name, "operation": m.operation,
-             "measured": _round(m.measured), "peer_median": _round(m.peer_median)}
-            for m in layers if m.is_outlier
+            {
+                "layer": m.layer,
+                "component": m.component.name,
+                "operation": m.operation,
+                "measured": _round(m.measured),
+                "peer_median": _round(m.peer_median),
+            }
+            for m in layers
+            if m.is_outlier
         ],
-        "ceiling": {"read": _round(stack.ceiling_read), "write": _round(stack.ceiling_write),
-                    "limited_by": dict(stack.limited_by)},
+        "ceiling": {
+            "read": _round(stack.ceiling_read),
+            "write": _round(stack.ceiling_write),
+            "limited_by": dict(stack.limited_by),
+        },
         "file_system": [
-            {"source": m.source, "operation": m.operation, "measured": _round(m.measured),
-             "ceiling": _round(m.expected), "efficiency": _round(m.efficiency), "over_ceiling": m.over_ceiling}
-            for m in measurements if m.component_id is None
+            {
+                "source": m.source,
+                "operation": m.operation,
+                "measured": _round(m.measured),
+                "ceiling": _round(m.expected),
+                "efficiency": _round(m.efficiency),
+                "over_ceiling": m.over_ceiling,
+            }
+            for m in measurements
+            if m.component_id is None
         ],
     }

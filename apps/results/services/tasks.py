@@ -12,8 +12,13 @@ from apps.results.services.anomaly_checks import check_run_anomalies
 from apps.results.services.changes.history import detect_systems_changes
 
 
-@shared_task(name="apps.results.tasks.detect_changes_task",
-             acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=5, retry_backoff=5)
+@shared_task(
+    name="apps.results.tasks.detect_changes_task",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=5,
+    retry_backoff=5,
+)
 def detect_changes_task(run_pks: list[int]) -> None:
     """Recompute the changes of the systems of these runs. Idempotent: running it twice stores the same rows."""
     detect_systems_changes(Run.objects.filter(pk__in=run_pks).values_list("system_id", flat=True).distinct())
@@ -27,8 +32,13 @@ def schedule_change_detection(run_ids: Iterable[int]) -> None:
         transaction.on_commit(lambda: detect_changes_task.delay(run_ids), robust=True)
 
 
-@shared_task(name="apps.results.tasks.check_runs_against_ceiling",
-             acks_late=True, autoretry_for=(OperationalError, InterfaceError), max_retries=5, retry_backoff=5)
+@shared_task(
+    name="apps.results.tasks.check_runs_against_ceiling",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=5,
+    retry_backoff=5,
+)
 def check_runs_against_ceiling(system_id: int) -> None:
     """Re-run the anomaly rules of the system's IO500 runs (a stack of the system changed its measured
     ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings."""

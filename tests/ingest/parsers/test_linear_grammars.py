@@ -25,13 +25,32 @@ GRAMMAR_MODULES = [apps.ingest.core.metadata] + [
     for package in (apps.ingest.parsers, apps.ingest.tools)
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
 ]
-PATTERNS = [(f"{module.__name__}.{name}", value) for module in GRAMMAR_MODULES
-            for name, value in vars(module).items() if isinstance(value, re.Pattern)]
+PATTERNS = [
+    (f"{module.__name__}.{name}", value)
+    for module in GRAMMAR_MODULES
+    for name, value in vars(module).items()
+    if isinstance(value, re.Pattern)
+]
 # What the grammars' lines start with, so a pattern gets past its fixed prefix into the hostile part.
-PREFIXES = ["", "-- started at ", "Command line used: ", "Test 0 started: ", "Began               : ",
-            "   File creation     :", "Path: ", "  api = ", "hints ", "Operation  Max Min Mean Std Dev",
-            "stonewall rank 1: ", "[RESULT] ", "io500_info_system = ", "TARGET PASS1 ", "Combined ",
-            "TARGET_AVERAGE ", "COMBINED "]
+PREFIXES = [
+    "",
+    "-- started at ",
+    "Command line used: ",
+    "Test 0 started: ",
+    "Began               : ",
+    "   File creation     :",
+    "Path: ",
+    "  api = ",
+    "hints ",
+    "Operation  Max Min Mean Std Dev",
+    "stonewall rank 1: ",
+    "[RESULT] ",
+    "io500_info_system = ",
+    "TARGET PASS1 ",
+    "Combined ",
+    "TARGET_AVERAGE ",
+    "COMBINED ",
+]
 LENGTH = 10_000
 HOSTILE_BODIES = {
     "spaces": " " * LENGTH,
@@ -78,9 +97,10 @@ MDTEST_HEAD = "-- started at 11/26/2026 05:00:00 --\n\nmdtest-3.3.0 was launched
 IOR_HEAD = "IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n\nBegan               : Thu Nov 26 05:00:00 2026\n"
 
 
-@pytest.mark.parametrize("line", ["-- started at " + " " * 1_000_000 + "x",
-                                  "Command line used: mdtest" + " " * 1_000_000 + "-n 1",
-                                  "x" * 1_000_000])
+@pytest.mark.parametrize(
+    "line",
+    ["-- started at " + " " * 1_000_000 + "x", "Command line used: mdtest" + " " * 1_000_000 + "-n 1", "x" * 1_000_000],
+)
 def test_a_strict_mdtest_log_with_a_1_mb_line_fails_at_that_line_in_well_under_a_second(line):
     outcome, elapsed = timed(lambda: parse_mdtest_bytes((MDTEST_HEAD + line + "\n").encode(), "hostile.log"))
 
@@ -106,10 +126,12 @@ def test_readers_take_lines_just_under_the_cap_in_well_under_a_second(filler):
     lines = [prefix + run + "x" for prefix in PREFIXES]
     text = MDTEST_HEAD + "\n".join(lines) + "\n"
 
-    for reader in (lambda: read_mdtest_lenient(text.split("\n"), "raw.txt"),
-                   lambda: parse_mdtest_bytes(text.encode(), "log.txt"),
-                   lambda: parse_ior_bytes((IOR_HEAD + "\n".join(lines)).encode(), "ior.txt"),
-                   lambda: parse_ior_bytes((IOR_HEAD + "\n".join(lines)).encode(), "ior.txt", strict=False)):
+    for reader in (
+        lambda: read_mdtest_lenient(text.split("\n"), "raw.txt"),
+        lambda: parse_mdtest_bytes(text.encode(), "log.txt"),
+        lambda: parse_ior_bytes((IOR_HEAD + "\n".join(lines)).encode(), "ior.txt"),
+        lambda: parse_ior_bytes((IOR_HEAD + "\n".join(lines)).encode(), "ior.txt", strict=False),
+    ):
         _, elapsed = timed(reader)
         assert elapsed / len(lines) < 0.25  # measured: about 0.1 s a line of 256 KiB
 
@@ -120,8 +142,11 @@ def test_the_shell_reader_takes_a_line_of_unclosed_openers_in_linear_time():
 
 
 def test_a_lenient_reader_keeps_the_first_problems_and_counts_the_rest():
-    bad_rows = ["SUMMARY rate: (of 1 iterations)", "   Operation   Max   Min   Mean   Std Dev",
-                "   ---------   ---   ---   ----   -------"] + ["   File creation : not-a-number"] * 100_000
+    bad_rows = [
+        "SUMMARY rate: (of 1 iterations)",
+        "   Operation   Max   Min   Mean   Std Dev",
+        "   ---------   ---   ---   ----   -------",
+    ] + ["   File creation : not-a-number"] * 100_000
 
     log = read_mdtest_lenient((MDTEST_HEAD + "\n".join(bad_rows)).split("\n"), "raw.txt")
 

@@ -150,15 +150,11 @@ def test_sidecar_tunable_lines_become_tunables(cambridge_sidecar):
 def test_a_sidecar_accepts_bare_parameter_assignments():
     provenance = parse_sidecar_lustre({"tunables": ["osc.*.max_dirty_mb=2000"]})
 
-    assert [(t.parameter, t.value, t.scope) for t in provenance.tunables] == [
-        ("osc.*.max_dirty_mb", "2000", "client")
-    ]
+    assert [(t.parameter, t.value, t.scope) for t in provenance.tunables] == [("osc.*.max_dirty_mb", "2000", "client")]
 
 
 def test_explicit_sidecar_versions_win_over_the_notes():
-    sidecar = {
-        "lustre": {"server_version": "2.12.2", "client_version": "2.10.7", "notes": "Servers: Lustre 2.11"}
-    }
+    sidecar = {"lustre": {"server_version": "2.12.2", "client_version": "2.10.7", "notes": "Servers: Lustre 2.11"}}
 
     build = parse_sidecar_lustre(sidecar).build
 
@@ -177,9 +173,7 @@ def test_several_parameters_on_one_line_give_several_tunables():
 def test_the_no_name_flag_does_not_make_a_setting_persistent():
     tunables = parse_tunables("lctl set_param -n llite.*.max_cached_mb=65536")
 
-    assert [(t.parameter, t.persistent, t.scope) for t in tunables] == [
-        ("llite.*.max_cached_mb", False, "client")
-    ]
+    assert [(t.parameter, t.persistent, t.scope) for t in tunables] == [("llite.*.max_cached_mb", False, "client")]
 
 
 def test_commented_out_lctl_lines_are_not_tunables():
@@ -244,9 +238,7 @@ def test_a_data_on_mdt_component_is_recognised():
 
 
 def test_lfs_mkdir_long_options_are_read():
-    (layout,) = parse_striping(
-        "lfs mkdir --mdt-count 2 --mdt-hash all_char --default ${io500_workdir}/mdt_hard"
-    )
+    (layout,) = parse_striping("lfs mkdir --mdt-count 2 --mdt-hash all_char --default ${io500_workdir}/mdt_hard")
 
     assert (layout.dir_stripe_count, layout.hash_type, layout.inherited) == (2, "all_char", True)
     assert layout.path_role == "mdtest_hard"
@@ -342,9 +334,7 @@ def test_system_information_client_software_gives_the_client_version():
     assert (build.server_version, build.client_version) == ("2.11-56", "2.12.0")
 
 
-@pytest.mark.parametrize(
-    ("text", "size"), [("16M", 16 * 1024**2), ("64k", 65536), ("1G", 1024**3), ("4096", 4096)]
-)
+@pytest.mark.parametrize(("text", "size"), [("16M", 16 * 1024**2), ("64k", 65536), ("1G", 1024**3), ("4096", 4096)])
 def test_sizes_are_binary_multiples(text, size):
     assert size_in_bytes(text) == size
 

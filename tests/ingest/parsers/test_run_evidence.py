@@ -17,4 +17,3 @@ def test_reading_back_ignores_keys_this_version_does_not_know():
     evidence = RunEvidence.from_dict({"mode": "extended", "written_by_a_newer_version": 1})
 
     assert evidence == RunEvidence(mode="extended")
-

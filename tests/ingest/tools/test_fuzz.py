@@ -11,8 +11,9 @@ from tests.ingest.mutations import mutated
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "tools"
 FOLDERS = {"obdfilter-survey": "obdfilter_survey"}
-SAMPLES = [(tool, path.read_bytes()) for tool in stack_readers()
-           for path in sorted((DATA / FOLDERS.get(tool, tool)).glob("*"))]
+SAMPLES = [
+    (tool, path.read_bytes()) for tool in stack_readers() for path in sorted((DATA / FOLDERS.get(tool, tool)).glob("*"))
+]
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -19,35 +19,42 @@ def read(tool: str, name: str):
     return read_log(tool, (DATA / name).read_bytes(), name)
 
 
-@pytest.mark.parametrize(("tool", "name", "operation", "expected"), [
-    # xdd 6.5: the Combined line (after a carriage return), IOPS for a random run
-    ("xdd", "xdd/xdd65-randread.txt", "randread", 39438.30),
-    ("xdd", "xdd/xdd65-card-write.txt", "write", 879.366),
-    # xdd 7: COMBINED, Bandwidth column
-    ("xdd", "xdd/xdd7-read.txt", "read", 1941.632),
-    # IOzone: Children see ..., KB/kB = 1024 bytes
-    ("iozone", "iozone/iozone3420.txt", "write", 1373144.53 * 1024 / 1e6),
-    ("iozone", "iozone/iozone3420.txt", "read", 1916113.28 * 1024 / 1e6),
-    ("iozone", "iozone/iozone3471.txt", "write", 857160.55 * 1024 / 1e6),
-    ("iozone", "iozone/iozone3471.txt", "read", 1616409.82 * 1024 / 1e6),
-    # fio: bw_bytes / 10^6, summed over jobs; iops for random
-    ("fio", "fio/one-job.json", "read", 284.852137),
-    ("fio", "fio/numjobs2.json", "read", (140397306 + 141843036) / 1e6),
-    ("fio", "fio/json-normal.log", "randwrite", 2211.665695),
-    # perftest: MB/sec = 2^20 B/s, Gb/sec = 10^9 bit/s
-    ("ib_write_bw", "ib_write_bw/perftest130.txt", "read", 5615.95 * 1.048576),
-    ("ib_write_bw", "ib_write_bw/perftest4-mb.txt", "read", 5629.06 * 1.048576),
-    ("ib_write_bw", "ib_write_bw/perftest4-gbits.txt", "write", 47.27 * 125),
-    # lst stat: mean of the servers' [R] (brw write) / [W] (brw read), x 1.048576
-    ("lnet_selftest", "lnet_selftest/lustre24-write.txt", "write",
-     (5126.59 + 5138.21 + 5146.95 + 5160.27 + 5148.29) / 5 * 1.048576),
-    # obdfilter-survey: the highest write / read over the points, MiB/s
-    ("obdfilter-survey", "obdfilter_survey/beacon-OST0001.summary", "write", 1131.45 * 1.048576),
-    ("obdfilter-survey", "obdfilter_survey/beacon-OST0001.summary", "read", 1342.87 * 1.048576),
-    # IOR: Max(MiB) of the summary row
-    ("ior", "ior/ior-fpp-27x1m-D60.txt", "write", 11634.83 * 1.048576),
-    ("ior", "ior/ior330-ssf-27x4m-mpiio.txt", "read", 9407.54 * 1.048576),
-])
+@pytest.mark.parametrize(
+    ("tool", "name", "operation", "expected"),
+    [
+        # xdd 6.5: the Combined line (after a carriage return), IOPS for a random run
+        ("xdd", "xdd/xdd65-randread.txt", "randread", 39438.30),
+        ("xdd", "xdd/xdd65-card-write.txt", "write", 879.366),
+        # xdd 7: COMBINED, Bandwidth column
+        ("xdd", "xdd/xdd7-read.txt", "read", 1941.632),
+        # IOzone: Children see ..., KB/kB = 1024 bytes
+        ("iozone", "iozone/iozone3420.txt", "write", 1373144.53 * 1024 / 1e6),
+        ("iozone", "iozone/iozone3420.txt", "read", 1916113.28 * 1024 / 1e6),
+        ("iozone", "iozone/iozone3471.txt", "write", 857160.55 * 1024 / 1e6),
+        ("iozone", "iozone/iozone3471.txt", "read", 1616409.82 * 1024 / 1e6),
+        # fio: bw_bytes / 10^6, summed over jobs; iops for random
+        ("fio", "fio/one-job.json", "read", 284.852137),
+        ("fio", "fio/numjobs2.json", "read", (140397306 + 141843036) / 1e6),
+        ("fio", "fio/json-normal.log", "randwrite", 2211.665695),
+        # perftest: MB/sec = 2^20 B/s, Gb/sec = 10^9 bit/s
+        ("ib_write_bw", "ib_write_bw/perftest130.txt", "read", 5615.95 * 1.048576),
+        ("ib_write_bw", "ib_write_bw/perftest4-mb.txt", "read", 5629.06 * 1.048576),
+        ("ib_write_bw", "ib_write_bw/perftest4-gbits.txt", "write", 47.27 * 125),
+        # lst stat: mean of the servers' [R] (brw write) / [W] (brw read), x 1.048576
+        (
+            "lnet_selftest",
+            "lnet_selftest/lustre24-write.txt",
+            "write",
+            (5126.59 + 5138.21 + 5146.95 + 5160.27 + 5148.29) / 5 * 1.048576,
+        ),
+        # obdfilter-survey: the highest write / read over the points, MiB/s
+        ("obdfilter-survey", "obdfilter_survey/beacon-OST0001.summary", "write", 1131.45 * 1.048576),
+        ("obdfilter-survey", "obdfilter_survey/beacon-OST0001.summary", "read", 1342.87 * 1.048576),
+        # IOR: Max(MiB) of the summary row
+        ("ior", "ior/ior-fpp-27x1m-D60.txt", "write", 11634.83 * 1.048576),
+        ("ior", "ior/ior330-ssf-27x4m-mpiio.txt", "read", 9407.54 * 1.048576),
+    ],
+)
 def test_the_reader_takes_the_tools_own_aggregate(tool, name, operation, expected):
     figure = read(tool, name).figure(operation)
     assert figure.value == pytest.approx(expected, rel=1e-9)
@@ -57,9 +64,11 @@ def test_the_reader_takes_the_tools_own_aggregate(tool, name, operation, expecte
 def test_lst_stat_of_a_later_console_reads_mib_and_the_sent_side_of_a_read_test():
     reading = read("lnet_selftest", "lnet_selftest/later-read.txt")
     text = (DATA / "lnet_selftest/later-read.txt").read_text().splitlines()
-    servers = [float(line.split()[2]) for previous, line in itertools.pairwise(text)
-               if line.startswith("[W]") and previous.startswith("[R]") and "MiB/s" in line
-               and float(line.split()[2]) > 1000]
+    servers = [
+        float(line.split()[2])
+        for previous, line in itertools.pairwise(text)
+        if line.startswith("[W]") and previous.startswith("[R]") and "MiB/s" in line and float(line.split()[2]) > 1000
+    ]
     assert set(reading.figures) == {"read"}
     assert reading.figure("read").value == pytest.approx(sum(servers) / len(servers) * 1.048576)
 
@@ -80,8 +89,11 @@ def test_xdd_without_a_combined_line_sums_the_target_averages():
 
 def test_ib_write_bw_sweep_takes_the_last_line():
     last = " 65536      5000           5633.04            5615.95\n"
-    text = (DATA / "ib_write_bw/perftest130.txt").read_text().replace(
-        last, " 4096       5000           3000.00            2999.00\n" + last)
+    text = (
+        (DATA / "ib_write_bw/perftest130.txt")
+        .read_text()
+        .replace(last, " 4096       5000           3000.00            2999.00\n" + last)
+    )
     figure = read_log("ib_write_bw", text.encode(), "sweep.txt").figure("write")
     assert figure.value == pytest.approx(5615.95 * 1.048576)
 
@@ -92,20 +104,33 @@ def test_fio_group_reporting_and_text_around_the_json():
     assert read_log("fio", noisy.encode(), "noisy.log").figure("read").value == pytest.approx(284.852137)
 
 
-@pytest.mark.parametrize(("tool", "content", "message"), [
-    ("xdd", b"[root@x ~]# xdd -op read\n", "no xdd results header"),
-    ("iozone", b"\tIozone: Performance Test of File I/O\n\tRun began\n", "no 'Children see throughput"),
-    ("iozone", b"\tIozone: Performance Test of File I/O\n\tChildren see throughput for 8 readers = 1.0 ops/sec\n",
-     r":2: IOzone unit 'ops/sec'"),
-    ("fio", b"{\n \"jobs\": [\n", "fio JSON is not well formed"),
-    ("ib_write_bw", b"  RDMA_Write BW Test\n #bytes #iterations BW peak[MB/sec] BW average[MB/sec]\n",
-     "no ib_write_bw result"),
-    ("ib_write_bw", b" #bytes #iterations BW peak[GB/sec] BW average[GB/sec]\n", r":1: ib_write_bw unit 'GB/sec'"),
-    ("lnet_selftest", b"[LNet Bandwidth of servers]\n[R] Avg: 12 KB/s\n", r":2: lst stat unit 'KB/s'"),
-    ("obdfilter-survey", b"ost 1 sz 1K rsz 1 obj 1 thr 1 write SHORT rewrite SHORT read SHORT\n", "every obdfilter"),
-    ("ior", b"IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n", "bad.log"),
-    ("hdparm", b"", "unknown tool 'hdparm'"),
-])
+@pytest.mark.parametrize(
+    ("tool", "content", "message"),
+    [
+        ("xdd", b"[root@x ~]# xdd -op read\n", "no xdd results header"),
+        ("iozone", b"\tIozone: Performance Test of File I/O\n\tRun began\n", "no 'Children see throughput"),
+        (
+            "iozone",
+            b"\tIozone: Performance Test of File I/O\n\tChildren see throughput for 8 readers = 1.0 ops/sec\n",
+            r":2: IOzone unit 'ops/sec'",
+        ),
+        ("fio", b'{\n "jobs": [\n', "fio JSON is not well formed"),
+        (
+            "ib_write_bw",
+            b"  RDMA_Write BW Test\n #bytes #iterations BW peak[MB/sec] BW average[MB/sec]\n",
+            "no ib_write_bw result",
+        ),
+        ("ib_write_bw", b" #bytes #iterations BW peak[GB/sec] BW average[GB/sec]\n", r":1: ib_write_bw unit 'GB/sec'"),
+        ("lnet_selftest", b"[LNet Bandwidth of servers]\n[R] Avg: 12 KB/s\n", r":2: lst stat unit 'KB/s'"),
+        (
+            "obdfilter-survey",
+            b"ost 1 sz 1K rsz 1 obj 1 thr 1 write SHORT rewrite SHORT read SHORT\n",
+            "every obdfilter",
+        ),
+        ("ior", b"IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n", "bad.log"),
+        ("hdparm", b"", "unknown tool 'hdparm'"),
+    ],
+)
 def test_bad_logs_are_refused_naming_the_file(tool, content, message):
     with pytest.raises(ParseError, match=message) as refused:
         read_log(tool, content, "bad.log")

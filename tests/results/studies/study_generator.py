@@ -73,18 +73,30 @@ def generate_jobs(spec: StudySpec) -> list[GeneratedJob]:
     for filesystem, noise in spec.filesystems.items():
         for api in spec.apis:
             for nodes in spec.nodes:
-                base = rng.uniform(500, 20000) * nodes ** 0.5
+                base = rng.uniform(500, 20000) * nodes**0.5
                 levels = spec.levels or _levels(rng, spec)
                 for config, level in zip(spec.configs, levels, strict=True):
                     true_mean = base * level
                     for job in range(spec.jobs):
                         suffix = f"-job{job}" if spec.jobs > 1 else ""
                         job_factor = math.exp(rng.gauss(0, spec.job_noise)) if spec.job_noise else 1.0
-                        values = {op: [true_mean * factor * job_factor * math.exp(rng.gauss(0, noise))
-                                       for _ in range(spec.repetitions)]
-                                  for op, factor in (("write", 1.0), ("read", 1.3))}
-                        jobs.append(GeneratedJob(f"{filesystem}/{api}/{config}-{nodes}n{suffix}.txt", filesystem,
-                                                 api, nodes, config, values))
+                        values = {
+                            op: [
+                                true_mean * factor * job_factor * math.exp(rng.gauss(0, noise))
+                                for _ in range(spec.repetitions)
+                            ]
+                            for op, factor in (("write", 1.0), ("read", 1.3))
+                        }
+                        jobs.append(
+                            GeneratedJob(
+                                f"{filesystem}/{api}/{config}-{nodes}n{suffix}.txt",
+                                filesystem,
+                                api,
+                                nodes,
+                                config,
+                                values,
+                            )
+                        )
                 for op in ("write", "read"):
                     for i, a in enumerate(spec.configs):
                         for j in range(i + 1, len(spec.configs)):
@@ -101,8 +113,9 @@ def write_study(spec: StudySpec, root: Path) -> dict[str, list]:
         path = root / job.log
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_ior_text(spec, job.api, job.nodes, job.config, job.values))
-        rows.append({"log": job.log, "filesystem": job.filesystem, "config": job.config,
-                     "label": f"{job.config} settings"})
+        rows.append(
+            {"log": job.log, "filesystem": job.filesystem, "config": job.config, "label": f"{job.config} settings"}
+        )
         for op, series in job.values.items():
             printed = [f"{v:.2f}" for v in series]
             spec.truth["cells"].append({"log": job.log, "operation": op, "iterations": printed})
@@ -117,12 +130,21 @@ def study_points(spec: StudySpec) -> list[GeneratedPoint]:
     """The study's points in memory, with the printed values and the axes ingest would store."""
     points = []
     for job in generate_jobs(spec):
-        axes = {"filesystem": job.filesystem, "config": job.config, "label": f"{job.config} settings",
-                "api": job.api, "nodes": job.nodes, "tasks": job.nodes * spec.tasks_per_node}
+        axes = {
+            "filesystem": job.filesystem,
+            "config": job.config,
+            "label": f"{job.config} settings",
+            "api": job.api,
+            "nodes": job.nodes,
+            "tasks": job.nodes * spec.tasks_per_node,
+        }
         for op, series in job.values.items():
             printed = [float(f"{v:.2f}") for v in series]
-            points.append(GeneratedPoint(axes, op, f"{statistics.fmean(printed):.2f}", [f"{v:.2f}" for v in printed],
-                                         job.log, job.log))
+            points.append(
+                GeneratedPoint(
+                    axes, op, f"{statistics.fmean(printed):.2f}", [f"{v:.2f}" for v in printed], job.log, job.log
+                )
+            )
     return points
 
 
@@ -183,8 +205,10 @@ def _ior_text(spec: StudySpec, api: str, nodes: int, config: str, values: dict[s
         for op in ("write", "read"):
             bw = values[op][iteration]
             total = mib / bw
-            lines.append(f"{op:<10}{bw:<11.2f}{bw / 4:<11.2f}{0.01:<12.4f}{262144:<11}{4096.00:<11.2f}"
-                         f"{0.01:<11.4f}{total:<11.2f}{0.001:<11.4f}{total:<11.2f}{iteration}")
+            lines.append(
+                f"{op:<10}{bw:<11.2f}{bw / 4:<11.2f}{0.01:<12.4f}{262144:<11}{4096.00:<11.2f}"
+                f"{0.01:<11.4f}{total:<11.2f}{0.001:<11.4f}{total:<11.2f}{iteration}"
+            )
     summary = []
     for op in ("write", "read"):
         printed = [float(f"{v:.2f}") for v in values[op]]
@@ -196,9 +220,14 @@ def _ior_text(spec: StudySpec, api: str, nodes: int, config: str, values: dict[s
             f"{mib / mean:>11.5f}         NA            NA     0 {tasks:>6} {spec.tasks_per_node:>3} {reps:>4}   0"
             f"     1        1         0    0      1  268435456  4194304 {mib:>9.1f} {API_FLAGS[api]:>5}      0"
         )
-    lines += ["", "Summary of all tests:",
-              "Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  Mean(OPs)     StdDev"
-              "    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps fPP reord reordoff reordrand seed"
-              " segcnt   blksiz    xsize aggs(MiB)   API RefNum", *summary,
-              "Finished            : Tue Mar 03 10:09:00 2020", ""]
+    lines += [
+        "",
+        "Summary of all tests:",
+        "Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  Mean(OPs)     StdDev"
+        "    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps fPP reord reordoff reordrand seed"
+        " segcnt   blksiz    xsize aggs(MiB)   API RefNum",
+        *summary,
+        "Finished            : Tue Mar 03 10:09:00 2020",
+        "",
+    ]
     return "\n".join(lines)

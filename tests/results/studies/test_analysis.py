@@ -22,17 +22,24 @@ from apps.results.judgements.studies.analysis import (
 )
 
 
-def point(operation="write", mean="100.00", stddev="1.00", iterations=("99.00", "100.00", "101.00"), log=None,
-          **axes):
+def point(operation="write", mean="100.00", stddev="1.00", iterations=("99.00", "100.00", "101.00"), log=None, **axes):
     """A study point; ``log`` names its job (one log is one job), else each point is a job of its own."""
-    return SimpleNamespace(axes=axes, operation=operation, mean=mean, stddev=stddev, iterations=list(iterations),
-                           log_hash=log)
+    return SimpleNamespace(
+        axes=axes, operation=operation, mean=mean, stddev=stddev, iterations=list(iterations), log_hash=log
+    )
 
 
 def jobs(means, **axes):
     """One point per job, each job's printed mean given (its iterations around it)."""
-    return [point(mean=f"{m:.2f}", iterations=[f"{m * 0.99:.2f}", f"{m:.2f}", f"{m * 1.01:.2f}"],
-                  log=f"{axes}-{index}", **axes) for index, m in enumerate(means)]
+    return [
+        point(
+            mean=f"{m:.2f}",
+            iterations=[f"{m * 0.99:.2f}", f"{m:.2f}", f"{m * 1.01:.2f}"],
+            log=f"{axes}-{index}",
+            **axes,
+        )
+        for index, m in enumerate(means)
+    ]
 
 
 def hints_study():
@@ -41,8 +48,9 @@ def hints_study():
     for filesystem in ("CephFS", "Lustre"):
         for config, label in (("hint4", "cb=disable"), ("hint7", "cb=automatic")):
             for nodes in (8, 16):
-                points.append(point(filesystem=filesystem, config=config, label=label, api="MPIIO",
-                                    nodes=nodes, tasks=20 * nodes))
+                points.append(
+                    point(filesystem=filesystem, config=config, label=label, api="MPIIO", nodes=nodes, tasks=20 * nodes)
+                )
     return points
 
 
@@ -67,7 +75,8 @@ def test_every_pair_of_every_varying_axis_is_compared_with_the_other_axes_fixed(
     config = [c for c in comparisons if c.axis == "config"]
     assert len(config) == 4  # 2 file systems x 2 node counts, one pair each
     assert {tuple(c.fixed.items()) for c in config} == {
-        (("filesystem", fs), ("nodes", n)) for fs in ("CephFS", "Lustre") for n in (8, 16)}
+        (("filesystem", fs), ("nodes", n)) for fs in ("CephFS", "Lustre") for n in (8, 16)
+    }
     assert {c.axis for c in comparisons} == {"filesystem", "config", "label", "nodes", "tasks"}
 
 
@@ -97,8 +106,9 @@ def test_a_threefold_difference_between_jobs_is_different_and_worded_like_the_se
     by_pair = {(c.a, c.b): c for c in comparisons_of(groups)}
     hint4_7 = by_pair[("hint4", "hint7")]
     assert (hint4_7.verdict_code, hint4_7.jobs, hint4_7.significant) == (Verdict.DIFFERENT, (3, 3), True)
-    expected_ratio = math.exp(statistics.fmean(map(math.log, [2950, 3000, 3050]))
-                              - statistics.fmean(map(math.log, [980, 1000, 1020])))
+    expected_ratio = math.exp(
+        statistics.fmean(map(math.log, [2950, 3000, 3050])) - statistics.fmean(map(math.log, [980, 1000, 1020]))
+    )
     assert hint4_7.ratio == pytest.approx(expected_ratio, rel=1e-9)
     low, high = hint4_7.ratio_ci
     assert low < expected_ratio < high
@@ -143,8 +153,10 @@ def test_iterations_of_one_job_are_not_replicates():
     (comparison,) = comparisons_of(compare([fast, slow]))
     assert (comparison.verdict_code, comparison.p_value, comparison.jobs) == (Verdict.NOT_TESTABLE, None, (1, 1))
     assert comparison.ratio == pytest.approx(3.0)
-    assert comparison.verdict == ("a vs b: not testable, 1 job against 1: a side needs 2 jobs (logs), its "
-                                  "iterations are not independent (write; measured ratio 3)")
+    assert comparison.verdict == (
+        "a vs b: not testable, 1 job against 1: a side needs 2 jobs (logs), its "
+        "iterations are not independent (write; measured ratio 3)"
+    )
     assert comparison.as_dict()["ratio_ci"] is None
 
 
@@ -161,9 +173,11 @@ def test_co_varying_axes_come_as_one_set_first_axis_first():
 
 
 def test_pivot_rows_and_columns_show_mean_and_stddev_as_printed_in_numeric_order():
-    points = [point(api="MPIIO", config="hint4", nodes=16, mean="20.50", stddev="0.25"),
-              point(api="MPIIO", config="hint4", nodes=8, mean="10.00", stddev="1.50"),
-              point(api="HDF5", config="hint4", nodes=8, mean="7.00", stddev="0.10")]
+    points = [
+        point(api="MPIIO", config="hint4", nodes=16, mean="20.50", stddev="0.25"),
+        point(api="MPIIO", config="hint4", nodes=8, mean="10.00", stddev="1.50"),
+        point(api="HDF5", config="hint4", nodes=8, mean="7.00", stddev="0.10"),
+    ]
     table = pivot(points, "write", rows=["api", "config"], columns=["nodes"])
     assert table["column_values"] == [[8], [16]]
     assert [row["row"] for row in table["body"]] == [["HDF5", "hint4"], ["MPIIO", "hint4"]]
@@ -173,8 +187,12 @@ def test_pivot_rows_and_columns_show_mean_and_stddev_as_printed_in_numeric_order
 
 
 def test_batched_welch_tests_give_each_pair_scipys_own_answer():
-    pairs = [([100.0, 110.0, 95.0], [200.0, 190.0, 215.0]), ([100.0, 104.0, 99.0, 101.0], [98.0, 97.0, 103.0]),
-             ([50.0, 52.0, 49.0], [51.0, 55.0, 47.0]), ([1.0], [2.0, 3.0])]
+    pairs = [
+        ([100.0, 110.0, 95.0], [200.0, 190.0, 215.0]),
+        ([100.0, 104.0, 99.0, 101.0], [98.0, 97.0, 103.0]),
+        ([50.0, 52.0, 49.0], [51.0, 55.0, 47.0]),
+        ([1.0], [2.0, 3.0]),
+    ]
     batched = [result.p_value if result else None for result in welch_tests(pairs)]
     for (a, b), p_value in zip(pairs[:3], batched[:3], strict=True):
         expected = stats.ttest_ind([math.log(v) for v in a], [math.log(v) for v in b], equal_var=False).pvalue
@@ -183,8 +201,7 @@ def test_batched_welch_tests_give_each_pair_scipys_own_answer():
 
 
 def test_a_run_id_column_first_in_the_manifest_does_not_hide_the_real_factors():
-    points = [point(run=f"r{index}", **{k: v for k, v in p.axes.items()})
-              for index, p in enumerate(hints_study())]
+    points = [point(run=f"r{index}", **{k: v for k, v in p.axes.items()}) for index, p in enumerate(hints_study())]
     points = [SimpleNamespace(**{**vars(p), "axes": {"run": p.axes["run"], **p.axes}}) for p in points]
     assert independent_axes(points) == ["filesystem", "config", "nodes"]
     assert fixed_axes(points, "config") == ["filesystem", "nodes"]
@@ -196,11 +213,20 @@ def test_a_single_factor_study_compares_that_factor():
     assert len(comparisons_of(compare(points))) == 6
 
 
-@pytest.mark.parametrize(("axis", "value", "words"), [
-    ("nodes", 8, "8 nodes"), ("nodes", 1, "1 node"), ("tasks", 1, "1 task"), ("mdt_count", 16, "16 MDTs"),
-    ("mdt_count", 1, "1 MDT"), ("files_per_dir", 10000, "10000 files per dir"),
-    ("unique_dir", True, "a directory per task"), ("unique_dir", False, "a shared directory"),
-    ("striping", "inherited", "inherited"), ("config", "hint4", "hint4"),
-])
+@pytest.mark.parametrize(
+    ("axis", "value", "words"),
+    [
+        ("nodes", 8, "8 nodes"),
+        ("nodes", 1, "1 node"),
+        ("tasks", 1, "1 task"),
+        ("mdt_count", 16, "16 MDTs"),
+        ("mdt_count", 1, "1 MDT"),
+        ("files_per_dir", 10000, "10000 files per dir"),
+        ("unique_dir", True, "a directory per task"),
+        ("unique_dir", False, "a shared directory"),
+        ("striping", "inherited", "inherited"),
+        ("config", "hint4", "hint4"),
+    ],
+)
 def test_axis_values_read_as_words_in_verdicts(axis, value, words):
     assert describe_value(axis, value) == words

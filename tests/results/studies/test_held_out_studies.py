@@ -20,13 +20,38 @@ from tests.results.studies.study_generator import StudySpec, write_study
 pytestmark = pytest.mark.django_db
 
 SPECS = [
-    StudySpec(seed=11, filesystems={"GPFS": 0.04, "BeeGFS": 0.10}, apis=["POSIX", "HDF5"], nodes=[2, 16],
-              configs=["stripe1", "stripe4", "stripe16", "stripe64"], repetitions=3, jobs=3, job_noise=0.05),
-    StudySpec(seed=12, filesystems={"WekaFS": 0.03, "DAOS": 0.07, "Lustre": 0.12}, apis=["PNETCDF"],
-              nodes=[1, 64], configs=["a", "b", "c", "d"], repetitions=4, effect_range=(2.0, 6.0), jobs=4,
-              job_noise=0.08),
-    StudySpec(seed=13, filesystems={"NFS": 0.08}, apis=["MPIIO", "POSIX", "HDF5"], nodes=[3, 24],
-              configs=["x1", "x2", "x3"], repetitions=5, tasks_per_node=48, jobs=5, job_noise=0.03),
+    StudySpec(
+        seed=11,
+        filesystems={"GPFS": 0.04, "BeeGFS": 0.10},
+        apis=["POSIX", "HDF5"],
+        nodes=[2, 16],
+        configs=["stripe1", "stripe4", "stripe16", "stripe64"],
+        repetitions=3,
+        jobs=3,
+        job_noise=0.05,
+    ),
+    StudySpec(
+        seed=12,
+        filesystems={"WekaFS": 0.03, "DAOS": 0.07, "Lustre": 0.12},
+        apis=["PNETCDF"],
+        nodes=[1, 64],
+        configs=["a", "b", "c", "d"],
+        repetitions=4,
+        effect_range=(2.0, 6.0),
+        jobs=4,
+        job_noise=0.08,
+    ),
+    StudySpec(
+        seed=13,
+        filesystems={"NFS": 0.08},
+        apis=["MPIIO", "POSIX", "HDF5"],
+        nodes=[3, 24],
+        configs=["x1", "x2", "x3"],
+        repetitions=5,
+        tasks_per_node=48,
+        jobs=5,
+        job_noise=0.03,
+    ),
 ]
 GROUP_AXES = ("filesystem", "api", "nodes")
 
@@ -83,12 +108,14 @@ def test_held_out_studies_with_job_noise_meet_the_acceptance_rates(tmp_path):
 
 def test_a_single_iteration_single_job_study_says_not_testable(tmp_path, client):
     """IO500 runs IOR once with one iteration: such a study can be stored and shown, never tested."""
-    spec = StudySpec(seed=21, filesystems={"Lustre": 0.05}, apis=["POSIX"], nodes=[4],
-                     configs=["one", "two", "three"], repetitions=1)
+    spec = StudySpec(
+        seed=21, filesystems={"Lustre": 0.05}, apis=["POSIX"], nodes=[4], configs=["one", "two", "three"], repetitions=1
+    )
     document, _ = ingest_and_judge(spec, tmp_path)
 
     assert {(c["verdict"], c["p_value"], c["ratio_ci"], tuple(c["jobs"])) for c in document["comparisons"]} == {
-        ("not_testable", None, None, (1, 1))}
+        ("not_testable", None, None, (1, 1))
+    }
     study_id = json.loads(client.get("/api/v1/studies/").content)["results"][0]["id"]
     html = client.get(f"/studies/{study_id}/").content.decode()
     assert "not testable: no config value has 2 jobs (logs) on both sides of a comparison (write)" in html

@@ -19,13 +19,16 @@ class Command(BaseCommand):
     @property
     def help(self) -> str:
         stores = "; ".join(f"--kind {name}: {tool.ingest.stores}" for name, tool in upload_kinds().items())
-        return (f"Ingest files with the pipeline of their kind (default {DEFAULT_KIND}). {stores}. "
-                "With --reprocess and no PATH, re-parse every stored upload.")
+        return (
+            f"Ingest files with the pipeline of their kind (default {DEFAULT_KIND}). {stores}. "
+            "With --reprocess and no PATH, re-parse every stored upload."
+        )
 
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="*", type=Path)
-        parser.add_argument("--kind", choices=list(upload_kinds()), default=DEFAULT_KIND,
-                            help="the tool whose files these are")
+        parser.add_argument(
+            "--kind", choices=list(upload_kinds()), default=DEFAULT_KIND, help="the tool whose files these are"
+        )
         parser.add_argument("--institution")
         parser.add_argument("--system")
         parser.add_argument("--filesystem")
@@ -34,8 +37,13 @@ class Command(BaseCommand):
         parser.add_argument("--reprocess", action="store_true", help="re-parse and rewrite existing runs")
         for options in tool_options().values():
             first = options[0]
-            parser.add_argument(first.flag, dest=first.dest, type=first.type, metavar=first.metavar,
-                                help="; ".join(option.help for option in options).replace("%", "%%"))
+            parser.add_argument(
+                first.flag,
+                dest=first.dest,
+                type=first.type,
+                metavar=first.metavar,
+                help="; ".join(option.help for option in options).replace("%", "%%"),
+            )
 
     def handle(self, *args, **options):
         pipeline = pipeline_for(options["kind"])
@@ -70,7 +78,9 @@ def tool_options() -> dict[str, list]:
         for option in tool.ingest.options:
             shared = by_flag.setdefault(option.flag, [])
             if shared and shared[0].type is not option.type:
-                raise TypeError(f"{option.flag} is a {shared[0].type.__name__} for one tool and a "
-                                f"{option.type.__name__} for {tool.name}")
+                raise TypeError(
+                    f"{option.flag} is a {shared[0].type.__name__} for one tool and a "
+                    f"{option.type.__name__} for {tool.name}"
+                )
             shared.append(option)
     return by_flag

@@ -39,27 +39,34 @@ DEMO_CUSTOM_LIST = ("Easy write balance", "sqrt(ior_easy_write * mdtest_easy_wri
 
 
 class Command(BaseCommand):
-    help = ("Ingest the demo submissions in fixtures/demo (copied from the public IO500 archive) and the demo "
-            "DNE scaling series in fixtures/dne-scaling-demo and the demo IOR study in fixtures/demo-ior-study.")
+    help = (
+        "Ingest the demo submissions in fixtures/demo (copied from the public IO500 archive) and the demo "
+        "DNE scaling series in fixtures/dne-scaling-demo and the demo IOR study in fixtures/demo-ior-study."
+    )
 
     def handle(self, *args, **options):
         summary = ingest_path(DEMO_ROOT)
         self.stdout.write(f"demo data: {len(summary.created)} runs created, {len(summary.unchanged)} already present")
         for failure in summary.failed:
             self.stderr.write(f"FAILED {failure}")
-        scaling = ingest_mdtest_paths([DNE_DEMO_ROOT], series_name=DNE_DEMO_SERIES,
-                                      manifest=DNE_DEMO_ROOT / "manifest.csv")
+        scaling = ingest_mdtest_paths(
+            [DNE_DEMO_ROOT], series_name=DNE_DEMO_SERIES, manifest=DNE_DEMO_ROOT / "manifest.csv"
+        )
         self.stdout.write(f"demo scaling data: {scaling}")
         for problem in scaling.problems:
             self.stderr.write(f"FAILED {problem}")
-        study = ingest_ior_paths([DEMO_STUDY_ROOT], study_name=DEMO_STUDY_NAME,
-                                 notes="MPI-IO hint sets 4-9 at 8 and 16 nodes, 3 repetitions each.")
+        study = ingest_ior_paths(
+            [DEMO_STUDY_ROOT],
+            study_name=DEMO_STUDY_NAME,
+            notes="MPI-IO hint sets 4-9 at 8 and 16 nodes, 3 repetitions each.",
+        )
         self.stdout.write(f"demo study: {len(study.stored)} IOR logs stored, {len(study.unchanged)} already present")
         for failure in study.failed:
             self.stderr.write(f"FAILED {failure}")
         history = ingest_path(DEMO_HISTORY_ROOT)
-        self.stdout.write(f"demo history: {len(history.created)} runs created, "
-                          f"{len(history.unchanged)} already present")
+        self.stdout.write(
+            f"demo history: {len(history.created)} runs created, {len(history.unchanged)} already present"
+        )
         for failure in history.failed:
             self.stderr.write(f"FAILED {failure}")
         self.stdout.write(f"demo committee: {self.review_generated_runs()} generated runs accepted as production runs")
@@ -79,6 +86,12 @@ class Command(BaseCommand):
         accepted. Only runs not reviewed so yet; never a real submission."""
         runs = Run.objects.filter(system__institution__name=DEMO_HISTORY_INSTITUTION, production_accepted=False)
         for run in runs:
-            review_run(run, by=None, status="accepted", level=FULLY_REPRODUCIBLE, production_accepted=True,
-                       note="load_demo: a generated system, reviewed by the demo committee")
+            review_run(
+                run,
+                by=None,
+                status="accepted",
+                level=FULLY_REPRODUCIBLE,
+                production_accepted=True,
+                note="load_demo: a generated system, reviewed by the demo committee",
+            )
         return len(runs)

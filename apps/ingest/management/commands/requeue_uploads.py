@@ -13,7 +13,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--older-than", type=int, default=settings.IOBOARD_STUCK_UPLOAD_MINUTES, metavar="MINUTES",
+            "--older-than",
+            type=int,
+            default=settings.IOBOARD_STUCK_UPLOAD_MINUTES,
+            metavar="MINUTES",
             help="only jobs stuck for at least this many minutes (default: IOBOARD_STUCK_UPLOAD_MINUTES)",
         )
 

@@ -82,7 +82,7 @@ def squeezed_between(text: str, opener: str, closer: str, squeeze) -> str:
         end = text.find(closer, start + len(opener))
         if end == -1:
             break
-        pieces += [text[position:start], opener, squeeze(text[start + len(opener):end]), closer]
+        pieces += [text[position:start], opener, squeeze(text[start + len(opener) : end]), closer]
         position = end + len(closer)
     pieces.append(text[position:])
     return "".join(pieces)

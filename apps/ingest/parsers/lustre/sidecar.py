@@ -29,12 +29,14 @@ def parse_sidecar_lustre(sidecar: dict, source_file: str = "ioboard.yaml") -> Lu
     """
     lustre = sidecar.get("lustre") or {}
     if not isinstance(lustre, dict):
-        raise ParseError(source_file, None, f"'lustre' must be a mapping (notes, server_version, ...), "
-                                            f"not {type(lustre).__name__}")
+        raise ParseError(
+            source_file, None, f"'lustre' must be a mapping (notes, server_version, ...), not {type(lustre).__name__}"
+        )
     for key in ("tunables", "striping"):
         if not isinstance(sidecar.get(key) or [], list):
-            raise ParseError(source_file, None, f"{key!r} must be a list of command lines, "
-                                                f"not {type(sidecar[key]).__name__}")
+            raise ParseError(
+                source_file, None, f"{key!r} must be a list of command lines, not {type(sidecar[key]).__name__}"
+            )
     notes = str(lustre.get("notes") or "")
     build = parse_release_notes(notes) if notes else LustreBuildInfo()
     build.server_version = str(lustre.get("server_version") or build.server_version)

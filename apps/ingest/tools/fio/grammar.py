@@ -21,8 +21,13 @@ from apps.ingest.tools.base import Figure, ToolReading, numbered_lines, text_of
 
 _OBJECT_START = re.compile(r"^\{\s*$")
 _RW = {
-    "read": ("read",), "write": ("write",), "randread": ("randread",), "randwrite": ("randwrite",),
-    "rw": ("read", "write"), "readwrite": ("read", "write"), "randrw": ("randread", "randwrite"),
+    "read": ("read",),
+    "write": ("write",),
+    "randread": ("randread",),
+    "randwrite": ("randwrite",),
+    "rw": ("read", "write"),
+    "readwrite": ("read", "write"),
+    "randrw": ("randread", "randwrite"),
 }
 
 
@@ -84,8 +89,11 @@ def _operations(rw: str, job: dict) -> tuple[str, ...]:
     both their sequential and random names (the manifest chooses)."""
     if rw:
         return _RW.get(rw, ())
-    moved = [direction for direction in ("read", "write")
-             if isinstance(job.get(direction), dict) and _positive(job[direction].get("io_bytes"))]
+    moved = [
+        direction
+        for direction in ("read", "write")
+        if isinstance(job.get(direction), dict) and _positive(job[direction].get("io_bytes"))
+    ]
     return tuple(moved) + tuple(f"rand{direction}" for direction in moved)
 
 

@@ -43,8 +43,9 @@ def read_ib_write_bw(data: bytes, path: str) -> ToolReading:
             continue
         cells = line.split()
         if len(cells) != len(columns):
-            raise ParseError(path, line_number, f"ib_write_bw result line has {len(cells)} columns, its header "
-                                                f"{len(columns)}")
+            raise ParseError(
+                path, line_number, f"ib_write_bw result line has {len(cells)} columns, its header {len(columns)}"
+            )
         result = (cells[columns.index(f"BW average[{unit}]")], line_number)
     if not saw_test and columns is None:
         raise ParseError(path, None, "not ib_write_bw output (no 'RDMA_Write BW Test' header)")

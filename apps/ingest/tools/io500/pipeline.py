@@ -91,16 +91,22 @@ class ParsedRun:
     provenance: Provenance
 
 
-def parse_io500_tree(root: Path, result_dirs: list[Path], overrides: dict | None = None,
-                     ) -> Iterable[ParsedRun | ParseError]:
+def parse_io500_tree(
+    root: Path,
+    result_dirs: list[Path],
+    overrides: dict | None = None,
+) -> Iterable[ParsedRun | ParseError]:
     """Each result set, parsed, with its metadata resolved; failures are yielded, not raised."""
     for result_dir in result_dirs:
         try:
             record = parse_result_set(root, result_dir)
             sidecar = find_sidecar(result_dir, root)
             metadata = resolve_metadata(
-                overrides=overrides, sidecar=sidecar, info=record.info,
-                record_metadata=record.metadata, layout=from_layout(result_dir, root),
+                overrides=overrides,
+                sidecar=sidecar,
+                info=record.info,
+                record_metadata=record.metadata,
+                layout=from_layout(result_dir, root),
             )
             provenance = collect_provenance(record, sidecar, result_dir, root)
             metadata["reproducibility"] = reproducibility_answers(overrides, sidecar, result_dir, root)
@@ -124,8 +130,13 @@ def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: P
         raise SidecarError(f"{where}: {exc}") from exc
 
 
-def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = False,
-                progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+def ingest_path(
+    path: Path,
+    *,
+    overrides: dict | None = None,
+    reprocess: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestSummary:
     """Ingest a folder, archive or tree of submissions; one transaction per run, failures collected."""
     summary = IngestSummary()
     try:
@@ -148,8 +159,12 @@ def ingest_path(path: Path, *, overrides: dict | None = None, reprocess: bool = 
     return summary
 
 
-def ingest_paths(paths: Iterable[Path], options: dict, *,
-                 progress_for: Callable[[Path], Callable[[int, int], None] | None] | None = None) -> IngestSummary:
+def ingest_paths(
+    paths: Iterable[Path],
+    options: dict,
+    *,
+    progress_for: Callable[[Path], Callable[[int, int], None] | None] | None = None,
+) -> IngestSummary:
     """The ``ingest --kind io500`` command: each path in turn; with ``reprocess`` and no path, every stored upload.
 
     ``options`` may name the system (``institution``, ``system``, ``filesystem``, ``storage_vendor``,
@@ -166,8 +181,14 @@ def ingest_paths(paths: Iterable[Path], options: dict, *,
         if not path.exists():
             summary.failed.append(f"{path}: no such file or directory")
             continue
-        summary.merge(ingest_path(path, overrides=overrides, reprocess=bool(options.get("reprocess")),
-                                  progress=progress_for(path) if progress_for else None))
+        summary.merge(
+            ingest_path(
+                path,
+                overrides=overrides,
+                reprocess=bool(options.get("reprocess")),
+                progress=progress_for(path) if progress_for else None,
+            )
+        )
     return summary
 
 
@@ -201,8 +222,9 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
             else:
                 stored.append(run)
         if published and not reprocess:
-            raise IngestError(f"{upload.original_name}: already published, this upload changes nothing: "
-                              + "; ".join(published))
+            raise IngestError(
+                f"{upload.original_name}: already published, this upload changes nothing: " + "; ".join(published)
+            )
         schedule_change_detection(run.pk for run in stored)
     return stored
 
@@ -234,8 +256,10 @@ def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bo
     fields = run_fields(parsed)
     claim = system_claim(fields["system"], upload)
     if not claim:  # who claims another owner's system does not describe it either
-        fields["system"].fill_blanks(storage_vendor=parsed.metadata.get("storage_vendor", ""),
-                                     server_count=_as_int(parsed.metadata.get("server_count")))
+        fields["system"].fill_blanks(
+            storage_vendor=parsed.metadata.get("storage_vendor", ""),
+            server_count=_as_int(parsed.metadata.get("server_count")),
+        )
     if existing:
         if claim and fields["system"].pk != existing.system_id:
             fields.update(review_status=ReviewStatus.SUBMITTED, system_claim=claim)
@@ -256,9 +280,14 @@ def run_fields(parsed: ParsedRun) -> dict:
     """The run's columns from a parsed record. The storage system is found or created by its names; the caller
     fills in its description (`StorageSystem.fill_blanks`) unless the writer claims another owner's system."""
     record, metadata = parsed.record, parsed.metadata
-    system = StorageSystem.resolve(metadata.get("institution", ""), metadata.get("system", ""),
-                                   metadata.get("filesystem", ""), storage_vendor=metadata.get("storage_vendor", ""),
-                                   server_count=_as_int(metadata.get("server_count")), fill_blanks=False)
+    system = StorageSystem.resolve(
+        metadata.get("institution", ""),
+        metadata.get("system", ""),
+        metadata.get("filesystem", ""),
+        storage_vendor=metadata.get("storage_vendor", ""),
+        server_count=_as_int(metadata.get("server_count")),
+        fill_blanks=False,
+    )
     timestamp = record.run_timestamp
     if timestamp and timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)
@@ -318,14 +347,24 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
         if phase.name in seen:
             continue
         seen.add(phase.name)
-        phases.append(PhaseResult(
-            run=run, name=phase.name, position=position, value=phase.value, unit=phase.unit,
-            seconds=phase.seconds, printed_value=fit(PhaseResult, "printed_value", phase.printed_value),
-            printed_unit=fit(PhaseResult, "printed_unit", phase.printed_unit),
-            score_group=phase.score_group, command=phase.command, invalid=phase.invalid,
-            source_file=fit(PhaseResult, "source_file", phase.source_file), source_line=phase.source_line,
-            details=phase.details,
-        ))
+        phases.append(
+            PhaseResult(
+                run=run,
+                name=phase.name,
+                position=position,
+                value=phase.value,
+                unit=phase.unit,
+                seconds=phase.seconds,
+                printed_value=fit(PhaseResult, "printed_value", phase.printed_value),
+                printed_unit=fit(PhaseResult, "printed_unit", phase.printed_unit),
+                score_group=phase.score_group,
+                command=phase.command,
+                invalid=phase.invalid,
+                source_file=fit(PhaseResult, "source_file", phase.source_file),
+                source_line=phase.source_line,
+                details=phase.details,
+            )
+        )
     PhaseResult.objects.bulk_create(phases)
     RunFile.objects.bulk_create(
         RunFile(run=run, name=fit(RunFile, "name", name), content=content.replace("\x00", ""))
@@ -333,15 +372,29 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
     )
     PhaseRankStats.objects.bulk_create(rank_stats_rows(run, record.rank_tables))
     Tunable.objects.bulk_create(
-        Tunable(run=run, parameter=fit(Tunable, "parameter", t.parameter), value=fit(Tunable, "value", str(t.value)),
-                scope=t.scope, source_file=fit(Tunable, "source_file", t.source_file), source_line=t.source_line)
+        Tunable(
+            run=run,
+            parameter=fit(Tunable, "parameter", t.parameter),
+            value=fit(Tunable, "value", str(t.value)),
+            scope=t.scope,
+            source_file=fit(Tunable, "source_file", t.source_file),
+            source_line=t.source_line,
+        )
         for t in provenance.tunables
     )
     Striping.objects.bulk_create(
-        Striping(run=run, path_role=fit(Striping, "path_role", s.path_role or s.path), stripe_count=s.stripe_count,
-                 stripe_size=fit(Striping, "stripe_size", str(s.stripe_size or "")), overstriping=s.overstriping,
-                 dir_stripe_count=s.dir_stripe_count, inherited=s.inherited, command=s.command or "",
-                 source_file=fit(Striping, "source_file", s.source_file), source_line=s.source_line)
+        Striping(
+            run=run,
+            path_role=fit(Striping, "path_role", s.path_role or s.path),
+            stripe_count=s.stripe_count,
+            stripe_size=fit(Striping, "stripe_size", str(s.stripe_size or "")),
+            overstriping=s.overstriping,
+            dir_stripe_count=s.dir_stripe_count,
+            inherited=s.inherited,
+            command=s.command or "",
+            source_file=fit(Striping, "source_file", s.source_file),
+            source_line=s.source_line,
+        )
         for s in provenance.stripings
     )
 
@@ -351,10 +404,17 @@ def rank_stats_rows(run: Run, tables: dict) -> list[PhaseRankStats]:
     for phase, table in sorted(tables.items()):
         samples = [(s.rank, s.runtime, s.throughput) for s in table.samples]
         summary = summarise_ranks(samples)
-        rows.append(PhaseRankStats(
-            run=run, phase=phase[:50], tool=table.tool, **summary.to_dict(), stonewall_pairs=table.stonewall_pairs,
-            per_rank=[list(sample) for sample in samples], source_file=table.source_file[:1000],
-        ))
+        rows.append(
+            PhaseRankStats(
+                run=run,
+                phase=phase[:50],
+                tool=table.tool,
+                **summary.to_dict(),
+                stonewall_pairs=table.stonewall_pairs,
+                per_rank=[list(sample) for sample in samples],
+                source_file=table.source_file[:1000],
+            )
+        )
     return rows
 
 
@@ -375,10 +435,16 @@ def store_lustre_build(provenance: Provenance) -> LustreBuild | None:
     )
     if created:
         LustrePatch.objects.bulk_create(
-            LustrePatch(build=row, position=position, commit=fit(LustrePatch, "commit", p.commit),
-                        ticket=fit(LustrePatch, "ticket", p.ticket),
-                        component=fit(LustrePatch, "component", p.component), summary=p.summary or "",
-                        review_url=fit(LustrePatch, "review_url", p.review_url), status=p.status)
+            LustrePatch(
+                build=row,
+                position=position,
+                commit=fit(LustrePatch, "commit", p.commit),
+                ticket=fit(LustrePatch, "ticket", p.ticket),
+                component=fit(LustrePatch, "component", p.component),
+                summary=p.summary or "",
+                review_url=fit(LustrePatch, "review_url", p.review_url),
+                status=p.status,
+            )
             for position, p in enumerate(build.patches)
         )
     return row

@@ -25,14 +25,20 @@ TOOL = Tool(
         options=(
             Option("--study", "ior: the parameter study to add the logs to", metavar="NAME"),
             Option("--manifest", "ior: CSV of log, then axis columns", type=Path, metavar="FILE"),
-            Option("--margin", "ior: the study's equivalence margin as a fraction (default 0.05 = 5 %): smaller "
-                               "significant differences are not called different; sets it on an existing study",
-                   type=float),
+            Option(
+                "--margin",
+                "ior: the study's equivalence margin as a fraction (default 0.05 = 5 %): smaller "
+                "significant differences are not called different; sets it on an existing study",
+                type=float,
+            ),
         ),
         upload_fields=(
             UploadField("study", "IOR parameter study name (kind=ior; an archive may hold a manifest.csv)"),
-            UploadField("margin", "kind=ior: the equivalence margin of a study this upload creates "
-                                  "(default 0.05 = 5 %)", value="fraction"),
+            UploadField(
+                "margin",
+                "kind=ior: the equivalence margin of a study this upload creates (default 0.05 = 5 %)",
+                value="fraction",
+            ),
         ),
     ),
 )

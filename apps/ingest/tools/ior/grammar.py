@@ -51,9 +51,7 @@ _RESULTS_HEADER = re.compile(r"^\s*access\s+bw\(MiB/s\)")
 _RULE = re.compile(r"^\s*-{3,}(?:\s+-{2,})*\s*$")
 _HINTS_OPEN = re.compile(r"^\s*(?P<title>hints (?:[^{]*[^{\s])?)\s*\{\s*$")
 _HINT = re.compile(r"^\s*(?P<key>\S+)\s*=\s?(?P<value>(?:.*\S)?)\s*$")
-_MAX = re.compile(
-    r"^Max (?P<op>Write|Read):\s+(?P<mib>\S+) MiB/sec \((?P<mb>\S+) MB/sec\)\s*$"
-)
+_MAX = re.compile(r"^Max (?P<op>Write|Read):\s+(?P<mib>\S+) MiB/sec \((?P<mb>\S+) MB/sec\)\s*$")
 _STONEWALL = re.compile(
     r"stonewalling pairs accessed min:\s*(?P<pairs_min>\d+)\s+max:\s*(?P<pairs_max>\d+)\s*--\s*"
     r"min data:\s*(?P<min_data_gib>\S+)\s*GiB\s+mean data:\s*(?P<mean_data_gib>\S+)\s*GiB\s+"
@@ -200,8 +198,11 @@ class IorTest:
         constant, random = _integer(row.cells.get("reord")), _integer(row.cells.get("reordrand"))
         if constant is None or random is None:
             return None
-        return TaskReordering(constant=bool(constant), random=bool(random),
-                              offset=_integer(row.cells.get("reordoff")) if constant else None)
+        return TaskReordering(
+            constant=bool(constant),
+            random=bool(random),
+            offset=_integer(row.cells.get("reordoff")) if constant else None,
+        )
 
     def iterations(self, operation: str) -> list[IterationResult]:
         return [row for row in self.results if row.operation == operation]
@@ -555,17 +556,18 @@ class _TextReader:
         cells = stripped.split()
         if self.strict:
             if len(cells) != len(self.result_columns):
-                raise self.error(number, f"malformed {cells[0]} result row: expected {len(self.result_columns)} "
-                                         f"columns ({' '.join(self.result_columns)}), read {len(cells)}")
+                raise self.error(
+                    number,
+                    f"malformed {cells[0]} result row: expected {len(self.result_columns)} "
+                    f"columns ({' '.join(self.result_columns)}), read {len(cells)}",
+                )
             for cell in cells[1:]:
                 if printed_number(cell).value is None and cell.upper() != "NA":
                     raise self.error(number, f"malformed {cells[0]} result row: {cell!r} is not a number")
         elif len(cells) < 2:
             return
         test = self._current_test(number)
-        test.results.append(
-            IterationResult(cells[0], dict(zip(self.result_columns, cells, strict=False)), number)
-        )
+        test.results.append(IterationResult(cells[0], dict(zip(self.result_columns, cells, strict=False)), number))
 
     def _summary_line(self, line: str, stripped: str, number: int) -> bool:
         if stripped.startswith("Operation"):
@@ -591,9 +593,10 @@ class _TextReader:
         # Only 2.10 prints cells past its header (#Tasks ... without names); later headers name every cell.
         unheaded_allowed = "#Tasks" not in columns
         if self.strict and (len(cells) < len(columns) or (len(cells) > len(columns) and not unheaded_allowed)):
-            raise self.error(number, f"malformed {cells[0]} summary row: expected {len(columns)} columns, "
-                                     f"read {len(cells)}")
-        row = IorSummaryRow(cells[0], dict(zip(columns, cells, strict=False)), number, extra=cells[len(columns):])
+            raise self.error(
+                number, f"malformed {cells[0]} summary row: expected {len(columns)} columns, read {len(cells)}"
+            )
+        row = IorSummaryRow(cells[0], dict(zip(columns, cells, strict=False)), number, extra=cells[len(columns) :])
         if self.strict:
             for column in ("Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev"):
                 cell = row.cells.get(column, "NA")

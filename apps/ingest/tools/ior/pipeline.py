@@ -41,20 +41,35 @@ class StudyIngestSummary(LogIngestSummary):
         return self.report(
             f"study {self.study!r}: {len(self.stored)} logs stored ({self.points_created} points), "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, {len(self.failed)} failed, "
-            f"{len(self.skipped)} other files skipped")
+            f"{len(self.skipped)} other files skipped"
+        )
 
 
-def ingest_ior_paths(paths: Iterable[str | Path], *, study_name: str, manifest: str | Path | None = None,
-                     upload: Upload | None = None, notes: str = "", margin: float | None = None) -> StudyIngestSummary:
+def ingest_ior_paths(
+    paths: Iterable[str | Path],
+    *,
+    study_name: str,
+    manifest: str | Path | None = None,
+    upload: Upload | None = None,
+    notes: str = "",
+    margin: float | None = None,
+) -> StudyIngestSummary:
     """Ingest IOR logs, folders of logs or archives of logs into the study ``study_name`` (created if new).
     ``margin``, when given, is the study's equivalence margin (set on an existing study too: an operator's)."""
     _refuse_a_dne_study(study_name, IngestUsageError)
     if margin is not None:
         _check_margin(margin)
     summary = StudyIngestSummary(study=study_name)
-    return ingest_logs(summary, paths, manifest, read_manifest=read_study_manifest, name_of=lambda path: path.name,
-                       open_session=lambda: _Session(study_name, summary, upload=upload, notes=notes,
-                                                     margin=margin, margin_of_existing=True))
+    return ingest_logs(
+        summary,
+        paths,
+        manifest,
+        read_manifest=read_study_manifest,
+        name_of=lambda path: path.name,
+        open_session=lambda: _Session(
+            study_name, summary, upload=upload, notes=notes, margin=margin, margin_of_existing=True
+        ),
+    )
 
 
 def ingest_ior_upload(upload: Upload) -> list:
@@ -67,8 +82,14 @@ def ingest_ior_upload(upload: Upload) -> list:
     _refuse_a_dne_study(study_name, IngestError)
     summary = StudyIngestSummary(study=study_name)
     with transaction.atomic():
-        _Session(study_name, summary, upload=upload, notes=declared.get("notes", ""),
-                 margin=declared.get("margin"), margin_of_existing=False).ingest_upload(upload)
+        _Session(
+            study_name,
+            summary,
+            upload=upload,
+            notes=declared.get("notes", ""),
+            margin=declared.get("margin"),
+            margin_of_existing=False,
+        ).ingest_upload(upload)
         if summary.problems:
             raise IngestError(f"{upload.original_name}: " + joined_problems(summary.problems))
         if not summary.found_any:
@@ -83,8 +104,9 @@ def ingest_paths(paths: Iterable[str | Path], options: dict, **_) -> StudyIngest
         raise IngestUsageError("give at least one IOR log, folder or archive")
     if not options.get("study"):
         raise IngestUsageError("--study NAME is required with --kind ior")
-    return ingest_ior_paths(paths, study_name=options["study"], manifest=options.get("manifest"),
-                            margin=options.get("margin"))
+    return ingest_ior_paths(
+        paths, study_name=options["study"], manifest=options.get("manifest"), margin=options.get("margin")
+    )
 
 
 def _check_margin(margin: float) -> None:
@@ -97,15 +119,25 @@ def _check_margin(margin: float) -> None:
 def _refuse_a_dne_study(study_name: str, error: type[Exception]) -> None:
     """A DNE scaling series' study is written from the series' points alone: IOR logs are not added to it."""
     if Study.objects.filter(name=study_name, scaling_series__isnull=False).exists():
-        raise error(f"study {study_name!r} is the study of a DNE scaling series: its points come from the "
-                    f"series' mdtest logs (ingest --kind mdtest --series), not from IOR logs")
+        raise error(
+            f"study {study_name!r} is the study of a DNE scaling series: its points come from the "
+            f"series' mdtest logs (ingest --kind mdtest --series), not from IOR logs"
+        )
 
 
 class _Session(LogBatchSession):
     """One ingest call: the study, what it already holds, and the report being written."""
 
-    def __init__(self, study_name: str, summary: StudyIngestSummary, *, upload: Upload | None, notes: str,
-                 margin: float | None = None, margin_of_existing: bool = False):
+    def __init__(
+        self,
+        study_name: str,
+        summary: StudyIngestSummary,
+        *,
+        upload: Upload | None,
+        notes: str,
+        margin: float | None = None,
+        margin_of_existing: bool = False,
+    ):
         """``margin`` is set on a study this session creates, and on an existing one if ``margin_of_existing``
         (the command line's operator; an upload does not change a study's margin)."""
         defaults = {"upload": upload, "notes": notes, **({"margin": margin} if margin is not None else {})}
@@ -117,7 +149,8 @@ class _Session(LogBatchSession):
         stored_axes: dict[str, list] = {}
         owners: dict[str, set] = {}
         for log_hash, owner, test_index, operation, axes in study.points.values_list(
-                "log_hash", "upload", "test_index", "operation", "axes"):
+            "log_hash", "upload", "test_index", "operation", "axes"
+        ):
             stored_axes.setdefault(log_hash, []).append((test_index, operation, sorted(axes.items())))
             owners.setdefault(log_hash, set()).add(owner)
         for placements in stored_axes.values():
@@ -146,8 +179,9 @@ class _Session(LogBatchSession):
 
     def ingest_file(self, path: Path, name: str, manifest: StudyManifest | None, *, from_folder: bool = False) -> None:
         """Parse and queue one log. Inside a folder, a file that does not start like IOR output is skipped."""
-        data = self.read_log(path, name, looks_like=looks_like_ior_output, sniff_bytes=SNIFF_BYTES,
-                             from_folder=from_folder)
+        data = self.read_log(
+            path, name, looks_like=looks_like_ior_output, sniff_bytes=SNIFF_BYTES, from_folder=from_folder
+        )
         if data is None:
             return
         try:

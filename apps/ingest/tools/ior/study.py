@@ -100,19 +100,21 @@ def study_point_records(log: IorLog, source: str, manifest_axes: dict[str, str |
         for operation in test.operations():
             row = test.summary_row(operation)
             iterations = [result.cells.get("bw(MiB/s)", "NA") for result in test.iterations(operation)]
-            records.append(StudyPointRecord(
-                axes=axes,
-                operation=operation,
-                max=row.max.printed if row else "",
-                min=row.min.printed if row else "",
-                mean=row.mean.printed if row else "",
-                stddev=row.stddev.printed if row else "",
-                iterations=iterations,
-                source=source,
-                source_line=row.line if row and log.format == "text" else None,
-                test_index=index,
-                log_hash=log.content_hash,
-            ))
+            records.append(
+                StudyPointRecord(
+                    axes=axes,
+                    operation=operation,
+                    max=row.max.printed if row else "",
+                    min=row.min.printed if row else "",
+                    mean=row.mean.printed if row else "",
+                    stddev=row.stddev.printed if row else "",
+                    iterations=iterations,
+                    source=source,
+                    source_line=row.line if row and log.format == "text" else None,
+                    test_index=index,
+                    log_hash=log.content_hash,
+                )
+            )
     return records
 
 

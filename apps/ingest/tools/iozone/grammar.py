@@ -35,14 +35,22 @@ def read_iozone(data: bytes, path: str) -> ToolReading:
         if not match or (operation := _OPERATIONS.get(" ".join(match["what"].split()))) is None:
             continue
         if match["unit"] not in _KILOBYTE_UNITS:
-            raise ParseError(path, line_number, f"IOzone unit {match['unit'][:20]!r} is not KB/sec or kB/sec "
-                                                "(ops/sec output, -O, has no bandwidth)")
+            raise ParseError(
+                path,
+                line_number,
+                f"IOzone unit {match['unit'][:20]!r} is not KB/sec or kB/sec (ops/sec output, -O, has no bandwidth)",
+            )
         value = number(match["value"], path, line_number, "IOzone throughput")
-        reading.figures[operation] = Figure(operation, value * 1024 / 10**6, f"{match['value']} {match['unit']}",
-                                            line_number)
+        reading.figures[operation] = Figure(
+            operation, value * 1024 / 10**6, f"{match['value']} {match['unit']}", line_number
+        )
     if not seen_header and not reading.figures:
         raise ParseError(path, None, "not IOzone output (no 'Iozone: Performance Test of File I/O' header)")
     if not reading.figures:
-        raise ParseError(path, None, "no 'Children see throughput for N initial writers / readers' line "
-                                     "(not a throughput-mode run, or truncated)")
+        raise ParseError(
+            path,
+            None,
+            "no 'Children see throughput for N initial writers / readers' line "
+            "(not a throughput-mode run, or truncated)",
+        )
     return reading

@@ -61,6 +61,9 @@ def read_lst_stat(data: bytes, path: str) -> ToolReading:
             raise ParseError(path, None, f"no [{side}] line in the '{group}' bandwidth blocks")
         rows = sides[side]
         reading.figures[direction] = Figure(
-            direction, means[side] * MIB / 10**6,
-            f"mean of {len(rows)} intervals [{side}] Avg {means[side]:.2f} {rows[0][2]}", rows[0][1])
+            direction,
+            means[side] * MIB / 10**6,
+            f"mean of {len(rows)} intervals [{side}] Avg {means[side]:.2f} {rows[0][2]}",
+            rows[0][1],
+        )
     return reading

@@ -20,8 +20,12 @@ TOOL = Tool(
         log_marker=b"mdtest",
         options=(
             Option("--series", "mdtest: the scaling series to add the logs to", metavar="NAME"),
-            Option("--manifest", "mdtest: manifest CSV (log, mdt_count, client_nodes, tasks, files_per_dir, "
-                                 "striping, label)", type=Path, metavar="FILE"),
+            Option(
+                "--manifest",
+                "mdtest: manifest CSV (log, mdt_count, client_nodes, tasks, files_per_dir, striping, label)",
+                type=Path,
+                metavar="FILE",
+            ),
         ),
         upload_fields=(UploadField("series", "mdtest scaling series name"),),
     ),

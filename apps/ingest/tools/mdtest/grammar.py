@@ -83,8 +83,9 @@ _SUMMARY = re.compile(
 )
 # The summary table's header words, in order (found one after another: ".*" between them backtracks
 # through every combination of their places).
-_TABLE_HEADER_WORDS = [re.compile(word) for word in (r"^\s*Operation\b", r"\bMax\b", r"\bMin\b", r"\bMean\b",
-                                                      r"\bStd\s*Dev\b")]
+_TABLE_HEADER_WORDS = [
+    re.compile(word) for word in (r"^\s*Operation\b", r"\bMax\b", r"\bMin\b", r"\bMean\b", r"\bStd\s*Dev\b")
+]
 _TABLE_RULE = re.compile(r"^\s*-{3,}(?:\s+-{3,})*\s*$")
 _ROW = re.compile(rf"^\s*(?P<label>{_LABEL})(?:\s*:)?\s+(?P<values>\S(?:.*\S)?)\s*$")
 _ROW_LIKE = re.compile(r"^\s*(?:Directory|File|Tree)\b")
@@ -114,8 +115,12 @@ class MdtestSummaryRow:
     per_rank: tuple[PrintedNumber, PrintedNumber, PrintedNumber] | None = None
 
     def printed(self) -> dict[str, str]:
-        return {"max": self.max.printed, "min": self.min.printed, "mean": self.mean.printed,
-                "stddev": self.stddev.printed}
+        return {
+            "max": self.max.printed,
+            "min": self.min.printed,
+            "mean": self.mean.printed,
+            "stddev": self.stddev.printed,
+        }
 
 
 @dataclass
@@ -283,8 +288,7 @@ def looks_like_mdtest_output(text: str) -> bool:
     """Whether a file is meant to be mdtest output (so a failure to parse it is an error to report)
     rather than some other file that sits in a results folder (a manifest, notes, JSON)."""
     return any(
-        _LAUNCH.match(line) or _STARTED.match(line) or _SUMMARY.match(line)
-        for line in map(cut_line, text.split("\n"))
+        _LAUNCH.match(line) or _STARTED.match(line) or _SUMMARY.match(line) for line in map(cut_line, text.split("\n"))
     )
 
 
@@ -368,12 +372,15 @@ class _LogReader:
         if self.table is not None:
             self._close_table(last)
         if self.launch is not None:
-            self._problem(last, f"the file ends inside the launch of line {self.launch.line}: "
-                                "no '-- finished at' line (truncated?)")
+            self._problem(
+                last,
+                f"the file ends inside the launch of line {self.launch.line}: no '-- finished at' line (truncated?)",
+            )
             self._keep_unfinished_launch()
         if self.pending_start is not None:
-            self._problem(self.pending_start[1], "'-- started at' is not followed by an mdtest launch line "
-                                                 "(truncated?)")
+            self._problem(
+                self.pending_start[1], "'-- started at' is not followed by an mdtest launch line (truncated?)"
+            )
         if not self.launches:
             self._problem(None, "no mdtest launch ('mdtest-<version> was launched with ...') in this file")
         return self.launches
@@ -390,8 +397,10 @@ class _LogReader:
         if match := _STARTED.match(line):
             self._refuse_open_launch(number, "a new '-- started at'")
             if self.pending_start is not None:
-                self._problem(number, f"the launch started at line {self.pending_start[1]} never printed "
-                                      "its launch line (truncated?)")
+                self._problem(
+                    number,
+                    f"the launch started at line {self.pending_start[1]} never printed its launch line (truncated?)",
+                )
             self.pending_start = (match["when"], number)
             return
         if match := _LAUNCH.match(line):
@@ -403,8 +412,11 @@ class _LogReader:
                 self._late_stonewall_rank(match)
                 return
             if _SUMMARY.match(line) or _BLOCK.match(line):
-                self._problem(number, "mdtest results without a launch line before them "
-                                      "('mdtest-<version> was launched with ...' missing or garbled)")
+                self._problem(
+                    number,
+                    "mdtest results without a launch line before them "
+                    "('mdtest-<version> was launched with ...' missing or garbled)",
+                )
             return
         if match := _FINISHED.match(line):
             self._close_launch(match["when"], number)
@@ -442,8 +454,9 @@ class _LogReader:
     def _refuse_open_launch(self, number: int, what: str) -> None:
         """Lenient: the open launch is kept as it stands, unfinished."""
         if self.launch is not None:
-            self._problem(number, f"{what} before the launch of line {self.launch.line} finished "
-                                  "(that launch is truncated)")
+            self._problem(
+                number, f"{what} before the launch of line {self.launch.line} finished (that launch is truncated)"
+            )
             self._keep_unfinished_launch()
 
     def _keep_unfinished_launch(self) -> None:
@@ -464,8 +477,13 @@ class _LogReader:
         started_at = self.pending_start[0] if self.pending_start else ""
         self.pending_start = None
         self.launch = MdtestLaunch(
-            index=len(self.launches), line=number, version=match["version"], tasks=tasks, nodes=nodes,
-            launch_line=line.strip(), started_at=started_at,
+            index=len(self.launches),
+            line=number,
+            version=match["version"],
+            tasks=tasks,
+            nodes=nodes,
+            launch_line=line.strip(),
+            started_at=started_at,
         )
         self.block = None
         self.iteration = None
@@ -483,8 +501,9 @@ class _LogReader:
         if tasks is None or items is None:
             return
         assert self.launch is not None  # block lines are read only inside a launch
-        self.block = TaskBlock(index=len(self.launch.blocks), tasks=tasks, items=items, item_kind=match["kind"],
-                               line=number)
+        self.block = TaskBlock(
+            index=len(self.launch.blocks), tasks=tasks, items=items, item_kind=match["kind"], line=number
+        )
         self.launch.blocks.append(self.block)
         self.iteration = None
 
@@ -495,8 +514,9 @@ class _LogReader:
 
     def _open_implicit_block(self, number: int) -> TaskBlock:
         assert self.launch is not None  # block lines are read only inside a launch
-        self.block = TaskBlock(index=len(self.launch.blocks), tasks=self.launch.tasks, items=None,
-                               item_kind="", line=number)
+        self.block = TaskBlock(
+            index=len(self.launch.blocks), tasks=self.launch.tasks, items=None, item_kind="", line=number
+        )
         self.launch.blocks.append(self.block)
         return self.block
 
@@ -504,14 +524,18 @@ class _LogReader:
         block = self._current_block(number)
         kind = match["kind"] or RATE
         if block.table(kind) is not None:
-            self._problem(number, f"a second SUMMARY {kind} table in the task block of line {block.line} "
-                                  "(a '<n> tasks, <m> files' line is missing or garbled)")
+            self._problem(
+                number,
+                f"a second SUMMARY {kind} table in the task block of line {block.line} "
+                "(a '<n> tasks, <m> files' line is missing or garbled)",
+            )
             block = self._open_implicit_block(number)  # lenient: the table starts a block of its own
         iterations = self._count(match["iterations"], "iteration count", number)
         if iterations is None:
             return
-        self.table = SummaryTable(kind=kind, header=line.strip(), unit_label=match["unit"] or "",
-                                  iterations=iterations, line=number)
+        self.table = SummaryTable(
+            kind=kind, header=line.strip(), unit_label=match["unit"] or "", iterations=iterations, line=number
+        )
         block.tables.append(self.table)
 
     def _table_line(self, line: str, number: int) -> bool:
@@ -553,8 +577,18 @@ class _LogReader:
             return
         per_rank = (numbers[0], numbers[1], numbers[2]) if expected == 7 else None
         maximum, minimum, mean, stddev = numbers[-4:]
-        table.rows.append(MdtestSummaryRow(operation=operation, label=label, max=maximum, min=minimum, mean=mean,
-                                          stddev=stddev, line=number, per_rank=per_rank))
+        table.rows.append(
+            MdtestSummaryRow(
+                operation=operation,
+                label=label,
+                max=maximum,
+                min=minimum,
+                mean=mean,
+                stddev=stddev,
+                line=number,
+                per_rank=per_rank,
+            )
+        )
 
     def _close_table(self, number: int) -> None:
         """Lenient: a table without rows is dropped; rate and time tables may disagree."""
@@ -571,9 +605,12 @@ class _LogReader:
             rate_operations = [row.operation for row in rate_table.rows]
             time_operations = [row.operation for row in table.rows]
             if rate_operations != time_operations:
-                self._problem(number, f"the SUMMARY time table of line {table.line} has rows "
-                                      f"{time_operations}, the rate table of line {rate_table.line} has "
-                                      f"{rate_operations} (truncated or garbled)")
+                self._problem(
+                    number,
+                    f"the SUMMARY time table of line {table.line} has rows "
+                    f"{time_operations}, the rate table of line {rate_table.line} has "
+                    f"{rate_operations} (truncated or garbled)",
+                )
 
     def _iteration_value(self, match: re.Match, number: int) -> None:
         block = self._current_block(number)
@@ -593,8 +630,9 @@ class _LogReader:
             self._problem(number, f"the launch of line {launch.line} finished without any SUMMARY table")
         for block in launch.blocks:
             if not block.tables:
-                self._problem(block.line, f"the task block '{block.tasks} tasks' has no SUMMARY table "
-                                          "(truncated or garbled)")
+                self._problem(
+                    block.line, f"the task block '{block.tasks} tasks' has no SUMMARY table (truncated or garbled)"
+                )
         launch.finished_at = when
         self.launches.append(launch)
         self.launch = None

@@ -49,10 +49,17 @@ UNKNOWN = "unknown"
 STRIPING_CHOICES = (INHERITED, NON_INHERITED, UNKNOWN)
 # How campaigns write the striping; "-D" is the ``lfs setdirstripe`` flag that makes it inherited.
 _STRIPING_SPELLINGS = {
-    "inherited": INHERITED, "inherit": INHERITED, "-d": INHERITED,
-    "non-inherited": NON_INHERITED, "noninherited": NON_INHERITED, "non_inherited": NON_INHERITED,
-    "non inherited": NON_INHERITED, "not-inherited": NON_INHERITED, "not inherited": NON_INHERITED,
-    "unknown": UNKNOWN, "": UNKNOWN,
+    "inherited": INHERITED,
+    "inherit": INHERITED,
+    "-d": INHERITED,
+    "non-inherited": NON_INHERITED,
+    "noninherited": NON_INHERITED,
+    "non_inherited": NON_INHERITED,
+    "non inherited": NON_INHERITED,
+    "not-inherited": NON_INHERITED,
+    "not inherited": NON_INHERITED,
+    "unknown": UNKNOWN,
+    "": UNKNOWN,
 }
 
 # "dne2_8_mds", "8mdt", "16-MDTs", "4mds"  /  "mdt8", "mds_16", "MDTs=4".
@@ -118,7 +125,8 @@ def parse_manifest(text: str, *, name: str, folder: Path) -> Manifest:
         if "\x00" in log:
             raise ParseError(name, line, "the 'log' cell holds a NUL byte")
         entry = ManifestEntry(
-            log=log, line=line,
+            log=log,
+            line=line,
             mdt_count=_positive_int(cells.get("mdt_count", ""), "mdt_count", name, line),
             client_nodes=_positive_int(cells.get("client_nodes", ""), "client_nodes", name, line),
             tasks=_positive_int(cells.get("tasks", ""), "tasks", name, line),
@@ -252,8 +260,11 @@ class LogPlacement:
 def place_log(log: MdtestLog, *, source_file: str, entry: ManifestEntry | None = None) -> LogPlacement:
     """Decide MDT count and striping for each launch of ``log``, found at ``source_file``
     (the path as the user knows it: relative to the ingested folder, or as given)."""
-    striping = entry.striping if entry and entry.striping else infer_striping(
-        source_file, *(launch.command_line for launch in log.launches))
+    striping = (
+        entry.striping
+        if entry and entry.striping
+        else infer_striping(source_file, *(launch.command_line for launch in log.launches))
+    )
     placements = []
     for launch in log.launches:
         if entry and entry.mdt_count:
@@ -264,12 +275,15 @@ def place_log(log: MdtestLog, *, source_file: str, entry: ManifestEntry | None =
             MdtCountEvidence("command line", mdt_counts_named_in(f"{launch.command_line} {launch.path}")),
         ]
         count, explanation = infer_mdt_count(evidence)
-        placements.append(LaunchPlacement(launch.index, count, explanation if count else "",
-                                          "" if count else explanation))
+        placements.append(
+            LaunchPlacement(launch.index, count, explanation if count else "", "" if count else explanation)
+        )
     placement = LogPlacement(source_file=source_file, entry=entry, striping=striping, launches=placements)
     if entry and entry.tasks and log.launches and entry.tasks != log.launches[0].tasks:
-        placement.warnings.append(f"{source_file}: the manifest says {entry.tasks} tasks, the launch line "
-                                  f"says {log.launches[0].tasks}; the manifest wins")
+        placement.warnings.append(
+            f"{source_file}: the manifest says {entry.tasks} tasks, the launch line "
+            f"says {log.launches[0].tasks}; the manifest wins"
+        )
     return placement
 
 
@@ -321,8 +335,11 @@ def scaling_point_records(log: MdtestLog, placement: LogPlacement) -> list[Scali
                 mdt_count=launch_placement.mdt_count,
                 client_nodes=entry.client_nodes if entry and entry.client_nodes else _block_nodes(launch, block),
                 tasks=tasks,
-                files_per_dir=(entry.files_per_dir if entry and entry.files_per_dir
-                               else infer_files_per_dir(block, placement.source_file)),
+                files_per_dir=(
+                    entry.files_per_dir
+                    if entry and entry.files_per_dir
+                    else infer_files_per_dir(block, placement.source_file)
+                ),
                 striping=placement.striping,
                 unique_dir=launch.unique_dir,
                 iterations=block.iterations,
@@ -332,8 +349,10 @@ def scaling_point_records(log: MdtestLog, placement: LogPlacement) -> list[Scali
                 block_index=block.index,
                 log_hash=log.content_hash,
             )
-            records.extend(block_point(operation=operation, **_measurements(block, operation))
-                           for operation in _point_operations(block))
+            records.extend(
+                block_point(operation=operation, **_measurements(block, operation))
+                for operation in _point_operations(block)
+            )
     return records
 
 
@@ -348,8 +367,11 @@ def _block_nodes(launch: MdtestLaunch, block: TaskBlock) -> int | None:
 def _point_operations(block: TaskBlock) -> list[str]:
     """Operations that become points: every row but the stonewall ones, which belong to theirs."""
     operations = block.operations()
-    return [name for name in operations
-            if not (name.endswith(STONEWALL_SUFFIX) and name.removesuffix(STONEWALL_SUFFIX) in operations)]
+    return [
+        name
+        for name in operations
+        if not (name.endswith(STONEWALL_SUFFIX) and name.removesuffix(STONEWALL_SUFFIX) in operations)
+    ]
 
 
 def _measurements(block: TaskBlock, operation: str) -> dict:
@@ -367,11 +389,16 @@ def _measurements(block: TaskBlock, operation: str) -> dict:
         for value in block.iteration_values.get(operation, [])
     ]
     return {
-        "max": rate.max.value if rate else None, "min": rate.min.value if rate else None,
-        "mean": rate.mean.value if rate else None, "stddev": rate.stddev.value if rate else None,
-        "time_max": time.max.value if time else None, "time_min": time.min.value if time else None,
-        "time_mean": time.mean.value if time else None, "time_stddev": time.stddev.value if time else None,
-        "printed": printed, "iteration_values": iteration_values,
+        "max": rate.max.value if rate else None,
+        "min": rate.min.value if rate else None,
+        "mean": rate.mean.value if rate else None,
+        "stddev": rate.stddev.value if rate else None,
+        "time_max": time.max.value if time else None,
+        "time_min": time.min.value if time else None,
+        "time_mean": time.mean.value if time else None,
+        "time_stddev": time.stddev.value if time else None,
+        "printed": printed,
+        "iteration_values": iteration_values,
     }
 
 

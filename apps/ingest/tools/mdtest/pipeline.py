@@ -31,8 +31,18 @@ from apps.ingest.tools.mdtest.manifest import (
 from apps.results.models import ScalingPoint, ScalingSeries, Upload
 
 # Fields that place a point in the campaign: when any differs on re-ingest, the log's points are replaced.
-PLACEMENT_FIELDS = ("launch_index", "block_index", "operation", "mdt_count", "client_nodes", "tasks", "files_per_dir",
-                    "striping", "unique_dir", "label")
+PLACEMENT_FIELDS = (
+    "launch_index",
+    "block_index",
+    "operation",
+    "mdt_count",
+    "client_nodes",
+    "tasks",
+    "files_per_dir",
+    "striping",
+    "unique_dir",
+    "label",
+)
 # mdtest prints its launch line first; other tools' output before it (IO500 driver, IOR) is short.
 SNIFF_BYTES = 1024 * 1024
 
@@ -54,15 +64,23 @@ class MdtestIngestSummary(LogIngestSummary):
             f"series {self.series!r}: {len(self.stored)} logs stored ({self.points_created} points), "
             f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, {len(self.failed)} failed, "
             f"{len(self.unknown_mdt)} with unknown MDT count, {len(self.skipped)} other files skipped",
-            [f"MDT count unknown, not stored: {item}" for item in self.unknown_mdt])
+            [f"MDT count unknown, not stored: {item}" for item in self.unknown_mdt],
+        )
 
 
-def ingest_mdtest_paths(paths: Iterable[str | Path], *, series_name: str, manifest: str | Path | None = None,
-                        upload: Upload | None = None) -> MdtestIngestSummary:
+def ingest_mdtest_paths(
+    paths: Iterable[str | Path], *, series_name: str, manifest: str | Path | None = None, upload: Upload | None = None
+) -> MdtestIngestSummary:
     """Ingest logs, folders of logs or archives of logs into the series ``series_name`` (created if new)."""
     summary = MdtestIngestSummary(series=series_name)
-    return ingest_logs(summary, paths, manifest, read_manifest=read_manifest, name_of=str,
-                       open_session=lambda: _Session(series_name, summary, upload=upload))
+    return ingest_logs(
+        summary,
+        paths,
+        manifest,
+        read_manifest=read_manifest,
+        name_of=str,
+        open_session=lambda: _Session(series_name, summary, upload=upload),
+    )
 
 
 def ingest_paths(paths: Iterable[str | Path], options: dict, **_) -> MdtestIngestSummary:
@@ -95,11 +113,13 @@ def ingest_mdtest_upload(upload: Upload) -> list:
 class _Session(LogBatchSession):
     """One ingest call: the series, what it already holds, and the report being written."""
 
-    def __init__(self, series_name: str, summary: MdtestIngestSummary, *, upload: Upload | None = None,
-                 notes: str = ""):
+    def __init__(
+        self, series_name: str, summary: MdtestIngestSummary, *, upload: Upload | None = None, notes: str = ""
+    ):
         with transaction.atomic():
             series, created = ScalingSeries.objects.get_or_create(
-                name=series_name, defaults={"upload": upload, "notes": notes})
+                name=series_name, defaults={"upload": upload, "notes": notes}
+            )
             self.study = series.ensure_study()
         summary.series_id = series.pk
         stored: dict[str, list[tuple]] = defaultdict(list)
@@ -107,9 +127,14 @@ class _Session(LogBatchSession):
         for log_hash, owner, *placement in series.points.values_list("log_hash", "upload", *PLACEMENT_FIELDS):
             stored[log_hash].append(tuple(placement))
             owners[log_hash].add(owner)
-        super().__init__(summary, series, created,
-                         {log_hash: sorted(placements) for log_hash, placements in stored.items()},
-                         upload=upload, stored_owners=owners)
+        super().__init__(
+            summary,
+            series,
+            created,
+            {log_hash: sorted(placements) for log_hash, placements in stored.items()},
+            upload=upload,
+            stored_owners=owners,
+        )
         self.used_entries: set[int] = set()
 
     def ingest_tree(self, root: Path, files: list[Path], explicit_manifest: Manifest | None) -> None:
@@ -127,8 +152,9 @@ class _Session(LogBatchSession):
         if manifest is not explicit_manifest and manifest is not None:
             self.warn_unused(manifest)
 
-    def _folder_manifest(self, root: Path, files: list[Path],
-                         explicit: Manifest | None) -> tuple[Manifest | None, set[Path]]:
+    def _folder_manifest(
+        self, root: Path, files: list[Path], explicit: Manifest | None
+    ) -> tuple[Manifest | None, set[Path]]:
         """The manifest for a folder: the one given, else every manifest.csv inside (a deeper one
         wins for the logs below it). A manifest that cannot be read fails the whole folder."""
         found = sorted((file for file in files if file.name == MANIFEST_NAME), key=lambda file: len(file.parts))
@@ -149,8 +175,14 @@ class _Session(LogBatchSession):
     def ingest_file(self, path: Path, name: str, manifest: Manifest | None, *, from_folder: bool = False) -> None:
         """Parse, place and queue one log. Inside a folder, a file that does not start like mdtest
         output within its first ``SNIFF_BYTES`` is skipped without being read further."""
-        data = self.read_log(path, name, looks_like=looks_like_mdtest_output, sniff_bytes=SNIFF_BYTES,
-                             from_folder=from_folder, mark_empty=True)
+        data = self.read_log(
+            path,
+            name,
+            looks_like=looks_like_mdtest_output,
+            sniff_bytes=SNIFF_BYTES,
+            from_folder=from_folder,
+            mark_empty=True,
+        )
         if data is None:
             return
         try:
@@ -177,8 +209,9 @@ class _Session(LogBatchSession):
         return sorted(tuple(getattr(record, name) for name in PLACEMENT_FIELDS) for record in records)
 
     def store(self, records: list[ScalingPointRecord]) -> None:
-        ScalingPoint.objects.bulk_create(ScalingPoint(series=self.container, upload=self.upload, **vars(record))
-                                         for record in records)
+        ScalingPoint.objects.bulk_create(
+            ScalingPoint(series=self.container, upload=self.upload, **vars(record)) for record in records
+        )
         self.study.store_scaling_points(records, upload=self.upload)
 
     def warn_unused(self, manifest: Manifest) -> None:

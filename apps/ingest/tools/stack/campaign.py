@@ -38,8 +38,15 @@ MANIFEST_COLUMNS = ("log", "component", "layer", "operation", "tool")
 MAX_COMPONENTS = 100_000
 MAX_MANIFEST_ROWS = 100_000
 # stack.yaml's list key of each layer, and the keys naming what lies directly below a component.
-LAYER_KEYS = {"device": "devices", "device_group": "device_groups", "block": "block", "local_fs": "local_fs",
-              "ost": "osts", "network": "network", "lnet": "lnet"}
+LAYER_KEYS = {
+    "device": "devices",
+    "device_group": "device_groups",
+    "block": "block",
+    "local_fs": "local_fs",
+    "ost": "osts",
+    "network": "network",
+    "lnet": "lnet",
+}
 BELOW_KEYS = ("members", "groups", "built_on")
 SPEC_KINDS = {"device": "drive", "network": "link"}
 _LINE = "__line__"
@@ -78,8 +85,9 @@ class _LineLoader(yaml.SafeLoader):
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in stack.yaml",
-                                              self.peek_event().start_mark)
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in stack.yaml", self.peek_event().start_mark
+            )
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
@@ -141,12 +149,16 @@ def read_stack_yaml(data: bytes | None) -> Campaign:
                 raise ParseError(STACK_FILE, entry.get(_LINE), f"{component_name}: unknown server {server!r}")
             spec = _text(entry, "spec", entry)
             if layer in SPEC_KINDS and (spec not in specs or specs[spec].kind != SPEC_KINDS[layer]):
-                raise ParseError(STACK_FILE, entry.get(_LINE),
-                                 f"{component_name}: spec {spec!r} is not a {SPEC_KINDS[layer]} in specs")
+                raise ParseError(
+                    STACK_FILE,
+                    entry.get(_LINE),
+                    f"{component_name}: spec {spec!r} is not a {SPEC_KINDS[layer]} in specs",
+                )
             below_names = tuple(_below_names(entry))
             components[component_name] = Component(component_name, layer, server, spec, below_names)
-            attributes[component_name] = {key: value for key, value in entry.items()
-                                          if key not in ("name", "server", "spec", _LINE, *BELOW_KEYS)}
+            attributes[component_name] = {
+                key: value for key, value in entry.items() if key not in ("name", "server", "spec", _LINE, *BELOW_KEYS)
+            }
             entries[component_name] = entry
             if len(components) > MAX_COMPONENTS:
                 raise ParseError(STACK_FILE, entry.get(_LINE), f"more than {MAX_COMPONENTS} components")
@@ -156,11 +168,20 @@ def read_stack_yaml(data: bytes | None) -> Campaign:
             if below not in components:
                 raise ParseError(STACK_FILE, line, f"{component.name}: unknown component {below!r} below it")
             if LAYERS.index(components[below].layer) >= LAYERS.index(component.layer):
-                raise ParseError(STACK_FILE, line, f"{component.name} ({component.layer}) cannot stand on "
-                                                   f"{below} ({components[below].layer})")
+                raise ParseError(
+                    STACK_FILE,
+                    line,
+                    f"{component.name} ({component.layer}) cannot stand on {below} ({components[below].layer})",
+                )
     inventory = Inventory(servers=servers, specs=specs, components=components)
-    return Campaign(name=name, file_system=_plain(file_system), storage_system=_plain(storage_system),
-                    inventory=inventory, server_attributes=server_attributes, component_attributes=attributes)
+    return Campaign(
+        name=name,
+        file_system=_plain(file_system),
+        storage_system=_plain(storage_system),
+        inventory=inventory,
+        server_attributes=server_attributes,
+        component_attributes=attributes,
+    )
 
 
 def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
@@ -169,8 +190,11 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
     header = [cell.strip() for cell in next(rows, (1, []))[1]]
     missing = [name for name in MANIFEST_COLUMNS if name not in header]
     if missing:
-        raise ParseError(MANIFEST_FILE, 1, f"the header lacks {', '.join(missing)} "
-                                           f"(it needs {','.join(MANIFEST_COLUMNS)}, in any order)")
+        raise ParseError(
+            MANIFEST_FILE,
+            1,
+            f"the header lacks {', '.join(missing)} (it needs {','.join(MANIFEST_COLUMNS)}, in any order)",
+        )
     positions = [header.index(name) for name in MANIFEST_COLUMNS]
     readings: dict[tuple[str, str], Any] = {}
     seen: dict[tuple[str, str], int] = {}
@@ -189,13 +213,15 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
             raise ParseError(MANIFEST_FILE, line, f"unknown layer {layer!r}; known: {', '.join(LAYERS)}")
         if layer == "file_system":
             if component != campaign.file_system_name:
-                raise ParseError(MANIFEST_FILE, line, f"unknown file system {component!r} (stack.yaml names "
-                                                      f"{campaign.file_system_name!r})")
+                raise ParseError(
+                    MANIFEST_FILE,
+                    line,
+                    f"unknown file system {component!r} (stack.yaml names {campaign.file_system_name!r})",
+                )
         elif component not in components:
             raise ParseError(MANIFEST_FILE, line, f"unknown component {component!r}")
         elif components[component].layer != layer:
-            raise ParseError(MANIFEST_FILE, line, f"{component} is at layer {components[component].layer}, "
-                                                  f"not {layer}")
+            raise ParseError(MANIFEST_FILE, line, f"{component} is at layer {components[component].layer}, not {layer}")
         if operation not in OPERATIONS:
             raise ParseError(MANIFEST_FILE, line, f"unknown operation {operation!r}; known: {', '.join(OPERATIONS)}")
         if tool not in readers:
@@ -205,8 +231,11 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
                 raise ParseError(MANIFEST_FILE, line, f"{log} is listed twice for {operation}")
             fs_seen.add((log, operation))
         elif (component, operation) in seen:
-            raise ParseError(MANIFEST_FILE, line, f"{component} is measured twice for {operation} "
-                                                  f"(first on line {seen[(component, operation)]})")
+            raise ParseError(
+                MANIFEST_FILE,
+                line,
+                f"{component} is measured twice for {operation} (first on line {seen[(component, operation)]})",
+            )
         else:
             seen[(component, operation)] = line
         path = _log_path(root, log, line)
@@ -216,8 +245,11 @@ def read_manifest(campaign: Campaign, data: bytes, root: Path) -> None:
         figure: Figure = reading.figure(operation)
         if not math.isfinite(figure.value):
             raise ParseError(log, figure.line, f"the {operation} figure is not finite")
-        campaign.measurements.append(Measurement(component=component, layer=layer, operation=operation,
-                                                 measured=figure.value, tool=tool, source=log))
+        campaign.measurements.append(
+            Measurement(
+                component=component, layer=layer, operation=operation, measured=figure.value, tool=tool, source=log
+            )
+        )
         campaign.figures.append(LogFigure(reading.version, figure.printed, figure.line, line))
 
 

@@ -54,10 +54,14 @@ class StackIngestSummary:
         if self.failed:
             err.write("\n".join(f"FAILED {failure}" for failure in self.failed) + "\n")
             return
-        ceiling = ", ".join(f"{operation} {value:.0f} MB/s" if value is not None else f"{operation} unknown"
-                            for operation, value in self.ceiling.items())
-        out.write(f"stack {self.name!r}: {self.layer_rows} layer rows, {self.file_system_rows} file-system rows, "
-                  f"{self.outliers} outliers; ceiling {ceiling}\n")
+        ceiling = ", ".join(
+            f"{operation} {value:.0f} MB/s" if value is not None else f"{operation} unknown"
+            for operation, value in self.ceiling.items()
+        )
+        out.write(
+            f"stack {self.name!r}: {self.layer_rows} layer rows, {self.file_system_rows} file-system rows, "
+            f"{self.outliers} outliers; ceiling {ceiling}\n"
+        )
 
 
 def ingest_paths(paths, options: dict, **_) -> StackIngestSummary:
@@ -91,14 +95,22 @@ def ingest_stack_upload(upload: Upload) -> list:
     claim = system_claim(system, upload) if system is not None else ""
     if claim:
         # A stack's ceiling flags the system's runs: an account may not set one for runs it does not own.
-        raise IngestError(f"{upload.original_name}: the stack {claim}; a stack of a system with other owners' runs "
-                          "is ingested by the operator")
+        raise IngestError(
+            f"{upload.original_name}: the stack {claim}; a stack of a system with other owners' runs "
+            "is ingested by the operator"
+        )
     store_campaign(campaign, name=name, system=system, summary=summary, upload=upload)
     return []
 
 
-def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | None, summary: StackIngestSummary,
-                   upload: Upload | None = None) -> Stack:
+def store_campaign(
+    campaign: Campaign,
+    *,
+    name: str,
+    system: StorageSystem | None,
+    summary: StackIngestSummary,
+    upload: Upload | None = None,
+) -> Stack:
     """Write the campaign as the stack ``name`` (replacing a stack of that name the upload's account may replace)."""
     slug = slugify(name)[:100]
     if not slug:
@@ -124,53 +136,114 @@ def store_campaign(campaign: Campaign, *, name: str, system: StorageSystem | Non
 def _write(campaign: Campaign, evaluation: Evaluation, *, slug, system, upload) -> Stack:
     ceiling = evaluation.ceiling
     stack = Stack.objects.create(
-        name=slug, file_system_name=fit(Stack, "file_system_name", campaign.file_system_name),
-        file_system=campaign.file_system, system=system, upload=upload,
-        ceiling_read=ceiling.value.get("read"), ceiling_write=ceiling.value.get("write"),
-        limited_by=ceiling.limited_by, storage_sum=ceiling.storage, network_sum=ceiling.network,
-        storage_sources=ceiling.storage_sources)
+        name=slug,
+        file_system_name=fit(Stack, "file_system_name", campaign.file_system_name),
+        file_system=campaign.file_system,
+        system=system,
+        upload=upload,
+        ceiling_read=ceiling.value.get("read"),
+        ceiling_write=ceiling.value.get("write"),
+        limited_by=ceiling.limited_by,
+        storage_sum=ceiling.storage,
+        network_sum=ceiling.network,
+        storage_sources=ceiling.storage_sources,
+    )
     inventory = campaign.inventory
     StackSpec.objects.bulk_create(
-        StackSpec(stack=stack, key=fit(StackSpec, "key", spec.key), kind=spec.kind,
-                  model=fit(StackSpec, "model", spec.model), **{op: spec.figures.get(op) for op in
-                                                               ("read", "write", "randread", "randwrite")})
-        for spec in inventory.specs.values())
-    servers = {row.name: row for row in StackServer.objects.bulk_create(
-        StackServer(stack=stack, name=fit(StackServer, "name", server.name), roles=list(server.roles),
-                    attributes=campaign.server_attributes.get(server.name, {}))
-        for server in inventory.servers.values())}
-    components = {row.name: row for row in StackComponent.objects.bulk_create(
-        StackComponent(stack=stack, server=servers[fit(StackServer, "name", component.server)],
-                       name=fit(StackComponent, "name", component.name), layer=component.layer,
-                       spec=fit(StackComponent, "spec", component.spec),
-                       attributes=campaign.component_attributes.get(component.name, {}))
-        for component in inventory.components.values())}
+        StackSpec(
+            stack=stack,
+            key=fit(StackSpec, "key", spec.key),
+            kind=spec.kind,
+            model=fit(StackSpec, "model", spec.model),
+            **{op: spec.figures.get(op) for op in ("read", "write", "randread", "randwrite")},
+        )
+        for spec in inventory.specs.values()
+    )
+    servers = {
+        row.name: row
+        for row in StackServer.objects.bulk_create(
+            StackServer(
+                stack=stack,
+                name=fit(StackServer, "name", server.name),
+                roles=list(server.roles),
+                attributes=campaign.server_attributes.get(server.name, {}),
+            )
+            for server in inventory.servers.values()
+        )
+    }
+    components = {
+        row.name: row
+        for row in StackComponent.objects.bulk_create(
+            StackComponent(
+                stack=stack,
+                server=servers[fit(StackServer, "name", component.server)],
+                name=fit(StackComponent, "name", component.name),
+                layer=component.layer,
+                spec=fit(StackComponent, "spec", component.spec),
+                attributes=campaign.component_attributes.get(component.name, {}),
+            )
+            for component in inventory.components.values()
+        )
+    }
     through = StackComponent.below.through
     through.objects.bulk_create(
-        through(from_stackcomponent=components[fit(StackComponent, "name", component.name)],
-                to_stackcomponent=components[fit(StackComponent, "name", below)])
-        for component in inventory.components.values() for below in component.below)
+        through(
+            from_stackcomponent=components[fit(StackComponent, "name", component.name)],
+            to_stackcomponent=components[fit(StackComponent, "name", below)],
+        )
+        for component in inventory.components.values()
+        for below in component.below
+    )
     figures = {id(m): figure for m, figure in zip(campaign.measurements, campaign.figures, strict=True)}
     rows = []
     for position, row in enumerate(evaluation.layers):
         m = row.measurement
-        rows.append(_measurement(stack, m, figures[id(m)], position, component=components[m.component],
-                                 expected=row.expected, efficiency=row.efficiency, peer_median=row.peer_median,
-                                 is_outlier=row.outlier))
+        rows.append(
+            _measurement(
+                stack,
+                m,
+                figures[id(m)],
+                position,
+                component=components[m.component],
+                expected=row.expected,
+                efficiency=row.efficiency,
+                peer_median=row.peer_median,
+                is_outlier=row.outlier,
+            )
+        )
     for position, row in enumerate(evaluation.file_system, start=len(rows)):
         m = row.measurement
-        rows.append(_measurement(stack, m, figures[id(m)], position, component=None, expected=row.ceiling,
-                                 efficiency=row.efficiency, over_ceiling=row.over_ceiling))
+        rows.append(
+            _measurement(
+                stack,
+                m,
+                figures[id(m)],
+                position,
+                component=None,
+                expected=row.ceiling,
+                efficiency=row.efficiency,
+                over_ceiling=row.over_ceiling,
+            )
+        )
     StackMeasurement.objects.bulk_create(rows, batch_size=1000)
     return stack
 
 
 def _measurement(stack, m, figure, position, **computed) -> StackMeasurement:
     return StackMeasurement(
-        stack=stack, layer=m.layer, operation=m.operation, measured=m.measured, unit=unit_of(m.operation),
-        tool=m.tool, tool_version=fit(StackMeasurement, "tool_version", figure.tool_version),
-        source=fit(StackMeasurement, "source", m.source), source_line=figure.line,
-        printed=fit(StackMeasurement, "printed", figure.printed), position=position, **computed)
+        stack=stack,
+        layer=m.layer,
+        operation=m.operation,
+        measured=m.measured,
+        unit=unit_of(m.operation),
+        tool=m.tool,
+        tool_version=fit(StackMeasurement, "tool_version", figure.tool_version),
+        source=fit(StackMeasurement, "source", m.source),
+        source_line=figure.line,
+        printed=fit(StackMeasurement, "printed", figure.printed),
+        position=position,
+        **computed,
+    )
 
 
 def _storage_system(campaign: Campaign, options: dict) -> StorageSystem | None:

@@ -54,8 +54,7 @@ def read_xdd(data: bytes, path: str) -> ToolReading:
             continue
         cells = match["cells"].split()
         if len(cells) != len(columns):
-            raise ParseError(path, line_number, f"xdd result line has {len(cells)} columns, its header "
-                                                f"{len(columns)}")
+            raise ParseError(path, line_number, f"xdd result line has {len(cells)} columns, its header {len(columns)}")
         row = dict(zip(columns, cells, strict=True))
         operation = next((row[name] for name in _OP_COLUMNS if name in row), "").lower()
         if operation not in ("read", "write"):
@@ -83,8 +82,9 @@ def read_xdd(data: bytes, path: str) -> ToolReading:
                 raise ParseError(path, rows[0][1], f"no {column} column in the xdd header")
             values = [number(row[column], path, line, f"xdd {column}") for row, line in rows]
             printed = " + ".join(row[column] for row, _ in rows)
-            reading.figures[name] = Figure(name, sum(values), f"{printed} {'IOPS' if column == 'IOPS' else 'MB/s'}",
-                                           rows[0][1])
+            reading.figures[name] = Figure(
+                name, sum(values), f"{printed} {'IOPS' if column == 'IOPS' else 'MB/s'}", rows[0][1]
+            )
     if not reading.figures:
         raise ParseError(path, None, "no xdd Combined / COMBINED line and no TARGET Average / TARGET_AVERAGE lines")
     return reading

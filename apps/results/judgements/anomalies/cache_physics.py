@@ -125,8 +125,12 @@ def locality(facts: RunFacts, phase: PhaseFacts, fast_name: str) -> dict[str, An
         detail = {"task_reordering": asdict(phase.task_reordering) if phase.task_reordering else None}
     else:
         detail = {"rank_shift": phase.rank_shift}
-    return {"piece": "locality", **detail, "client_nodes": _client_nodes(facts),
-            "verdict": "own_data" if own else "other_node"}
+    return {
+        "piece": "locality",
+        **detail,
+        "client_nodes": _client_nodes(facts),
+        "verdict": "own_data" if own else "other_node",
+    }
 
 
 def network(facts: RunFacts, phase: PhaseFacts) -> dict[str, Any] | None:

@@ -45,22 +45,37 @@ def node_count_evidence(facts: RunFacts) -> list[NodeEvidence]:
         if nodes:
             tool = entry.get("tool") or "the tool"
             tasks_said = f"{tasks} task(s) on " if tasks else ""
-            pieces.append(NodeEvidence("tool", int(nodes), f"{tool} in {where} reports {tasks_said}{nodes} node(s)",
-                                       one_per_process=bool(tasks and int(tasks) == int(nodes) and int(nodes) > 1),
-                                       witness=tool))
+            pieces.append(
+                NodeEvidence(
+                    "tool",
+                    int(nodes),
+                    f"{tool} in {where} reports {tasks_said}{nodes} node(s)",
+                    one_per_process=bool(tasks and int(tasks) == int(nodes) and int(nodes) > 1),
+                    witness=tool,
+                )
+            )
         if entry.get("nodemap_nodes"):
             mapped = int(entry["nodemap_nodes"])
             share = f" ({int(tasks) // mapped} ranks each)" if tasks and int(tasks) % mapped == 0 else ""
-            pieces.append(NodeEvidence("nodemap", mapped, f"the Nodemap in {where} places the ranks on {mapped} "
-                                                          f"node(s){share}"))
+            pieces.append(
+                NodeEvidence("nodemap", mapped, f"the Nodemap in {where} places the ranks on {mapped} node(s){share}")
+            )
     if facts.client_nodes_declared:
         source = facts.client_nodes_declared_source or "the submission's metadata"
-        pieces.append(NodeEvidence("declared", facts.client_nodes_declared,
-                                   f"{facts.client_nodes_declared} node(s) declared in {source}"))
+        pieces.append(
+            NodeEvidence(
+                "declared", facts.client_nodes_declared, f"{facts.client_nodes_declared} node(s) declared in {source}"
+            )
+        )
     for entry in facts.hostfile_node_counts:
-        pieces.append(NodeEvidence("hostfile", int(entry["nodes"]),
-                                   f"{entry.get('phase', 'a phase')} was launched with the hostfile "
-                                   f"{entry.get('hostfile', '')}, named for {entry['nodes']} node(s)"))
+        pieces.append(
+            NodeEvidence(
+                "hostfile",
+                int(entry["nodes"]),
+                f"{entry.get('phase', 'a phase')} was launched with the hostfile "
+                f"{entry.get('hostfile', '')}, named for {entry['nodes']} node(s)",
+            )
+        )
     return pieces
 
 
@@ -82,8 +97,7 @@ def disagree(pieces: list[NodeEvidence]) -> bool:
 def best_supported(pieces: list[NodeEvidence]) -> int | None:
     """The count the evidence supports best (the module's docstring), None when no count wins."""
     nodemaps = {piece.nodes for piece in pieces if piece.source == "nodemap"}
-    kept = [piece for piece in pieces
-            if not (piece.one_per_process and nodemaps and nodemaps != {piece.nodes})]
+    kept = [piece for piece in pieces if not (piece.one_per_process and nodemaps and nodemaps != {piece.nodes})]
     measured = [piece for piece in kept if piece.source in MEASURED]
     if not measured:
         labels = {piece.nodes for piece in kept}

@@ -445,7 +445,8 @@ class BenchmarkMarkedInvalidRule(AnomalyRule):
         the run met a stricter rule than required, so it stays ranked with a badge.
         """
         only_stonewall_comments = facts.invalid_reasons and all(
-            "stonewall-time" in reason for reason in facts.invalid_reasons)
+            "stonewall-time" in reason for reason in facts.invalid_reasons
+        )
         return "warn" if facts.valid and not invalid_phases and only_stonewall_comments else "error"
 
 
@@ -509,17 +510,25 @@ class NodeCountMismatchRule(AnomalyRule):
             return []
         counts = sorted({piece.nodes for piece in pieces})
         best = best_supported(pieces)
-        listed = (f"the lists use {best}, the best-supported count" if best is not None
-                  else "no count is better supported than the others, so the lists use none")
-        message = (f"the client-node count is uncertain: the evidence says {', '.join(map(str, counts))} node(s); "
-                   f"{listed}. " + "; ".join(piece.detail for piece in distinct(pieces)))
+        listed = (
+            f"the lists use {best}, the best-supported count"
+            if best is not None
+            else "no count is better supported than the others, so the lists use none"
+        )
+        message = (
+            f"the client-node count is uncertain: the evidence says {', '.join(map(str, counts))} node(s); "
+            f"{listed}. " + "; ".join(piece.detail for piece in distinct(pieces))
+        )
         reported = sorted({piece.nodes for piece in pieces if piece.source == "tool"})
         evidence = {
             "declared": facts.client_nodes_declared,
             "declared_source": facts.client_nodes_declared_source,
             "reported": reported,
-            "disagreeing": [entry for entry in facts.tool_node_counts
-                            if entry.get("nodes") and best is not None and int(entry["nodes"]) != best],
+            "disagreeing": [
+                entry
+                for entry in facts.tool_node_counts
+                if entry.get("nodes") and best is not None and int(entry["nodes"]) != best
+            ],
             "pieces": [piece.to_dict() for piece in distinct(pieces)],
             "best_supported": best,
         }
@@ -647,8 +656,19 @@ class RankImbalanceRule(AnomalyRule):
                 "time_imbalance": fraction,
                 "threshold": limit,
                 "drishti_imbalance_threshold": 0.30,
-                **{key: stats.get(key) for key in ("ranks", "slowest_rank", "fastest_rank", "runtime_max",
-                                                   "runtime_min", "runtime_median", "imbalance", "cv")},
+                **{
+                    key: stats.get(key)
+                    for key in (
+                        "ranks",
+                        "slowest_rank",
+                        "fastest_rank",
+                        "runtime_max",
+                        "runtime_min",
+                        "runtime_median",
+                        "imbalance",
+                        "cv",
+                    )
+                },
                 "slow_tail_ranks": len(stats.get("slow_tail") or []),
                 "stonewall_pairs": stats.get("stonewall_pairs") or {},
                 "source_file": stats.get("source_file", ""),
@@ -697,10 +717,19 @@ class AboveMeasuredCeilingRule(AnomalyRule):
                 f"{_number(storage)} MB/s, network {_number(network)} MB/s; limited by {limited_by or 'unknown'})"
             )
             evidence = {
-                "phase": name, "operation": operation, "value_gib_s": phase.value, "printed_value": phase.printed_value,
-                "measured_mb_s": measured, "ceiling_mb_s": limit, "ratio": measured / limit, "threshold": factor,
-                "stack": ceiling.get("stack", ""), "limited_by": limited_by, "storage_sum_mb_s": storage,
-                "network_sum_mb_s": network, **_where(phase),
+                "phase": name,
+                "operation": operation,
+                "value_gib_s": phase.value,
+                "printed_value": phase.printed_value,
+                "measured_mb_s": measured,
+                "ceiling_mb_s": limit,
+                "ratio": measured / limit,
+                "threshold": factor,
+                "stack": ceiling.get("stack", ""),
+                "limited_by": limited_by,
+                "storage_sum_mb_s": storage,
+                "network_sum_mb_s": network,
+                **_where(phase),
             }
             findings.append(self.finding(message, evidence, phase=name))
         return findings

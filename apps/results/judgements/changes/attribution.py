@@ -75,15 +75,21 @@ def _section_entries(diff: RunDiff, key: str, names: dict[str, str]) -> list[dic
 
 
 def _prefixed_entries(diff: RunDiff, key: str, prefix: str) -> list[dict]:
-    return [{"field": f"{prefix}:{difference.key}", "before": difference.values[0], "after": difference.values[1]}
-            for difference in diff.section(key).differences if difference.values[0] != difference.values[1]]
+    return [
+        {"field": f"{prefix}:{difference.key}", "before": difference.values[0], "after": difference.values[1]}
+        for difference in diff.section(key).differences
+        if difference.values[0] != difference.values[1]
+    ]
 
 
 def configuration_entries(attribution: list[dict]) -> list[dict]:
     """The entries that change the configuration class (client nodes, procs, kind, rules mode): a step there
     compares two experiments, not one file system before and after, and is expected."""
-    return [entry for entry in attribution if entry["field"] in CLASS_FIELDS.values()
-            or entry["field"].startswith(CLASS_CONFIG_PREFIXES)]
+    return [
+        entry
+        for entry in attribution
+        if entry["field"] in CLASS_FIELDS.values() or entry["field"].startswith(CLASS_CONFIG_PREFIXES)
+    ]
 
 
 def describe(attribution: list[dict]) -> str:

@@ -136,8 +136,13 @@ def _trimmed_rms_of_unit_normal(share: float) -> float:
     return math.sqrt((share - 2 * q * norm.pdf(q)) / share)
 
 
-def detect(values: Sequence[float], *, baselines: Iterable[int] = (), hints: Iterable[int] = (),
-           parameters: DetectionParameters | None = None) -> Detection:
+def detect(
+    values: Sequence[float],
+    *,
+    baselines: Iterable[int] = (),
+    hints: Iterable[int] = (),
+    parameters: DetectionParameters | None = None,
+) -> Detection:
     """Steps and outliers of a series of positive values in time order.
 
     `baselines`: indices of runs that start a new baseline (an expected change). `hints`: indices of runs
@@ -161,8 +166,10 @@ def detect(values: Sequence[float], *, baselines: Iterable[int] = (), hints: Ite
         detection.steps = _steps(log_values, kept, pieces, sigma, hints, parameters)
         # Once more with the noise measured inside the levels found: the steps and outliers of a short
         # series inflate the first estimate, and an inflated noise hides the next step.
-        cuts = {0, kept.size} | {int(np.searchsorted(kept, index)) for index in [s.index for s in detection.steps]
-                                 + [start for start, _ in pieces]}
+        cuts = {0, kept.size} | {
+            int(np.searchsorted(kept, index))
+            for index in [s.index for s in detection.steps] + [start for start, _ in pieces]
+        }
         refined = _shrunk_noise(log_values[kept], list(itertools.pairwise(sorted(cuts))), parameters)
         if refined >= REFINE_BELOW * sigma:
             return detection
@@ -209,7 +216,7 @@ def _outliers(log_values: np.ndarray, pieces, sigma: float, parameters: Detectio
         flagged: set[int] = set()
         for index in range(start + 1, end - 1):
             before = [log_values[i] for i in range(start, index) if i not in flagged][-NEIGHBOURS:]
-            after = log_values[index + 1:min(end, index + 1 + NEIGHBOURS)]
+            after = log_values[index + 1 : min(end, index + 1 + NEIGHBOURS)]
             if not before:
                 continue
             from_before = log_values[index] - float(np.median(before))
@@ -221,14 +228,21 @@ def _outliers(log_values: np.ndarray, pieces, sigma: float, parameters: Detectio
                 continue
             flagged.add(index)
             deviation = (from_before + from_after) / 2
-            found.append(Outlier(index=index, direction=UP if deviation > 0 else DOWN,
-                                 magnitude_pct=_pct(deviation), confidence=_confidence(smaller / sigma),
-                                 z=smaller / sigma))
+            found.append(
+                Outlier(
+                    index=index,
+                    direction=UP if deviation > 0 else DOWN,
+                    magnitude_pct=_pct(deviation),
+                    confidence=_confidence(smaller / sigma),
+                    z=smaller / sigma,
+                )
+            )
     return found
 
 
-def _steps(log_values: np.ndarray, kept: np.ndarray, pieces, sigma: float, hints: set[int],
-           parameters: DetectionParameters) -> list[Step]:
+def _steps(
+    log_values: np.ndarray, kept: np.ndarray, pieces, sigma: float, hints: set[int], parameters: DetectionParameters
+) -> list[Step]:
     """Steps on the runs that are not outliers: Pelt per piece, then every boundary judged on its own."""
     series = log_values[kept]
     boundaries: list[int] = [0]  # positions in `series` where a segment starts
@@ -252,8 +266,17 @@ def _steps(log_values: np.ndarray, kept: np.ndarray, pieces, sigma: float, hints
         z, shift = _z(series, left, cut, right, scale)
         if cut in forced and not _significant(z, shift, parameters):
             continue
-        steps.append(Step(before_index=int(kept[cut - 1]), index=int(kept[cut]), direction=UP if shift > 0 else DOWN,
-                          magnitude_pct=_pct(shift), confidence=_confidence(z), z=abs(z), at_baseline=cut in forced))
+        steps.append(
+            Step(
+                before_index=int(kept[cut - 1]),
+                index=int(kept[cut]),
+                direction=UP if shift > 0 else DOWN,
+                magnitude_pct=_pct(shift),
+                confidence=_confidence(z),
+                z=abs(z),
+                at_baseline=cut in forced,
+            )
+        )
     return steps
 
 
@@ -296,8 +319,9 @@ def _significant(z: float, shift: float, parameters: DetectionParameters) -> boo
     return abs(z) >= parameters.step_sigmas and abs(_pct(shift)) >= parameters.magnitude_floor_pct
 
 
-def _judge(series: np.ndarray, boundaries: list[int], forced: set[int], sigma: float,
-           parameters: DetectionParameters) -> list[int]:
+def _judge(
+    series: np.ndarray, boundaries: list[int], forced: set[int], sigma: float, parameters: DetectionParameters
+) -> list[int]:
     """Drop the weakest boundary that fails the magnitude or z test, then judge the rest again.
 
     The z test uses the larger of the series' noise and the scatter around the fitted levels: a run of
@@ -332,13 +356,20 @@ def _sse(values: np.ndarray) -> float:
     return float(((values - values.mean()) ** 2).sum())
 
 
-def _snap(series: np.ndarray, kept: np.ndarray, boundaries: list[int], forced: set[int], hints: set[int],
-          sigma: float, parameters: DetectionParameters) -> list[int]:
+def _snap(
+    series: np.ndarray,
+    kept: np.ndarray,
+    boundaries: list[int],
+    forced: set[int],
+    hints: set[int],
+    sigma: float,
+    parameters: DetectionParameters,
+) -> list[int]:
     """Move a step by one run onto a known change of the inputs when the fit barely differs."""
     boundaries = list(boundaries)
     tolerance = parameters.snap_sigmas**2 * sigma**2
     for position in range(1, len(boundaries) - 1):
-        left, cut, right = boundaries[position - 1:position + 2]
+        left, cut, right = boundaries[position - 1 : position + 2]
         if cut in forced or int(kept[cut]) in hints:
             continue
         cost = _sse(series[left:cut]) + _sse(series[cut:right])

@@ -36,8 +36,17 @@ DEFAULT_DECLINE_TOLERANCE = 0.02
 DEFAULT_VARIATION_THRESHOLD = 0.10
 
 OPERATION_ORDER = (
-    "directory_creation", "directory_stat", "directory_read", "directory_removal", "directory_rename",
-    "file_creation", "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal",
+    "directory_creation",
+    "directory_stat",
+    "directory_read",
+    "directory_removal",
+    "directory_rename",
+    "file_creation",
+    "file_stat",
+    "file_read",
+    "file_removal",
+    "tree_creation",
+    "tree_removal",
 )
 
 
@@ -118,8 +127,10 @@ class RateDecline:
         return (self.from_rate - self.to_rate) / self.from_rate
 
     def describe(self) -> str:
-        return (f"{self.from_mdt_count}→{self.to_mdt_count} MDTs: {self.from_rate:,.0f} → {self.to_rate:,.0f} ops/s "
-                f"(−{self.fraction:.0%})")
+        return (
+            f"{self.from_mdt_count}→{self.to_mdt_count} MDTs: {self.from_rate:,.0f} → {self.to_rate:,.0f} ops/s "
+            f"(−{self.fraction:.0%})"
+        )
 
 
 @dataclass
@@ -169,8 +180,12 @@ class ScalingAnalysis:
     def saturation_table(self) -> list[dict[str, Any]]:
         """One row per group, in the export format: operation, files_per_dir, striping, mdt_count."""
         return [
-            {"operation": group.key.operation, "files_per_dir": group.key.files_per_dir,
-             "striping": group.key.striping, "mdt_count": group.saturation_mdt_count}
+            {
+                "operation": group.key.operation,
+                "files_per_dir": group.key.files_per_dir,
+                "striping": group.key.striping,
+                "mdt_count": group.saturation_mdt_count,
+            }
             for group in self.groups
         ]
 
@@ -212,9 +227,15 @@ def analyse_points(
         if variation is not None and variation > variation_threshold:
             noisy.append(NoisyPoint(point, variation))
         key = GroupKey(point.operation, point.files_per_dir, point.striping)
-        candidate = ClientPoint(tasks=point.tasks, client_nodes=point.client_nodes, mean=mean,
-                                min=_as_float(point.min), max=_as_float(point.max),
-                                stddev=_as_float(point.stddev), source=point)
+        candidate = ClientPoint(
+            tasks=point.tasks,
+            client_nodes=point.client_nodes,
+            mean=mean,
+            min=_as_float(point.min),
+            max=_as_float(point.max),
+            stddev=_as_float(point.stddev),
+            source=point,
+        )
         curve = by_group[key][point.mdt_count]
         if point.tasks not in curve or curve[point.tasks].mean < mean:
             curve[point.tasks] = candidate
@@ -222,12 +243,18 @@ def analyse_points(
         _analyse_group(key, by_mdt, saturation_threshold, decline_tolerance)
         for key, by_mdt in sorted(by_group.items(), key=lambda item: item[0].sort_key())
     ]
-    return ScalingAnalysis(groups=groups, noisy_points=noisy, saturation_threshold=saturation_threshold,
-                           decline_tolerance=decline_tolerance, variation_threshold=variation_threshold)
+    return ScalingAnalysis(
+        groups=groups,
+        noisy_points=noisy,
+        saturation_threshold=saturation_threshold,
+        decline_tolerance=decline_tolerance,
+        variation_threshold=variation_threshold,
+    )
 
 
-def _analyse_group(key: GroupKey, by_mdt: dict[int, dict[int | None, ClientPoint]], threshold: float,
-                   decline_tolerance: float) -> GroupAnalysis:
+def _analyse_group(
+    key: GroupKey, by_mdt: dict[int, dict[int | None, ClientPoint]], threshold: float, decline_tolerance: float
+) -> GroupAnalysis:
     levels = [
         MdtLevel(mdt_count=mdt_count, curve=sorted(curve.values(), key=lambda point: point.tasks or 0))
         for mdt_count, curve in sorted(by_mdt.items())
@@ -244,5 +271,6 @@ def _analyse_group(key: GroupKey, by_mdt: dict[int, dict[int | None, ClientPoint
         if higher.peak < lower.peak * (1 - decline_tolerance)
     ]
     saturation = knee([(level.mdt_count, level.peak) for level in levels], threshold)
-    return GroupAnalysis(key=key, levels=levels, saturation_mdt_count=saturation, declines=declines,
-                         saturation_threshold=threshold)
+    return GroupAnalysis(
+        key=key, levels=levels, saturation_mdt_count=saturation, declines=declines, saturation_threshold=threshold
+    )

@@ -16,8 +16,19 @@ from typing import Any
 
 from apps.results.judgements.scaling.analysis import ScalingAnalysis
 
-POINT_FIELDS = ("mdt_count", "client_nodes", "tasks", "files_per_dir", "striping", "operation", "max", "min", "mean",
-                "stddev", "iterations")
+POINT_FIELDS = (
+    "mdt_count",
+    "client_nodes",
+    "tasks",
+    "files_per_dir",
+    "striping",
+    "operation",
+    "max",
+    "min",
+    "mean",
+    "stddev",
+    "iterations",
+)
 TIME_FIELDS = ("time_max", "time_min", "time_mean", "time_stddev")
 
 
@@ -26,8 +37,15 @@ def point_document(point: Any) -> dict[str, Any]:
     document = {name: getattr(point, name) for name in POINT_FIELDS}
     document["source"] = point.source_file
     document.update({name: getattr(point, name) for name in TIME_FIELDS})
-    document.update({"unique_dir": point.unique_dir, "label": point.label, "launch": point.launch_index,
-                     "block": point.block_index, "printed": point.printed})
+    document.update(
+        {
+            "unique_dir": point.unique_dir,
+            "label": point.label,
+            "launch": point.launch_index,
+            "block": point.block_index,
+            "printed": point.printed,
+        }
+    )
     return document
 
 

@@ -29,8 +29,14 @@ DNE_AXES = ("mdt_count", "nodes", "tasks", "files_per_dir", "striping", "unique_
 DNE_UNIT = "ops/s"
 STUDY_NAME_SUFFIX = " (DNE scaling)"
 
-_AXIS_ATTRIBUTES = {"mdt_count": "mdt_count", "nodes": "client_nodes", "tasks": "tasks",
-                    "files_per_dir": "files_per_dir", "striping": "striping", "unique_dir": "unique_dir"}
+_AXIS_ATTRIBUTES = {
+    "mdt_count": "mdt_count",
+    "nodes": "client_nodes",
+    "tasks": "tasks",
+    "files_per_dir": "files_per_dir",
+    "striping": "striping",
+    "unique_dir": "unique_dir",
+}
 _STATISTICS = ("max", "min", "mean", "stddev")
 
 
@@ -51,17 +57,22 @@ def study_point_fields(points: Iterable[Any]) -> list[dict[str, Any]]:
     blocks_of_log: dict[str, list[tuple[int, int]]] = {}
     for point in points:
         blocks_of_log.setdefault(point.log_hash, []).append((point.launch_index, point.block_index))
-    block_number = {log_hash: {block: index for index, block in enumerate(sorted(set(blocks)))}
-                    for log_hash, blocks in blocks_of_log.items()}
-    return [{
-        "axes": point_axes(point),
-        "operation": point.operation,
-        **{name: _printed_rate(point, name) for name in _STATISTICS},
-        "iterations": [value["rate"] for value in point.iteration_values if value.get("rate") is not None],
-        "source": point.source_file,
-        "test_index": block_number[point.log_hash][(point.launch_index, point.block_index)],
-        "log_hash": point.log_hash,
-    } for point in points]
+    block_number = {
+        log_hash: {block: index for index, block in enumerate(sorted(set(blocks)))}
+        for log_hash, blocks in blocks_of_log.items()
+    }
+    return [
+        {
+            "axes": point_axes(point),
+            "operation": point.operation,
+            **{name: _printed_rate(point, name) for name in _STATISTICS},
+            "iterations": [value["rate"] for value in point.iteration_values if value.get("rate") is not None],
+            "source": point.source_file,
+            "test_index": block_number[point.log_hash][(point.launch_index, point.block_index)],
+            "log_hash": point.log_hash,
+        }
+        for point in points
+    ]
 
 
 def point_axes(point: Any) -> dict[str, Any]:

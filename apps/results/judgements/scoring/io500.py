@@ -59,8 +59,13 @@ FORMULA_SCRIPT_PRODUCT = "script-product"  # io500_fixed.sh Oct 2017 - May 2018:
 FORMULA_SC17 = "sc17"  # SC17 job scripts: MD over 7 phases (no mdtest_hard_read)
 FORMULA_CAPP_ZERO_ENTERS = "capp-zero-enters"  # C app isc20, sc20, isc21: every member enters the product
 FORMULA_CAPP_SKIP_NONPOSITIVE = "capp-skip-nonpositive"  # C app io500-sc21 onwards: phases <= 0 left out
-FORMULAS = (FORMULA_SCRIPT, FORMULA_SCRIPT_PRODUCT, FORMULA_SC17, FORMULA_CAPP_ZERO_ENTERS,
-            FORMULA_CAPP_SKIP_NONPOSITIVE)
+FORMULAS = (
+    FORMULA_SCRIPT,
+    FORMULA_SCRIPT_PRODUCT,
+    FORMULA_SC17,
+    FORMULA_CAPP_ZERO_ENTERS,
+    FORMULA_CAPP_SKIP_NONPOSITIVE,
+)
 
 _ZERO_ENTERS_TAG_PREFIXES = ("io500-isc20", "io500-sc20", "io500-isc21")
 

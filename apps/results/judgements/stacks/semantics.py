@@ -77,8 +77,11 @@ class Inventory:
         if component.below:
             return [self.components[name] for name in component.below]
         if component.layer == "lnet":
-            return [other for other in self.components.values()
-                    if other.layer == "network" and other.server == component.server]
+            return [
+                other
+                for other in self.components.values()
+                if other.layer == "network" and other.server == component.server
+            ]
         return []
 
     def data_path(self, server: str) -> list[Component]:
@@ -158,8 +161,11 @@ def evaluate(inventory: Inventory, measurements: list[Measurement]) -> Evaluatio
     file_system = []
     for m in sorted((m for m in measurements if m.layer == "file_system"), key=_file_system_order):
         limit = ceiling.value.get(m.operation)
-        file_system.append(FileSystemRow(m, limit, _ratio(m.measured, limit),
-                                         limit is not None and m.measured > OVER_CEILING_FACTOR * limit))
+        file_system.append(
+            FileSystemRow(
+                m, limit, _ratio(m.measured, limit), limit is not None and m.measured > OVER_CEILING_FACTOR * limit
+            )
+        )
     return Evaluation(rows, ceiling, file_system)
 
 
@@ -210,16 +216,18 @@ def _ceiling(inventory: Inventory, measured: dict[tuple[str, str], float], expec
     ceiling = Ceiling({}, {}, {}, {}, {})
     for operation in BANDWIDTH_OPERATIONS:
         sources: dict[str, str] = {}
-        storage = _sum_over([_storage_of(inventory, server.name, operation, measured, expected, sources)
-                             for server in storage_servers])
+        storage = _sum_over(
+            [_storage_of(inventory, server.name, operation, measured, expected, sources) for server in storage_servers]
+        )
         network = _sum_over([_network_of(inventory, server.name, operation, measured) for server in storage_servers])
         ceiling.storage[operation], ceiling.network[operation] = storage, network
         ceiling.storage_sources[operation] = sources
         known = [value for value in (storage, network) if value is not None]
         ceiling.value[operation] = min(known) if known else None
         if known:
-            ceiling.limited_by[operation] = "storage" if network is None or (
-                storage is not None and storage <= network) else "network"
+            ceiling.limited_by[operation] = (
+                "storage" if network is None or (storage is not None and storage <= network) else "network"
+            )
     return ceiling
 
 
@@ -231,8 +239,9 @@ def _sum_over(values: list[float | None]) -> float | None:
     return sum(known)
 
 
-def _storage_of(inventory: Inventory, server: str, operation: str, measured, expected: _Expected,
-                sources: dict[str, str]) -> float | None:
+def _storage_of(
+    inventory: Inventory, server: str, operation: str, measured, expected: _Expected, sources: dict[str, str]
+) -> float | None:
     path = inventory.data_path(server)
     for layer in STORAGE_LAYERS_TOP_DOWN:
         values = [measured[(c.name, operation)] for c in path if c.layer == layer and (c.name, operation) in measured]

@@ -163,8 +163,10 @@ class Comparison:
             return f"{faster} is {factor:.2g}x faster than {slower} ({context}, {evidence})"
         if code is Verdict.SAME:
             return f"{a} and {b} are the same within ±{self.margin_words} ({context}, {evidence})"
-        return (f"{a} vs {b}: inconclusive, neither a difference of {self.margin_words} or more nor sameness "
-                f"within ±{self.margin_words} shown ({context}, {evidence})")
+        return (
+            f"{a} vs {b}: inconclusive, neither a difference of {self.margin_words} or more nor sameness "
+            f"within ±{self.margin_words} shown ({context}, {evidence})"
+        )
 
     @property
     def verdict_label(self) -> str:
@@ -184,8 +186,10 @@ class Comparison:
     @property
     def reason_untestable(self) -> str:
         if min(self.jobs) < MIN_JOBS:
-            return f"{self.jobs[0]} job{'' if self.jobs[0] == 1 else 's'} against {self.jobs[1]}: " \
-                   f"a side needs {MIN_JOBS} jobs (logs), its iterations are not independent"
+            return (
+                f"{self.jobs[0]} job{'' if self.jobs[0] == 1 else 's'} against {self.jobs[1]}: "
+                f"a side needs {MIN_JOBS} jobs (logs), its iterations are not independent"
+            )
         return "the job means do not vary"
 
     def _interval(self) -> str:
@@ -218,8 +222,10 @@ class GroupVerdict:
         where = describe_fixed(self.fixed)
         context = f"{self.operation}, {where}" if where else self.operation
         if not self.testable:
-            return (f"not testable: no {self.axis} value has {MIN_JOBS} jobs (logs) on both sides of a "
-                    f"comparison ({context})")
+            return (
+                f"not testable: no {self.axis} value has {MIN_JOBS} jobs (logs) on both sides of a "
+                f"comparison ({context})"
+            )
         if not self.any_significant:
             return f"no significant difference between any {self.axis} value ({context})"
         return "; ".join(c.verdict for c in self.comparisons if c.significant)
@@ -231,8 +237,12 @@ def margin_words(margin: float) -> str:
 
 
 # What a counted axis counts, one and many ("1 node", "4 MDTs"); other axes' values read as themselves.
-COUNTED_AXES = {"nodes": ("node", "nodes"), "tasks": ("task", "tasks"), "mdt_count": ("MDT", "MDTs"),
-                "files_per_dir": ("file per dir", "files per dir")}
+COUNTED_AXES = {
+    "nodes": ("node", "nodes"),
+    "tasks": ("task", "tasks"),
+    "mdt_count": ("MDT", "MDTs"),
+    "files_per_dir": ("file per dir", "files per dir"),
+}
 # mdtest -u: a directory per task, or one directory shared by all.
 UNIQUE_DIR_WORDS = {True: "a directory per task", False: "a shared directory"}
 
@@ -367,8 +377,13 @@ def welch_tests(pairs: Sequence[tuple[Sequence[float], Sequence[float]]]) -> lis
     return results
 
 
-def compare(points: Sequence[Any], *, alpha: float = DEFAULT_ALPHA, margin: float = DEFAULT_MARGIN,
-            axes: Sequence[str] | None = None) -> list[GroupVerdict]:
+def compare(
+    points: Sequence[Any],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    margin: float = DEFAULT_MARGIN,
+    axes: Sequence[str] | None = None,
+) -> list[GroupVerdict]:
     """Every pair of values of every varying axis (or of ``axes``), other independent axes fixed,
     per operation; jobs as the replicates, Holm-corrected within each group, judged with ``margin``."""
     groups: list[GroupVerdict] = []
@@ -390,12 +405,22 @@ def compare(points: Sequence[Any], *, alpha: float = DEFAULT_ALPHA, margin: floa
             job_means = {value: job_means_of(by_value[value]) for value in values}
             comparisons = []
             for a, b in combinations(values, 2):
-                comparisons.append(Comparison(
-                    operation=operation, axis=axis, a=a, b=b, fixed=fixed,
-                    mean_a=geometric_mean(job_means[a]), mean_b=geometric_mean(job_means[b]), p_raw=None,
-                    jobs=(len(job_means[a]), len(job_means[b])), margin=margin, alpha=alpha,
-                    travelling=travelling,
-                ))
+                comparisons.append(
+                    Comparison(
+                        operation=operation,
+                        axis=axis,
+                        a=a,
+                        b=b,
+                        fixed=fixed,
+                        mean_a=geometric_mean(job_means[a]),
+                        mean_b=geometric_mean(job_means[b]),
+                        p_raw=None,
+                        jobs=(len(job_means[a]), len(job_means[b])),
+                        margin=margin,
+                        alpha=alpha,
+                        travelling=travelling,
+                    )
+                )
                 samples.append((job_means[a], job_means[b]))
             groups.append(GroupVerdict(operation, axis, fixed, comparisons))
     for comparison, result in zip(comparisons_of(groups), welch_tests(samples), strict=True):

@@ -42,8 +42,9 @@ def point_document(point: Any) -> dict[str, Any]:
     }
 
 
-def study_document(name: str, points: Sequence[Any], *, alpha: float = DEFAULT_ALPHA,
-                   margin: float = DEFAULT_MARGIN) -> dict[str, Any]:
+def study_document(
+    name: str, points: Sequence[Any], *, alpha: float = DEFAULT_ALPHA, margin: float = DEFAULT_MARGIN
+) -> dict[str, Any]:
     comparisons = comparisons_of(compare(points, alpha=alpha, margin=margin))
     return {
         "name": name,

@@ -23,8 +23,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("name", help="the series name given to ingest --series")
         parser.add_argument("--format", choices=["json", "csv"], default="json")
-        parser.add_argument("--saturation-threshold", type=float, default=DEFAULT_SATURATION_THRESHOLD,
-                            help="the next MDT count must gain at least this fraction (default 0.10)")
+        parser.add_argument(
+            "--saturation-threshold",
+            type=float,
+            default=DEFAULT_SATURATION_THRESHOLD,
+            help="the next MDT count must gain at least this fraction (default 0.10)",
+        )
         parser.add_argument("--decline-tolerance", type=float, default=DEFAULT_DECLINE_TOLERANCE)
         parser.add_argument("--variation-threshold", type=float, default=DEFAULT_VARIATION_THRESHOLD)
 
@@ -37,9 +41,12 @@ class Command(BaseCommand):
         if options["format"] == "csv":
             self.write_csv(points)
             return
-        analysis = analyse_points(points, saturation_threshold=options["saturation_threshold"],
-                                  decline_tolerance=options["decline_tolerance"],
-                                  variation_threshold=options["variation_threshold"])
+        analysis = analyse_points(
+            points,
+            saturation_threshold=options["saturation_threshold"],
+            decline_tolerance=options["decline_tolerance"],
+            variation_threshold=options["variation_threshold"],
+        )
         self.stdout.write(exact_json(series_document(series.name, points, analysis)))
 
     def write_csv(self, points):
@@ -47,7 +54,12 @@ class Command(BaseCommand):
         writer = csv.writer(self.stdout, lineterminator="\n")
         writer.writerow(columns)
         for point in points:
-            values = {**{name: getattr(point, name) for name in (*POINT_FIELDS, *TIME_FIELDS)},
-                      "source": point.source_file, "unique_dir": point.unique_dir, "label": point.label,
-                      "launch": point.launch_index, "block": point.block_index}
+            values = {
+                **{name: getattr(point, name) for name in (*POINT_FIELDS, *TIME_FIELDS)},
+                "source": point.source_file,
+                "unique_dir": point.unique_dir,
+                "label": point.label,
+                "launch": point.launch_index,
+                "block": point.block_index,
+            }
             writer.writerow(["" if values[name] is None else values[name] for name in columns])

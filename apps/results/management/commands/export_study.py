@@ -20,8 +20,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("name", help="the study name given to ingest --study")
         parser.add_argument("--format", choices=["json"], default="json")
-        parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
-                            help="family-wise error rate of each comparison group (default 0.05)")
+        parser.add_argument(
+            "--alpha",
+            type=float,
+            default=DEFAULT_ALPHA,
+            help="family-wise error rate of each comparison group (default 0.05)",
+        )
 
     def handle(self, *args, **options):
         study = Study.objects.filter(name=options["name"]).first()

@@ -11,8 +11,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", help='edition name, a slug such as "ISC19"')
-        parser.add_argument("--list", dest="list_kinds", action="append", choices=list(LIST_KINDS),
-                            help="list to freeze (repeatable; default: every list, the historic list too)")
+        parser.add_argument(
+            "--list",
+            dest="list_kinds",
+            action="append",
+            choices=list(LIST_KINDS),
+            help="list to freeze (repeatable; default: every list, the historic list too)",
+        )
         parser.add_argument("--title", default="", help="human title, e.g. ISC High Performance 2019")
         parser.add_argument("--description", default="")
 

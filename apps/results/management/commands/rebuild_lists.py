@@ -14,8 +14,13 @@ class Command(BaseCommand):
     help = "Refill every list's entries, ranks, counts and statistics from the runs, then ANALYZE them."
 
     def add_arguments(self, parser):
-        parser.add_argument("--list", dest="kinds", action="append", choices=list(LIST_KINDS),
-                            help="list to rebuild (repeatable; default: every list of the registry)")
+        parser.add_argument(
+            "--list",
+            dest="kinds",
+            action="append",
+            choices=list(LIST_KINDS),
+            help="list to rebuild (repeatable; default: every list of the registry)",
+        )
 
     def handle(self, *args, kinds, **options):
         filled = runs.rebuild_lists(kinds)

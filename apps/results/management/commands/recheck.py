@@ -24,6 +24,8 @@ class Command(BaseCommand):
                 check_run_anomalies(run, include_duplicates=False)
                 checked += 1
         analyze_after_bulk_write(checked)
-        counts = {severity: Anomaly.objects.filter(run__in=runs, severity=severity).count()
-                  for severity in Anomaly.Severity.values}
+        counts = {
+            severity: Anomaly.objects.filter(run__in=runs, severity=severity).count()
+            for severity in Anomaly.Severity.values
+        }
         self.stdout.write(f"rechecked {checked} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items()))

@@ -17,8 +17,12 @@ class Command(BaseCommand):
     help = "Check that every submission-rule clause is checked, not checkable or out of scope, and documented."
 
     def add_arguments(self, parser):
-        parser.add_argument("--docs", type=Path, default=Path(settings.BASE_DIR) / "docs" / "rules.md",
-                            help="the rules document to check (default docs/rules.md)")
+        parser.add_argument(
+            "--docs",
+            type=Path,
+            default=Path(settings.BASE_DIR) / "docs" / "rules.md",
+            help="the rules document to check (default docs/rules.md)",
+        )
         parser.add_argument("--write", type=Path, help="write the rules document here instead of checking one")
 
     def handle(self, *args, **options):
@@ -35,5 +39,7 @@ class Command(BaseCommand):
                 self.stderr.write(problem)
             raise CommandError(f"{len(problems)} clause(s) not covered", returncode=1)
         checked = sum(clause.status == "checked" for clause in CLAUSES)
-        self.stdout.write(f"{len(CLAUSES)} clauses covered: {checked} checked, {len(CLAUSES) - checked} not "
-                          f"checkable from files or out of scope")
+        self.stdout.write(
+            f"{len(CLAUSES)} clauses covered: {checked} checked, {len(CLAUSES) - checked} not "
+            f"checkable from files or out of scope"
+        )

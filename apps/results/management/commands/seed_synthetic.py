@@ -60,12 +60,53 @@ from apps.results.services.runs import rebuild_lists
 MARK = "synthetic"
 INSTITUTION_SUFFIX = " (synthetic)"
 
-PLACES = ["Northbridge", "Lakeside", "Aldermoor", "Kestrel Bay", "Rivermouth", "Highfield", "Stonegate",
-          "Westmere", "Eastvale", "Brightwater", "Fernhill", "Oakridge Park", "Silverton", "Marrow Point"]
-KINDS = ["University", "National Laboratory", "Supercomputing Centre", "Research Institute", "Computing Lab",
-         "Weather Service", "Energy Research Centre"]
-SYSTEM_WORDS = ["Aurora", "Borealis", "Cirrus", "Dynamo", "Equinox", "Falcon", "Gale", "Helios", "Ion", "Juno",
-                "Kestrel", "Lumen", "Meridian", "Nimbus", "Orion", "Polaris", "Quasar", "Rhea", "Sirius", "Tempest"]
+PLACES = [
+    "Northbridge",
+    "Lakeside",
+    "Aldermoor",
+    "Kestrel Bay",
+    "Rivermouth",
+    "Highfield",
+    "Stonegate",
+    "Westmere",
+    "Eastvale",
+    "Brightwater",
+    "Fernhill",
+    "Oakridge Park",
+    "Silverton",
+    "Marrow Point",
+]
+KINDS = [
+    "University",
+    "National Laboratory",
+    "Supercomputing Centre",
+    "Research Institute",
+    "Computing Lab",
+    "Weather Service",
+    "Energy Research Centre",
+]
+SYSTEM_WORDS = [
+    "Aurora",
+    "Borealis",
+    "Cirrus",
+    "Dynamo",
+    "Equinox",
+    "Falcon",
+    "Gale",
+    "Helios",
+    "Ion",
+    "Juno",
+    "Kestrel",
+    "Lumen",
+    "Meridian",
+    "Nimbus",
+    "Orion",
+    "Polaris",
+    "Quasar",
+    "Rhea",
+    "Sirius",
+    "Tempest",
+]
 FILESYSTEMS = [  # (type, weight, vendors)
     ("Lustre", 45, ["DDN", "HPE", "Dell EMC", "Lenovo", "Whamcloud"]),
     ("DAOS", 10, ["Intel", "HPE"]),
@@ -77,15 +118,42 @@ FILESYSTEMS = [  # (type, weight, vendors)
     ("VAST", 4, ["VAST Data"]),
     ("OrangeFS", 3, ["Omnibond"]),
 ]
-VERSIONS = {2017: "io500-sc17", 2018: "io500-sc18", 2019: "io500-sc19", 2020: "io500-sc20_v3",
-            2021: "io500-sc21_v1", 2022: "io500-isc22_v2", 2023: "io500-sc23", 2024: "io500-isc24_v3",
-            2025: "io500-isc25_v1"}
+VERSIONS = {
+    2017: "io500-sc17",
+    2018: "io500-sc18",
+    2019: "io500-sc19",
+    2020: "io500-sc20_v3",
+    2021: "io500-sc21_v1",
+    2022: "io500-isc22_v2",
+    2023: "io500-sc23",
+    2024: "io500-isc24_v3",
+    2025: "io500-isc25_v1",
+}
 BW_PHASES = {"ior_easy_write": 1.2, "ior_hard_write": 0.12, "ior_easy_read": 1.5, "ior_hard_read": 0.3}
-MD_PHASES = {"mdtest_easy_write": 1.0, "mdtest_hard_write": 0.35, "find": 3.5, "mdtest_easy_stat": 2.6,
-             "mdtest_hard_stat": 1.6, "mdtest_easy_delete": 0.8, "mdtest_hard_read": 0.9, "mdtest_hard_delete": 0.5}
-PHASE_ORDER = ["ior_easy_write", "mdtest_easy_write", "ior_hard_write", "mdtest_hard_write", "find",
-               "ior_easy_read", "mdtest_easy_stat", "ior_hard_read", "mdtest_hard_stat", "mdtest_easy_delete",
-               "mdtest_hard_read", "mdtest_hard_delete"]
+MD_PHASES = {
+    "mdtest_easy_write": 1.0,
+    "mdtest_hard_write": 0.35,
+    "find": 3.5,
+    "mdtest_easy_stat": 2.6,
+    "mdtest_hard_stat": 1.6,
+    "mdtest_easy_delete": 0.8,
+    "mdtest_hard_read": 0.9,
+    "mdtest_hard_delete": 0.5,
+}
+PHASE_ORDER = [
+    "ior_easy_write",
+    "mdtest_easy_write",
+    "ior_hard_write",
+    "mdtest_hard_write",
+    "find",
+    "ior_easy_read",
+    "mdtest_easy_stat",
+    "ior_hard_read",
+    "mdtest_hard_stat",
+    "mdtest_easy_delete",
+    "mdtest_hard_read",
+    "mdtest_hard_delete",
+]
 PATCH_POOL = [
     ("LU-12043", "llite", "improve single-thread read performance"),
     ("LU-12043", "llite", "readahead: don't use max RPC size always"),
@@ -98,39 +166,95 @@ PATCH_POOL = [
     ("LU-15117", "ofd", "don't block destroys on the OST"),
     ("LU-16365", "llite", "add read-ahead stats for DoM"),
 ]
-LUSTRE_VERSIONS = [("2.11.0", "2.10.5"), ("2.12.2", "2.10.7"), ("2.12.54", "2.12.54"), ("2.14.0", "2.14.0"),
-                   ("2.15.3", "2.15.3"), ("2.15.5", "2.15.4"), ("2.16.0", "2.15.5")]
-TUNABLES = [("osc.*.max_pages_per_rpc", "client", ["1024", "4096", "16M"]),
-            ("osc.*.max_rpcs_in_flight", "client", ["8", "64", "128"]),
-            ("ldlm.namespaces.*.lru_size", "client", ["0", "10000", "4000000"]),
-            ("mdt.*.dom_lock", "server", ["always", "trylock"]),
-            ("llite.*.max_read_ahead_mb", "client", ["64", "1024", "2048"])]
+LUSTRE_VERSIONS = [
+    ("2.11.0", "2.10.5"),
+    ("2.12.2", "2.10.7"),
+    ("2.12.54", "2.12.54"),
+    ("2.14.0", "2.14.0"),
+    ("2.15.3", "2.15.3"),
+    ("2.15.5", "2.15.4"),
+    ("2.16.0", "2.15.5"),
+]
+TUNABLES = [
+    ("osc.*.max_pages_per_rpc", "client", ["1024", "4096", "16M"]),
+    ("osc.*.max_rpcs_in_flight", "client", ["8", "64", "128"]),
+    ("ldlm.namespaces.*.lru_size", "client", ["0", "10000", "4000000"]),
+    ("mdt.*.dom_lock", "server", ["always", "trylock"]),
+    ("llite.*.max_read_ahead_mb", "client", ["64", "1024", "2048"]),
+]
 
 
 #: From this many runs on, the load drops secondary indexes and foreign keys and adds them afterwards (RowWriter).
 BULK_LOAD_RUNS = 50000
 SERIES_OPERATIONS = ["Directory creation", "File creation", "File stat", "File removal"]
 #: Phase name → (unit, score group, the tool its command line runs).
-PHASE_SHAPES = {name: ("GiB/s", "bw", "ior") if name in BW_PHASES else
-                ("kIOPS", "md", "pfind" if name == "find" else "mdtest") for name in PHASE_ORDER}
+PHASE_SHAPES = {
+    name: ("GiB/s", "bw", "ior") if name in BW_PHASES else ("kIOPS", "md", "pfind" if name == "find" else "mdtest")
+    for name in PHASE_ORDER
+}
 RUN_COLUMNS = [
-    "id", "system_id", "identity", "content_hash", "submission_id", "source_path", "kind", "benchmark_version", "era",
-    "run_timestamp", "year", "client_nodes", "client_procs", "procs_per_node", "config", "lustre_build_id",
-    "score_bw", "score_md", "score_total", "reported_bw", "reported_md", "reported_total", "valid",
-    "invalid_reasons", "verification", "exclusion_reason", "flagged", "created_at", "updated_at",
-    "reproducibility", "reproducibility_level", "production_accepted",
+    "id",
+    "system_id",
+    "identity",
+    "content_hash",
+    "submission_id",
+    "source_path",
+    "kind",
+    "benchmark_version",
+    "era",
+    "run_timestamp",
+    "year",
+    "client_nodes",
+    "client_procs",
+    "procs_per_node",
+    "config",
+    "lustre_build_id",
+    "score_bw",
+    "score_md",
+    "score_total",
+    "reported_bw",
+    "reported_md",
+    "reported_total",
+    "valid",
+    "invalid_reasons",
+    "verification",
+    "exclusion_reason",
+    "flagged",
+    "created_at",
+    "updated_at",
+    "reproducibility",
+    "reproducibility_level",
+    "production_accepted",
 ]
 #: Share of storage systems run in production: after the list split, most of their runs are submitted
 #: to the Production list at the highest reproducibility level, the declaration accepted.
 PRODUCTION_SYSTEMS = 0.2
 PRODUCTION_RUNS = 0.8
-PRODUCTION_DECLARATION = json.dumps({
-    "target_list": PRODUCTION, "target_level": HIGHEST_LEVEL,
-    "production": {"production_applications": True, "no_single_point_of_failure": True,
-                   "description": "the system's regular production file system, in service during the run"},
-})
-PHASE_COLUMNS = ["run_id", "name", "position", "value", "unit", "seconds", "printed_value", "printed_unit",
-                 "score_group", "command", "source_file", "source_line"]
+PRODUCTION_DECLARATION = json.dumps(
+    {
+        "target_list": PRODUCTION,
+        "target_level": HIGHEST_LEVEL,
+        "production": {
+            "production_applications": True,
+            "no_single_point_of_failure": True,
+            "description": "the system's regular production file system, in service during the run",
+        },
+    }
+)
+PHASE_COLUMNS = [
+    "run_id",
+    "name",
+    "position",
+    "value",
+    "unit",
+    "seconds",
+    "printed_value",
+    "printed_unit",
+    "score_group",
+    "command",
+    "source_file",
+    "source_line",
+]
 
 
 def sha(text: str) -> str:
@@ -153,8 +277,9 @@ class RowWriter:
         table = model._meta.db_table
         with connection.cursor() as cursor:
             if self.postgres:
-                cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-                               [table, count])
+                cursor.execute(
+                    "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, count]
+                )
                 return [pk for (pk,) in cursor.fetchall()]
             if model not in self.next_ids:
                 cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}")
@@ -176,8 +301,9 @@ class RowWriter:
     def write(self, model, columns: list[str], rows: list[tuple]) -> None:
         if not rows:
             return
-        fields = [field for field in model._meta.concrete_fields
-                  if field.column not in columns and not field.primary_key]
+        fields = [
+            field for field in model._meta.concrete_fields if field.column not in columns and not field.primary_key
+        ]
         names = ", ".join([*columns, *(field.column for field in fields)])
         table = model._meta.db_table
         with connection.cursor() as cursor:
@@ -188,12 +314,13 @@ class RowWriter:
                 lines = ["\t".join([copy_text(value) for value in row]) + defaults for row in rows]
                 with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
                     for start in range(0, len(lines), COPY_CHUNK):
-                        copy.write("".join(lines[start:start + COPY_CHUNK]))
+                        copy.write("".join(lines[start : start + COPY_CHUNK]))
             else:
                 defaults = tuple(field.get_db_prep_save(field.get_default(), connection) for field in fields)
                 placeholders = ", ".join(["%s"] * (len(columns) + len(fields)))
-                cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})",
-                                   [row + defaults for row in rows])
+                cursor.executemany(
+                    f"INSERT INTO {table} ({names}) VALUES ({placeholders})", [row + defaults for row in rows]
+                )
 
 
 #: Lines per write to a COPY: large enough to amortise the call, small enough not to double the batch in memory.
@@ -209,8 +336,9 @@ def copy_text(value) -> str:
     if value is True or value is False:
         return "t" if value else "f"
     if type(value) is str:
-        return (value.translate(COPY_ESCAPES) if "\\" in value or "\t" in value or "\n" in value or "\r" in value
-                else value)
+        return (
+            value.translate(COPY_ESCAPES) if "\\" in value or "\t" in value or "\n" in value or "\r" in value else value
+        )
     return str(value)
 
 
@@ -253,9 +381,11 @@ class Command(BaseCommand):
         list_entries.analyze_after_bulk_write()  # first: the rebuild reads the runs it just loaded
         list_entries.analyze(LustrePatch, ScalingSeries, ScalingPoint)
         filled = rebuild_lists()  # the runs went in around the ORM: everything derived from them is refilled
-        self.stdout.write(f"created {runs} synthetic runs over {len(systems['rows'])} systems "
-                          f"in {time.monotonic() - started:.1f} s (lists, statistics and ANALYZE: "
-                          f"{time.monotonic() - loaded:.1f} s; list entries {filled})")
+        self.stdout.write(
+            f"created {runs} synthetic runs over {len(systems['rows'])} systems "
+            f"in {time.monotonic() - started:.1f} s (lists, statistics and ANALYZE: "
+            f"{time.monotonic() - loaded:.1f} s; list entries {filled})"
+        )
 
     def remove(self) -> int:
         """Delete the synthetic rows with set-based deletes (no per-run signals), then rebuild the lists."""
@@ -286,30 +416,43 @@ class Command(BaseCommand):
             filesystem, _, vendors = rng.choices(FILESYSTEMS, weights)[0]
             institution = rng.choice(institutions)
             name = f"{rng.choice(SYSTEM_WORDS)}-{index + 1}"
-            specs.append({
-                "row": StorageSystem(
-                    institution=institution, name=name, filesystem=filesystem, storage_vendor=rng.choice(vendors),
-                    server_count=rng.choice([None, 4, 8, 16, 24, 48, 96, 200]), description=MARK,
-                    key=identity_key(institution.key, name, filesystem, str(seed)),
-                ),
-                "bw_node": rng.lognormvariate(math.log(2.5), 0.8),  # GiB/s per client node
-                "md_node": rng.lognormvariate(math.log(15.0), 0.9),  # kIOPS per client node
-                "scaling": rng.uniform(0.65, 0.95),
-                "production": rng.random() < PRODUCTION_SYSTEMS,
-            })
+            specs.append(
+                {
+                    "row": StorageSystem(
+                        institution=institution,
+                        name=name,
+                        filesystem=filesystem,
+                        storage_vendor=rng.choice(vendors),
+                        server_count=rng.choice([None, 4, 8, 16, 24, 48, 96, 200]),
+                        description=MARK,
+                        key=identity_key(institution.key, name, filesystem, str(seed)),
+                    ),
+                    "bw_node": rng.lognormvariate(math.log(2.5), 0.8),  # GiB/s per client node
+                    "md_node": rng.lognormvariate(math.log(15.0), 0.9),  # kIOPS per client node
+                    "scaling": rng.uniform(0.65, 0.95),
+                    "production": rng.random() < PRODUCTION_SYSTEMS,
+                }
+            )
         StorageSystem.objects.bulk_create([spec["row"] for spec in specs], ignore_conflicts=True)
         by_key = StorageSystem.objects.in_bulk([spec["row"].key for spec in specs], field_name="key")
         return {
             "rows": [by_key[spec["row"].key] for spec in specs],
-            "table": {name: np.array([spec[name] for spec in specs])
-                      for name in ("bw_node", "md_node", "scaling", "production")},
+            "table": {
+                name: np.array([spec[name] for spec in specs])
+                for name in ("bw_node", "md_node", "scaling", "production")
+            },
         }
 
     def make_builds(self, rng: random.Random, seed: int) -> list[LustreBuild]:
         builds, patches = [], []
         for index, (server, client) in enumerate(LUSTRE_VERSIONS * 2):
-            build = LustreBuild(server_version=server, client_version=client, base_tag=f"v{server.replace('.', '_')}",
-                                base_commit=sha(f"{seed}:{index}")[:10], fingerprint=f"{MARK}-{seed}-{index}")
+            build = LustreBuild(
+                server_version=server,
+                client_version=client,
+                base_tag=f"v{server.replace('.', '_')}",
+                base_commit=sha(f"{seed}:{index}")[:10],
+                fingerprint=f"{MARK}-{seed}-{index}",
+            )
             builds.append(build)
         LustreBuild.objects.bulk_create(builds, ignore_conflicts=True)
         builds = list(LustreBuild.objects.filter(fingerprint__startswith=f"{MARK}-{seed}-").order_by("pk"))
@@ -317,12 +460,18 @@ class Command(BaseCommand):
             if build.patches.exists():
                 continue
             for position, (ticket, component, summary) in enumerate(rng.sample(PATCH_POOL, rng.randint(0, 5))):
-                patches.append(LustrePatch(
-                    build=build, position=position, commit=sha(f"{build.fingerprint}{ticket}{summary}")[:10],
-                    ticket=ticket, component=component, summary=f"{component}: {summary}",
-                    review_url=f"https://review.whamcloud.com/#/c/{33000 + position * 611}",
-                    status="reverted" if rng.random() < 0.1 else "applied",
-                ))
+                patches.append(
+                    LustrePatch(
+                        build=build,
+                        position=position,
+                        commit=sha(f"{build.fingerprint}{ticket}{summary}")[:10],
+                        ticket=ticket,
+                        component=component,
+                        summary=f"{component}: {summary}",
+                        review_url=f"https://review.whamcloud.com/#/c/{33000 + position * 611}",
+                        status="reverted" if rng.random() < 0.1 else "applied",
+                    )
+                )
         LustrePatch.objects.bulk_create(patches)
         return builds
 
@@ -356,9 +505,11 @@ class Command(BaseCommand):
         score_md = np.exp(np.log(values[:, md_columns]).mean(axis=1))
         total = np.sqrt(score_bw * score_md)
         drift = np.where(rng.random(count) < 0.02, rng.uniform(1.01, 1.05, count), 1.0)
-        seconds = np.where(["write" in name for name in PHASE_ORDER],
-                           rng.uniform(300, 420, (count, len(PHASE_ORDER))),
-                           rng.uniform(20, 250, (count, len(PHASE_ORDER))))
+        seconds = np.where(
+            ["write" in name for name in PHASE_ORDER],
+            rng.uniform(300, 420, (count, len(PHASE_ORDER))),
+            rng.uniform(20, 250, (count, len(PHASE_ORDER))),
+        )
         when = np.stack([rng.integers(1, 13, count), rng.integers(1, 29, count), rng.integers(0, 24, count)], 1)
         transfers = rng.choice(["1m", "4m", "16m"], count)
         blocks = rng.choice([4, 40, 160], count)
@@ -384,54 +535,114 @@ class Command(BaseCommand):
             month, day, hour = (int(part) for part in when[index])
             run_at = datetime(run_year, month, day, hour, tzinfo=UTC)
             in_production = bool(production[index]) and run_at.date() >= SPLIT_DATE
-            runs.append((
-                run_id, row.pk, identity, sha(identity), MARK,
-                f"synthetic/{row.institution_id}/{row.name}/{row.filesystem}/{run_year}/run-{number}",
-                "io500", VERSIONS[run_year], Run.Era.SCRIPT if run_year < 2020 else Run.Era.CAPP,
-                writer.timestamp(run_at),
-                run_year, run_nodes, run_nodes * run_ppn, run_ppn,
-                json.dumps({"ior-easy": {"API": "POSIX", "transferSize": transfer, "blockSize": f"{blocks[index]}g"},
-                            "mdtest-easy": {"n": str(items[index])}, "global": {"drop-caches": str(drops[index])}}),
-                builds[build_pick[index]].pk if lustre else None,
-                float(score_bw[index]), float(score_md[index]), float(total[index]),
-                float(score_bw[index]), float(score_md[index]), float(total[index] * drift[index]),
-                bool(kind_of_anomaly != 3), json.dumps(invalid_reasons),
-                "verified" if run_year >= 2020 and drift[index] == 1.0 else "not_verifiable",
-                (f"marked invalid by the benchmark: {invalid_reasons[0]}" if kind_of_anomaly == 3
-                 else "phase_too_short: ior_hard_write ran 95 s, less than 300 s" if kind_of_anomaly == 2 else ""),
-                bool(kind_of_anomaly == 1), now, now,
-                PRODUCTION_DECLARATION if in_production else "{}", HIGHEST_LEVEL if in_production else UNDEFINED,
-                in_production,
-            ))
+            runs.append(
+                (
+                    run_id,
+                    row.pk,
+                    identity,
+                    sha(identity),
+                    MARK,
+                    f"synthetic/{row.institution_id}/{row.name}/{row.filesystem}/{run_year}/run-{number}",
+                    "io500",
+                    VERSIONS[run_year],
+                    Run.Era.SCRIPT if run_year < 2020 else Run.Era.CAPP,
+                    writer.timestamp(run_at),
+                    run_year,
+                    run_nodes,
+                    run_nodes * run_ppn,
+                    run_ppn,
+                    json.dumps(
+                        {
+                            "ior-easy": {"API": "POSIX", "transferSize": transfer, "blockSize": f"{blocks[index]}g"},
+                            "mdtest-easy": {"n": str(items[index])},
+                            "global": {"drop-caches": str(drops[index])},
+                        }
+                    ),
+                    builds[build_pick[index]].pk if lustre else None,
+                    float(score_bw[index]),
+                    float(score_md[index]),
+                    float(total[index]),
+                    float(score_bw[index]),
+                    float(score_md[index]),
+                    float(total[index] * drift[index]),
+                    bool(kind_of_anomaly != 3),
+                    json.dumps(invalid_reasons),
+                    "verified" if run_year >= 2020 and drift[index] == 1.0 else "not_verifiable",
+                    (
+                        f"marked invalid by the benchmark: {invalid_reasons[0]}"
+                        if kind_of_anomaly == 3
+                        else "phase_too_short: ior_hard_write ran 95 s, less than 300 s"
+                        if kind_of_anomaly == 2
+                        else ""
+                    ),
+                    bool(kind_of_anomaly == 1),
+                    now,
+                    now,
+                    PRODUCTION_DECLARATION if in_production else "{}",
+                    HIGHEST_LEVEL if in_production else UNDEFINED,
+                    in_production,
+                )
+            )
             procs = run_nodes * run_ppn
             for position, name in enumerate(PHASE_ORDER):
                 value = float(values[index, position])
                 unit, group, tool = PHASE_SHAPES[name]
-                phases.append((run_id, name, position, value, unit, float(seconds[index, position]), f"{value:.6f}",
-                               unit, group, f"mpirun -np {procs} {tool} -t {transfer} -D 300 ./datafiles/{name}",
-                               "result.txt", position + 10))
+                phases.append(
+                    (
+                        run_id,
+                        name,
+                        position,
+                        value,
+                        unit,
+                        float(seconds[index, position]),
+                        f"{value:.6f}",
+                        unit,
+                        group,
+                        f"mpirun -np {procs} {tool} -t {transfer} -D 300 ./datafiles/{name}",
+                        "result.txt",
+                        position + 10,
+                    )
+                )
             if kind_of_anomaly == 1:
                 ratio = values[index, stat] / values[index, create]
-                anomalies.append((run_id, "cache_effect_stat", "warn", "mdtest_easy_stat",
-                                  f"stat phase {ratio:.0f}x faster than its create phase",
-                                  json.dumps({"ratio": round(float(ratio), 1), "threshold": 20})))
+                anomalies.append(
+                    (
+                        run_id,
+                        "cache_effect_stat",
+                        "warn",
+                        "mdtest_easy_stat",
+                        f"stat phase {ratio:.0f}x faster than its create phase",
+                        json.dumps({"ratio": round(float(ratio), 1), "threshold": 20}),
+                    )
+                )
             elif kind_of_anomaly == 2:
-                anomalies.append((run_id, "phase_too_short", "error", "ior_hard_write",
-                                  "ior_hard_write ran 95 s, less than 300 s",
-                                  json.dumps({"seconds": 95.0, "minimum": 300})))
+                anomalies.append(
+                    (
+                        run_id,
+                        "phase_too_short",
+                        "error",
+                        "ior_hard_write",
+                        "ior_hard_write ran 95 s, less than 300 s",
+                        json.dumps({"seconds": 95.0, "minimum": 300}),
+                    )
+                )
             if lustre:
                 for which, (parameter, scope, choices) in enumerate(TUNABLES):
                     if extra[index, 0] < 0.6 or which < 3:
                         tunables.append((run_id, parameter, choices[tunable_picks[index, which] % len(choices)], scope))
-                stripings.append((run_id, "ior_hard", int(stripe_counts[index]), "16M", bool(extra[index, 1] < 0.3),
-                                  None, False))
+                stripings.append(
+                    (run_id, "ior_hard", int(stripe_counts[index]), "16M", bool(extra[index, 1] < 0.3), None, False)
+                )
                 stripings.append((run_id, "mdtest_hard", None, "", False, -1, bool(extra[index, 2] < 0.5)))
         writer.write(Run, RUN_COLUMNS, runs)
         writer.write(PhaseResult, PHASE_COLUMNS, phases)
         writer.write(Anomaly, ["run_id", "rule", "severity", "phase", "message", "evidence"], anomalies)
         writer.write(Tunable, ["run_id", "parameter", "value", "scope"], tunables)
-        writer.write(Striping, ["run_id", "path_role", "stripe_count", "stripe_size", "overstriping",
-                                "dir_stripe_count", "inherited"], stripings)
+        writer.write(
+            Striping,
+            ["run_id", "path_role", "stripe_count", "stripe_size", "overstriping", "dir_stripe_count", "inherited"],
+            stripings,
+        )
 
     def make_scaling_series(self, rng, systems, builds, seed, count):
         """DNE scaling series: mdtest rates over MDT counts 1-16 and client counts, on Lustre systems."""
@@ -441,20 +652,33 @@ class Command(BaseCommand):
         for index in range(first, first + count):
             pick = rng.choice(lustre)
             md_node = systems["table"]["md_node"][pick]
-            series = ScalingSeries.objects.create(name=f"DNE scaling {seed}-{index + 1} (synthetic)",
-                                                  system=systems["rows"][pick], lustre_build=rng.choice(builds),
-                                                  notes=MARK)
+            series = ScalingSeries.objects.create(
+                name=f"DNE scaling {seed}-{index + 1} (synthetic)",
+                system=systems["rows"][pick],
+                lustre_build=rng.choice(builds),
+                notes=MARK,
+            )
             points = []
             for mdts in (1, 2, 4, 8, 16):
                 for nodes in (1, 4, 16):
                     for operation in SERIES_OPERATIONS:
-                        rate = md_node * 1000 * nodes ** 0.8 * mdts ** rng.uniform(0.6, 0.95)
-                        points.append(ScalingPoint(
-                            series=series, mdt_count=mdts, client_nodes=nodes, tasks=nodes * 16,
-                            files_per_dir=100000, striping="inherited", unique_dir=True, operation=operation,
-                            max=Decimal(f"{rate * 1.05:.3f}"), min=Decimal(f"{rate * 0.95:.3f}"),
-                            mean=Decimal(f"{rate:.3f}"), stddev=Decimal(f"{rate * 0.02:.3f}"),
-                            source_file=f"synthetic/dne-{index + 1}/mdtest-{mdts}mdt-{nodes}n.log",
-                            log_hash=sha(f"{seed}:{index}:{mdts}:{nodes}"),
-                        ))
+                        rate = md_node * 1000 * nodes**0.8 * mdts ** rng.uniform(0.6, 0.95)
+                        points.append(
+                            ScalingPoint(
+                                series=series,
+                                mdt_count=mdts,
+                                client_nodes=nodes,
+                                tasks=nodes * 16,
+                                files_per_dir=100000,
+                                striping="inherited",
+                                unique_dir=True,
+                                operation=operation,
+                                max=Decimal(f"{rate * 1.05:.3f}"),
+                                min=Decimal(f"{rate * 0.95:.3f}"),
+                                mean=Decimal(f"{rate:.3f}"),
+                                stddev=Decimal(f"{rate * 0.02:.3f}"),
+                                source_file=f"synthetic/dne-{index + 1}/mdtest-{mdts}mdt-{nodes}n.log",
+                                log_hash=sha(f"{seed}:{index}:{mdts}:{nodes}"),
+                            )
+                        )
             ScalingPoint.objects.bulk_create(points)

@@ -79,8 +79,13 @@ def events_of(changes: list[Change], runs: list[Run]) -> list[Event]:
         runs_pct = 100 * (after / before - 1) if before and after and change.kind == Change.Kind.STEP else None
         per_node = None
         nodes_before, nodes_after = run_before.client_nodes, run_after.client_nodes
-        if (runs_pct is not None and nodes_before and nodes_after and nodes_before != nodes_after
-                and _unit(run_after, change.metric) in PER_NODE_UNITS):
+        if (
+            runs_pct is not None
+            and nodes_before
+            and nodes_after
+            and nodes_before != nodes_after
+            and _unit(run_after, change.metric) in PER_NODE_UNITS
+        ):
             per_node = 100 * ((1 + change.magnitude_pct / 100) * nodes_before / nodes_after - 1)
         event.metrics.append(MetricChange(change, runs_pct, per_node))
     for event in events.values():

@@ -5,10 +5,14 @@ from apps.results.models import Change
 
 def current_changes():
     """Changes the latest detection found, in a stable order (system, time of the step, metric)."""
-    return (Change.objects.visible().filter(detected=True)
-            .select_related("system__institution", "run_before", "run_after")
-            .order_by("system__institution__name", "system__name", "run_after__run_timestamp", "run_after_id",
-                      "metric", "kind"))
+    return (
+        Change.objects.visible()
+        .filter(detected=True)
+        .select_related("system__institution", "run_before", "run_after")
+        .order_by(
+            "system__institution__name", "system__name", "run_after__run_timestamp", "run_after_id", "metric", "kind"
+        )
+    )
 
 
 def change_record(change: Change) -> dict:
@@ -26,7 +30,9 @@ def change_record(change: Change) -> dict:
         "after_run": change.run_after_id,
         "before_source": change.run_before.source_path,
         "after_source": change.run_after.source_path,
-        "attribution": [{"field": entry["field"], "before": entry["before"], "after": entry["after"]}
-                        for entry in change.attribution],
+        "attribution": [
+            {"field": entry["field"], "before": entry["before"], "after": entry["after"]}
+            for entry in change.attribution
+        ],
         "status": change.status,
     }

@@ -78,7 +78,8 @@ def config_class(run: Run) -> str:
     """Runs of one class are comparable; another client count or rules mode is another experiment."""
     config = run.config or {}
     return f"{run.kind}, {run.client_nodes or '?'} client nodes, rules {config.get('rules') or 'regular'}" + (
-        ", SCC" if config.get("scc") else "")
+        ", SCC" if config.get("scc") else ""
+    )
 
 
 def metric_value(run: Run, metric: str) -> float | None:
@@ -107,8 +108,12 @@ def provenance_label(run: Run) -> dict[str, str]:
     label = {"Lustre": "", "patches": ""}
     if build is not None:
         label["Lustre"] = "/".join(dict.fromkeys(v for v in (build.server_version, build.client_version) if v))
-        label["patches"] = ", ".join(sorted(
-            f"{p.ticket or p.commit[:10]}{' reverted' if p.status == 'reverted' else ''}" for p in build.patches.all()))
+        label["patches"] = ", ".join(
+            sorted(
+                f"{p.ticket or p.commit[:10]}{' reverted' if p.status == 'reverted' else ''}"
+                for p in build.patches.all()
+            )
+        )
     label.update({t.parameter: t.value for t in run.tunables.all()})
     label.update({f"striping {s.path_role or 'layout'}": s.command or s.path_role for s in run.stripings.all()})
     label["client nodes"] = str(run.client_nodes or "")
@@ -125,8 +130,11 @@ def provenance_changes(runs: list[Run]) -> list[tuple[int, list[str]]]:
     for index in range(1, len(runs)):
         before, after = labels[index - 1], labels[index]
         keys = list(dict.fromkeys([*before, *after]))
-        lines = [f"{key} {before.get(key) or '—'} → {after.get(key) or '—'}"
-                 for key in keys if before.get(key) != after.get(key)]
+        lines = [
+            f"{key} {before.get(key) or '—'} → {after.get(key) or '—'}"
+            for key in keys
+            if before.get(key) != after.get(key)
+        ]
         if lines:
             changes.append((index, lines))
     return changes
@@ -167,8 +175,9 @@ def _comparable_groups(runs: list[Run]) -> list[list[int]]:
     return [[index for index, cls in enumerate(classes) if cls == wanted] for wanted in dict.fromkeys(classes)]
 
 
-def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
-                 parameters: DetectionParameters | None = None) -> tuple[list[DetectedChange], dict]:
+def find_changes(
+    runs: list[Run], annotations: Iterable[Annotation] = (), parameters: DetectionParameters | None = None
+) -> tuple[list[DetectedChange], dict]:
     """Changes in every metric of one system's runs (time order), and the noise per (metric, class)."""
     parameters = parameters or detection_parameters()
     annotations = list(annotations)
@@ -188,15 +197,39 @@ def find_changes(runs: list[Run], annotations: Iterable[Annotation] = (),
             )
             for outlier in detection.outliers:
                 run = runs[indices[outlier.index]]
-                detected.append(DetectedChange(metric, Change.Kind.OUTLIER, run, run, outlier.direction,
-                                               outlier.magnitude_pct, outlier.confidence, outlier.z, False, []))
+                detected.append(
+                    DetectedChange(
+                        metric,
+                        Change.Kind.OUTLIER,
+                        run,
+                        run,
+                        outlier.direction,
+                        outlier.magnitude_pct,
+                        outlier.confidence,
+                        outlier.z,
+                        False,
+                        [],
+                    )
+                )
             for step in detection.steps:
                 before, after = runs[indices[step.before_index]], runs[indices[step.index]]
                 attribution = attribute(diff_runs([before, after]))
                 # Another configuration class (client nodes, rules mode) is another experiment: expected.
                 expected = step.at_baseline or bool(configuration_entries(attribution))
-                detected.append(DetectedChange(metric, Change.Kind.STEP, before, after, step.direction,
-                                               step.magnitude_pct, step.confidence, step.z, expected, attribution))
+                detected.append(
+                    DetectedChange(
+                        metric,
+                        Change.Kind.STEP,
+                        before,
+                        after,
+                        step.direction,
+                        step.magnitude_pct,
+                        step.confidence,
+                        step.z,
+                        expected,
+                        attribution,
+                    )
+                )
     return detected, _noise(runs)
 
 
@@ -252,7 +285,8 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
             MetricNoise.objects.filter(system_id__in=batch).delete()
             MetricNoise.objects.bulk_create(
                 MetricNoise(system=systems[pk], metric=metric, config_class=cls[:255], sigma=sigma, runs=count)
-                for pk in batch for (metric, cls), (sigma, count) in found[pk][1].items()
+                for pk in batch
+                for (metric, cls), (sigma, count) in found[pk][1].items()
             )
             bump_data_version_on_commit()  # the systems' history pages
     return counts
@@ -260,8 +294,13 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
 
 def _batches(system_ids: list[int]) -> list[list[int]]:
     """The systems in consecutive batches of at most RUNS_PER_BATCH IO500 runs (a larger system alone)."""
-    sizes = dict(Run.objects.filter(system_id__in=system_ids).ranked().order_by()
-                 .values_list("system_id").annotate(runs=Count("pk")))
+    sizes = dict(
+        Run.objects.filter(system_id__in=system_ids)
+        .ranked()
+        .order_by()
+        .values_list("system_id")
+        .annotate(runs=Count("pk"))
+    )
     batches: list[list[int]] = []
     runs = 0
     for pk in system_ids:
@@ -280,17 +319,24 @@ def _reconcile(system: StorageSystem, detected: list[DetectedChange], stored: di
     counts = {"added": 0, "kept": 0, "removed": 0}
     for change_found in detected:
         fields = {
-            "run_before": change_found.run_before, "direction": change_found.direction,
-            "magnitude_pct": round(change_found.magnitude_pct, 2), "confidence": round(change_found.confidence, 4),
+            "run_before": change_found.run_before,
+            "direction": change_found.direction,
+            "magnitude_pct": round(change_found.magnitude_pct, 2),
+            "confidence": round(change_found.confidence, 4),
             "z": round(change_found.z, 2),
-            "attribution": change_found.attribution, "detected": True,
+            "attribution": change_found.attribution,
+            "detected": True,
         }
         change = stored.pop(change_found.key, None)
         if change is None:
-            Change.objects.create(system=system, metric=change_found.metric, kind=change_found.kind,
-                                  run_after=change_found.run_after,
-                                  status=Change.Status.EXPECTED if change_found.expected else Change.Status.NEW,
-                                  **fields)
+            Change.objects.create(
+                system=system,
+                metric=change_found.metric,
+                kind=change_found.kind,
+                run_after=change_found.run_after,
+                status=Change.Status.EXPECTED if change_found.expected else Change.Status.NEW,
+                **fields,
+            )
             counts["added"] += 1
             continue
         for name, value in fields.items():

@@ -39,8 +39,11 @@ def noise_verdicts(runs, diff) -> list[NoiseVerdict]:
     own: dict[str, float] = {}
     baseline = runs[0]
     if len({run.system_id for run in runs}) == 1:
-        own = dict(MetricNoise.objects.filter(system_id=baseline.system_id, metric__in=metrics,
-                                              config_class=config_class(baseline)[:255]).values_list("metric", "sigma"))
+        own = dict(
+            MetricNoise.objects.filter(
+                system_id=baseline.system_id, metric__in=metrics, config_class=config_class(baseline)[:255]
+            ).values_list("metric", "sigma")
+        )
     verdicts = []
     for delta, metric in rows:
         if metric in own:

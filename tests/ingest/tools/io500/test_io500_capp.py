@@ -123,9 +123,7 @@ def test_a_changed_phase_score_breaks_the_hash(capp_run):
     tree, run = capp_run
     edit_lines(
         run / "result.txt",
-        lambda lines: [
-            line.replace("score           = 3.989304", "score           = 4.989304") for line in lines
-        ],
+        lambda lines: [line.replace("score           = 3.989304", "score           = 4.989304") for line in lines],
     )
     record = parse_result_set(tree, run)
     assert record.verification == "hash_mismatch"
@@ -154,9 +152,7 @@ def test_it_rejects_a_truncated_result_txt(capp_run):
 
 def test_it_names_the_line_of_a_garbled_result_txt(capp_run):
     tree, run = capp_run
-    edit_lines(
-        run / "result.txt", lambda lines: [*lines[:20], "\x00\x01garbage without a key\n", *lines[20:]]
-    )
+    edit_lines(run / "result.txt", lambda lines: [*lines[:20], "\x00\x01garbage without a key\n", *lines[20:]])
     with pytest.raises(ParseError) as caught:
         parse_result_set(tree, run)
     assert (caught.value.path, caught.value.line) == (f"{RUN_IN_TREE}/result.txt", 21)
@@ -171,9 +167,7 @@ def test_a_result_txt_without_a_phase_but_with_a_valid_score_is_rejected(capp_ru
 
 def test_error_comments_are_reasons_but_the_benchmark_decides_validity(capp_run):
     tree, run = capp_run
-    edit_lines(
-        run / "result.txt", lambda lines: [*lines[:7], "; ERROR INVALID stonewall-time < 30s\n", *lines[7:]]
-    )
+    edit_lines(run / "result.txt", lambda lines: [*lines[:7], "; ERROR INVALID stonewall-time < 30s\n", *lines[7:]])
     record = parse_result_set(tree, run)
     assert record.valid is True
     assert record.invalid_reasons == ["result.txt:8: ; ERROR INVALID stonewall-time < 30s"]
@@ -185,16 +179,13 @@ def test_invalid_markers_make_the_run_invalid(capp_run):
     edit_lines(
         run / "result.txt",
         lambda lines: [
-            line.replace("SCORE           = 6.646581", "SCORE           = 6.646581  [INVALID]")
-            for line in lines
+            line.replace("SCORE           = 6.646581", "SCORE           = 6.646581  [INVALID]") for line in lines
         ],
     )
     edit_lines(
         run / "result_summary.txt",
         lambda lines: [
-            line.replace("TOTAL 6.646581", "TOTAL 6.646581 [INVALID]").replace(
-                "seconds\n", "seconds [INVALID]\n", 1
-            )
+            line.replace("TOTAL 6.646581", "TOTAL 6.646581 [INVALID]").replace("seconds\n", "seconds [INVALID]\n", 1)
             if "TOTAL" in line or "ior-easy-write" in line
             else line
             for line in lines

@@ -46,11 +46,7 @@ def corpus():
 
 
 def records_of(records, submission_path):
-    return [
-        r
-        for r in records
-        if r.source_path == submission_path or r.source_path.startswith(submission_path + "/")
-    ]
+    return [r for r in records if r.source_path == submission_path or r.source_path.startswith(submission_path + "/")]
 
 
 def relative_error(expected: str, actual: float | None) -> float:
@@ -157,9 +153,7 @@ def test_eras_and_formulas_follow_the_expected_classification(corpus):
         assert record.era == {"old": "script", "new": "capp"}[row["era"]], row["path"]
         if row["era"] == "old":
             product = abs(float(row["printed_total"]) - float(row["printed_bw"]) * float(row["printed_md"]))
-            assert (record.score_formula == "product") == (product <= 1e-3 * float(row["printed_total"])), (
-                row["path"]
-            )
+            assert (record.score_formula == "product") == (product <= 1e-3 * float(row["printed_total"])), row["path"]
 
 
 def test_the_whole_corpus_parses_quickly(corpus):

@@ -96,9 +96,7 @@ def test_a_submission_root_summary_that_is_another_run_is_recorded_not_ingested(
 
 def test_an_identical_submission_root_summary_is_noted_as_a_copy(tmp_path):
     tree = copy_sample("capp-result-dir", tmp_path)
-    shutil.copy(
-        tree / CAPP_RUN.split("/", 1)[1] / "result_summary.txt", tree / "submission-686/result_summary.txt"
-    )
+    shutil.copy(tree / CAPP_RUN.split("/", 1)[1] / "result_summary.txt", tree / "submission-686/result_summary.txt")
     record = parse_result_set(tree, find_result_sets(tree)[0])
     assert record.evidence.toplevel_summary == {
         "source_file": "submission-686/result_summary.txt",
@@ -152,9 +150,7 @@ def test_parse_tree_reports_submissions_with_nothing_to_score(tmp_path):
     scripts_only = tmp_path / "Janelia" / "Vast" / "Qumulo" / "2019" / "submission-177"
     scripts_only.mkdir(parents=True)
     (scripts_only / "io500.sh").write_text("#!/bin/bash\nio500_info_num_client_nodes='10'\n")
-    shutil.copytree(
-        SAMPLES / BASH_RUN, tmp_path / "NCI" / "Raijin" / "Gdata4" / "2019" / "submission-100" / "results"
-    )
+    shutil.copytree(SAMPLES / BASH_RUN, tmp_path / "NCI" / "Raijin" / "Gdata4" / "2019" / "submission-100" / "results")
     items = list(parse_tree(tmp_path))
     errors = {e.path: e.message for e in items if isinstance(e, ParseError)}
     assert len([i for i in items if isinstance(i, IO500RunRecord)]) == 1
@@ -188,9 +184,7 @@ def test_many_io500_summaries_in_one_folder_are_one_run_with_its_attempts_listed
         "score_line": None,
         "phases_without_score": ["ior_easy_write", "mdtest_easy_write"],
     } in attempts
-    assert any(
-        a["score_line"] == "[SCORE-invalid] Bandwidth 0 GB/s : IOPS 0 kiops : TOTAL 0" for a in attempts
-    )
+    assert any(a["score_line"] == "[SCORE-invalid] Bandwidth 0 GB/s : IOPS 0 kiops : TOTAL 0" for a in attempts)
 
 
 def test_the_root_itself_can_be_the_result_directory():

@@ -53,8 +53,9 @@ def test_each_sample_is_read_by_the_era_that_wrote_it(run, kind, entry, era, gen
     assert era_of_record(record).name == entry
 
 
-@pytest.mark.parametrize(("sample", "run", "entry"), [("capp-result-dir", CAPP_RUN, "capp"),
-                                                     ("bash-results", BASH_RUN, "script")])
+@pytest.mark.parametrize(
+    ("sample", "run", "entry"), [("capp-result-dir", CAPP_RUN, "capp"), ("bash-results", BASH_RUN, "script")]
+)
 def test_a_lone_result_summary_goes_to_the_era_whose_grammar_it_has(tmp_path, sample, run, entry):
     copy_sample(sample, tmp_path)
     folder = tmp_path / run

@@ -58,9 +58,7 @@ def run_with(trees, target, data: bytes):
     original = path.read_bytes()
     path.write_bytes(data)
     try:
-        result_dir = next(
-            p for p in find_result_sets(tree) if p == tree / folder or (tree / folder) in p.parents
-        )
+        result_dir = next(p for p in find_result_sets(tree) if p == tree / folder or (tree / folder) in p.parents)
         result = outcome(tree, result_dir)
         assert isinstance(result, IO500RunRecord | ParseError)
         if isinstance(result, IO500RunRecord):

@@ -161,9 +161,23 @@ def test_export_runs_writes_every_run_in_the_documented_shape(tmp_path):
     exported = json.loads(out.read_text())
     assert len(exported) == Run.objects.count()
     assert set(exported[0]) == {
-        "id", "source_path", "institution", "system", "filesystem", "client_nodes", "client_procs",
-        "benchmark_version", "era", "phases", "score", "reported_score", "verification", "valid", "anomalies",
-        "ranks"}
+        "id",
+        "source_path",
+        "institution",
+        "system",
+        "filesystem",
+        "client_nodes",
+        "client_procs",
+        "benchmark_version",
+        "era",
+        "phases",
+        "score",
+        "reported_score",
+        "verification",
+        "valid",
+        "anomalies",
+        "ranks",
+    }
     assert set(exported[0]["score"]) == {"bw", "md", "total"}
     first_phase = next(iter(exported[0]["phases"].values()))
     assert set(first_phase) == {"value", "unit", "seconds"}

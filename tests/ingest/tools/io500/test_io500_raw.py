@@ -161,12 +161,15 @@ def test_a_truncated_launch_keeps_what_was_printed(tmp_path):
     assert (mdtest.command_line, mdtest.finished) == (3, "")
 
 
-@pytest.mark.parametrize(("nodemap", "expected"), [
-    ("1000" * 6, 4),  # round-robin: ranks 0, 4, 8 ... share rank 0's node
-    ("111000000000", 4),  # by slot: the first three ranks on rank 0's node
-    ("110000000", None),  # uneven: no count
-    ("1" * 12, 1),
-])
+@pytest.mark.parametrize(
+    ("nodemap", "expected"),
+    [
+        ("1000" * 6, 4),  # round-robin: ranks 0, 4, 8 ... share rank 0's node
+        ("111000000000", 4),  # by slot: the first three ranks on rank 0's node
+        ("110000000", None),  # uneven: no count
+        ("1" * 12, 1),
+    ],
+)
 def test_the_nodemap_gives_the_node_count_mdtest_measured(tmp_path, nodemap, expected):
     path = tmp_path / "mdtest-easy-write.txt"
     path.write_text(

@@ -197,9 +197,7 @@ def test_sc18_stonewall_inflation_leaves_evidence(bash_run):
     shutil.copy(RAW / "mdtest-1.9.3-sc18-inflated-rate.txt", results / "mdtest_easy_write.txt")
     edit_lines(
         results / "result_summary.txt",
-        lambda lines: [
-            line.replace("136.096 kiops : time 347.83", "846.369 kiops : time 330.00") for line in lines
-        ],
+        lambda lines: [line.replace("136.096 kiops : time 347.83", "846.369 kiops : time 330.00") for line in lines],
     )
     record = parse_result_set(tree, results)
     evidence = record.evidence.mdtest_stonewall_inflation["mdtest_easy_write"]
@@ -224,9 +222,7 @@ def test_it_reads_sc17_job_output_in_true_units():
     assert names["mdtest_easy_write"].value == pytest.approx(28.320444)
     assert record.reported_score.total == 7209139386.9
     assert abs(record.evidence.product_score["recomputed_product"] - 7209139386.9) / 7209139386.9 < 1e-4
-    assert record.computed_score.total == pytest.approx(
-        (record.computed_score.bw * record.computed_score.md) ** 0.5
-    )
+    assert record.computed_score.total == pytest.approx((record.computed_score.bw * record.computed_score.md) ** 0.5)
 
 
 def test_sc17_family_files_without_the_job_output_still_give_the_phases(tmp_path):

@@ -49,11 +49,34 @@ def test_arbitrary_bytes_give_a_log_or_a_parse_error(data):
 
 
 @FUZZ
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                    lambda children: st.lists(children, max_size=3) | st.dictionaries(
-                        st.sampled_from(["tests", "summary", "Options", "Results", "access", "operation", "TestID",
-                                         "bwMiB", "bwMeanMIB", "api", "nodes"]), children, max_size=4),
-                    max_leaves=20))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda children: (
+            st.lists(children, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "tests",
+                        "summary",
+                        "Options",
+                        "Results",
+                        "access",
+                        "operation",
+                        "TestID",
+                        "bwMiB",
+                        "bwMeanMIB",
+                        "api",
+                        "nodes",
+                    ]
+                ),
+                children,
+                max_size=4,
+            )
+        ),
+        max_leaves=20,
+    )
+)
 def test_any_json_document_gives_a_log_or_a_parse_error(document):
     data = json.dumps({"tests": [document], "summary": document} if isinstance(document, dict) else document)
     _, error = outcome(lambda: parse_ior_bytes(data.encode(), "doc.json"))

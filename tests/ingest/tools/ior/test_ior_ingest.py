@@ -20,8 +20,19 @@ DATA = Path(__file__).resolve().parents[3] / "data" / "ior"
 SLICE = DATA / "study-slice"
 EXPORT_KEYS = {"name", "margin", "axes", "points", "comparisons"}
 POINT_KEYS = {"axes", "operation", "max", "min", "mean", "stddev", "iterations", "source"}
-COMPARISON_KEYS = {"operation", "axis", "a", "b", "fixed", "p_value", "ratio", "significant", "verdict", "ratio_ci",
-                   "jobs"}
+COMPARISON_KEYS = {
+    "operation",
+    "axis",
+    "a",
+    "b",
+    "fixed",
+    "p_value",
+    "ratio",
+    "significant",
+    "verdict",
+    "ratio_ci",
+    "jobs",
+}
 
 
 @pytest.fixture
@@ -41,16 +52,20 @@ def check_against_truth(document: dict, truth: dict) -> dict[str, list[dict]]:
     for cell in truth["cells"]:
         stored = points[(cell["log"], cell["operation"])]
         assert [stored[key] for key in ("max", "min", "mean", "stddev")] == [
-            Decimal(str(cell[key])) for key in ("max", "min", "mean", "stddev")], cell["log"]
+            Decimal(str(cell[key])) for key in ("max", "min", "mean", "stddev")
+        ], cell["log"]
         assert stored["iterations"] == [Decimal(str(value)) for value in cell["iterations"]], cell["log"]
         for axis in ("filesystem", "api", "config", "nodes", "tasks"):
             assert stored["axes"][axis] == cell[axis], (cell["log"], axis)
     # An axis with one value in the whole study (api in the slice) is not a fixed axis of any comparison.
     group_axes = ("filesystem", "api", "nodes")
     varying = [len({p["axes"][axis] for p in document["points"]}) > 1 for axis in group_axes]
-    comparisons = {(*(c["fixed"].get(axis) for axis in group_axes), c["operation"], *pair): c
-                   for c in document["comparisons"] if c["axis"] == "config"
-                   for pair in ((c["a"], c["b"]), (c["b"], c["a"]))}
+    comparisons = {
+        (*(c["fixed"].get(axis) for axis in group_axes), c["operation"], *pair): c
+        for c in document["comparisons"]
+        if c["axis"] == "config"
+        for pair in ((c["a"], c["b"]), (c["b"], c["a"]))
+    }
 
     def key(pair):
         return (*(value if vary else None for value, vary in zip(pair[:3], varying, strict=True)), *pair[3:])
@@ -93,11 +108,19 @@ def test_the_export_has_exactly_the_documented_shape(study_folder):
     assert all(set(comparison) == COMPARISON_KEYS for comparison in document["comparisons"])
     assert {p["source"] for p in document["points"]} >= {"CephFS/MPIIO/hint4-8n.txt", "Lustre/MPIIO/hint7-8n.txt"}
     # every pair of values of every varying axis: config at CephFS/MPIIO/8 nodes holds 4 configs -> 6 pairs
-    cephfs_8 = [c for c in document["comparisons"] if c["axis"] == "config" and c["operation"] == "write"
-                and c["fixed"] == {"filesystem": "CephFS", "nodes": 8}]
+    cephfs_8 = [
+        c
+        for c in document["comparisons"]
+        if c["axis"] == "config" and c["operation"] == "write" and c["fixed"] == {"filesystem": "CephFS", "nodes": 8}
+    ]
     assert sorted((c["a"], c["b"]) for c in cephfs_8) == [
-        ("hint4", "hint5"), ("hint4", "hint7"), ("hint4", "hint8"), ("hint5", "hint7"), ("hint5", "hint8"),
-        ("hint7", "hint8")]
+        ("hint4", "hint5"),
+        ("hint4", "hint7"),
+        ("hint4", "hint8"),
+        ("hint5", "hint7"),
+        ("hint5", "hint8"),
+        ("hint7", "hint8"),
+    ]
     assert {c["axis"] for c in document["comparisons"]} >= {"filesystem", "config", "label", "nodes", "tasks"}
 
 
@@ -147,7 +170,11 @@ def test_a_manifest_inside_the_folder_is_used_when_none_is_given(study_folder):
     assert summary.manifest == "manifest.csv"
     point = StudyPoint.objects.get(source="Lustre/MPIIO/hint4-8n.txt", operation="write")
     assert (point.axes["filesystem"], point.axes["config"], point.axes["api"], point.axes["nodes"]) == (
-        "Lustre", "hint4", "MPIIO", 8)
+        "Lustre",
+        "hint4",
+        "MPIIO",
+        8,
+    )
 
 
 def test_a_json_log_becomes_points_with_its_printed_digits(tmp_path):
@@ -155,8 +182,11 @@ def test_a_json_log_becomes_points_with_its_printed_digits(tmp_path):
     summary = ingest_ior_paths([tmp_path], study_name="json")
     assert summary.failed == []
     write = StudyPoint.objects.get(operation="write")
-    assert (write.mean, write.stddev, write.iterations) == ("2865.8952", "58.1354",
-                                                            ["2875.3311", "2790.4467", "2931.9079"])
+    assert (write.mean, write.stddev, write.iterations) == (
+        "2865.8952",
+        "58.1354",
+        ["2875.3311", "2790.4467", "2931.9079"],
+    )
     assert (write.axes["api"], write.axes["nodes"], write.axes["tasks"]) == ("POSIX", 4, 64)
 
 
@@ -172,14 +202,27 @@ def test_the_command_needs_a_study_and_reports_failures(study_folder):
 
 
 def test_the_margin_is_a_study_setting_from_the_command_line(study_folder):
-    call_command("ingest", str(study_folder), "--kind", "ior", "--study", "hints", "--margin", "0.1",
-                 "--manifest", str(study_folder / "manifest.csv"), stdout=io.StringIO())
+    call_command(
+        "ingest",
+        str(study_folder),
+        "--kind",
+        "ior",
+        "--study",
+        "hints",
+        "--margin",
+        "0.1",
+        "--manifest",
+        str(study_folder / "manifest.csv"),
+        stdout=io.StringIO(),
+    )
     assert Study.objects.get().margin == 0.1
     assert export("hints")["margin"] == Decimal("0.1")
-    call_command("ingest", str(study_folder), "--kind", "ior", "--study", "hints", "--margin", "0.02",
-                 stdout=io.StringIO())
+    call_command(
+        "ingest", str(study_folder), "--kind", "ior", "--study", "hints", "--margin", "0.02", stdout=io.StringIO()
+    )
     assert Study.objects.get().margin == 0.02  # an operator may change it on an existing study
     with pytest.raises(CommandError, match=r"--margin 2\.0"):
-        call_command("ingest", str(study_folder), "--kind", "ior", "--study", "hints", "--margin", "2",
-                     stdout=io.StringIO())
+        call_command(
+            "ingest", str(study_folder), "--kind", "ior", "--study", "hints", "--margin", "2", stdout=io.StringIO()
+        )
     assert Study.objects.get().margin == 0.02

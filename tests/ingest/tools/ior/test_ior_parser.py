@@ -39,16 +39,25 @@ def test_ior_33_repetitions_hints_and_summary_kept_as_printed():
     assert test.options["repetitions"] == "3"
     assert (test.options["xfersize"], test.options["blocksize"]) == ("1 MiB", "128 MiB")
     assert test.options["aggregate_filesize"] == "20.00 GiB"
-    assert test.hints == {"hints passed to MPI_File_open()": {
-        "romio_cb_write": "disable", "romio_ds_write": "enable", "romio_cb_read": "disable", "romio_ds_read": "enable",
-    }}
+    assert test.hints == {
+        "hints passed to MPI_File_open()": {
+            "romio_cb_write": "disable",
+            "romio_ds_write": "enable",
+            "romio_cb_read": "disable",
+            "romio_ds_read": "enable",
+        }
+    }
     assert [row.cells["bw(MiB/s)"] for row in test.iterations("write")] == ["3374.47", "3101.56", "3660.43"]
     assert [row.iteration for row in test.iterations("read")] == [0, 1, 2]
     assert test.max["write"] == test.iterations("write")[2].bandwidth_mib
     assert test.max_mb["read"].printed == "4850.50"
     write = test.summary_row("write")
     assert (write.max.printed, write.min.printed, write.mean.printed, write.stddev.printed) == (
-        "3660.43", "3101.56", "3378.82", "228.18")
+        "3660.43",
+        "3101.56",
+        "3378.82",
+        "228.18",
+    )
     assert write.mean.value == Decimal("3378.82")
     assert write.cells["Stonewall(s)"] == "NA"
     assert write.cells["StdDev(OPs)"] == "228.18"
@@ -65,10 +74,28 @@ def test_ior_210_summary_block_spaced_headers_and_unheaded_cells():
     assert test.options["ordering_inter_file"] == "constant task offsets"
     read = test.summary_row("read")
     assert (read.max.printed, read.min.printed, read.mean.printed, read.stddev.printed) == (
-        "1734.96", "1688.40", "1715.37", "19.88")
+        "1734.96",
+        "1688.40",
+        "1715.37",
+        "19.88",
+    )
     assert read.cells["Mean(s)"] == "4.77575"
     assert read.extra == [
-        "32", "8", "3", "0", "1", "1", "0", "0", "1", "268435456", "1048576", "8589934592", "-1", "POSIX", "EXCEL",
+        "32",
+        "8",
+        "3",
+        "0",
+        "1",
+        "1",
+        "0",
+        "0",
+        "1",
+        "268435456",
+        "1048576",
+        "8589934592",
+        "-1",
+        "POSIX",
+        "EXCEL",
     ]
     assert test.results == []
     assert run.reordering == TaskReordering(constant=True, random=False, offset=1)
@@ -88,8 +115,13 @@ def test_ior_33_dev_hints_returned_and_stonewall_columns():
     _run, test = only_test("ior-3.3.0+dev_io500-bash_hints_stonewall-columns_nscc-changsha-sub88.txt")
     assert test.hints["hints passed to MPI_File_open()"] == {"romio_ds_write": "disable", "romio_cb_read": "disable"}
     assert test.hints["hints returned from opened file"]["striping_factor"] == "568"
-    assert test.stonewall == {"pairs_min": "247700", "pairs_max": "304000", "min_data_gib": "10.8",
-                              "mean_data_gib": "13.3", "seconds": "300.0"}
+    assert test.stonewall == {
+        "pairs_min": "247700",
+        "pairs_max": "304000",
+        "min_data_gib": "10.8",
+        "mean_data_gib": "13.3",
+        "seconds": "300.0",
+    }
     write = test.summary_row("write")
     assert (write.cells["Stonewall(s)"], write.cells["Stonewall(MiB)"]) == ("300.01", "7257.66")
     assert test.options["stonewalling_time"] == "300"
@@ -119,7 +151,11 @@ def test_json_summary_format_keeps_the_printed_digits():
     assert [row.iteration for row in test.iterations("read")] == [0, 1, 2]
     write = test.summary_row("write")
     assert (write.max.printed, write.min.printed, write.mean.printed, write.stddev.printed) == (
-        "2931.9079", "2790.4467", "2865.8952", "58.1354")
+        "2931.9079",
+        "2790.4467",
+        "2865.8952",
+        "58.1354",
+    )
     assert write.cells["aggs(MiB)"] == "4096.0000"
     assert run.reordering == TaskReordering(constant=True, random=False, offset=2)
     assert test.reordering == TaskReordering(constant=True, random=False, offset=2)
@@ -130,13 +166,15 @@ def captured_stdout_with_json(document: str) -> str:
     and stonewall lines between the document's own lines (hpc/ior#102, #503)."""
     lines = document.split("\n")
     first_write = next(index for index, line in enumerate(lines) if line == '"access": "write",')
-    return "\n".join([
-        "IOR-3.3.0: MPI Coordinated Test of Parallel I/O",
-        *lines[:first_write - 1],
-        "Commencing write performance test: Tue Oct 15 10:12:02 2019",
-        *lines[first_write - 1:],
-        "Pairs deadlineForStonewallingaccessed: 65536",
-    ])
+    return "\n".join(
+        [
+            "IOR-3.3.0: MPI Coordinated Test of Parallel I/O",
+            *lines[: first_write - 1],
+            "Commencing write performance test: Tue Oct 15 10:12:02 2019",
+            *lines[first_write - 1 :],
+            "Pairs deadlineForStonewallingaccessed: 65536",
+        ]
+    )
 
 
 def test_json_captured_from_stdout_with_log_lines_reads_like_the_file():

@@ -71,9 +71,7 @@ def test_every_summary_row_is_stored_exactly_as_printed(path):
                 assert str(Decimal(token)) == token
 
 
-@pytest.mark.parametrize(
-    "path", shared_files("dne-campaign-sample", "mdtest.out"), ids=lambda path: path.parent.name
-)
+@pytest.mark.parametrize("path", shared_files("dne-campaign-sample", "mdtest.out"), ids=lambda path: path.parent.name)
 def test_every_campaign_log_parses_with_its_iterations(path):
     log = parse_mdtest_file(path)
     (block,) = log.launches[0].blocks
@@ -82,9 +80,7 @@ def test_every_campaign_log_parses_with_its_iterations(path):
 
 
 def test_every_mdtest_output_of_the_io500_corpus_parses():
-    paths = [
-        path for path in shared_files("io500-corpus", "*.txt") if b"was launched with" in path.read_bytes()
-    ]
+    paths = [path for path in shared_files("io500-corpus", "*.txt") if b"was launched with" in path.read_bytes()]
     if not paths:
         shared_path("io500-corpus")
     assert paths, "no mdtest output in the IO500 corpus"

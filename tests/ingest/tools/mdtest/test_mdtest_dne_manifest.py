@@ -44,9 +44,7 @@ def test_it_reads_the_campaign_manifest_relative_to_its_folder():
 
 
 def test_empty_cells_mean_infer_and_the_label_column_is_optional():
-    read = manifest(
-        "log,mdt_count,client_nodes,tasks,files_per_dir,striping,label\na/mdtest.out,,,,,,first try\n"
-    )
+    read = manifest("log,mdt_count,client_nodes,tasks,files_per_dir,striping,label\na/mdtest.out,,,,,,first try\n")
     entry = read.entry_for(Path("/campaign/a/mdtest.out"))
     assert (entry.mdt_count, entry.client_nodes, entry.tasks, entry.files_per_dir, entry.striping) == (
         None,
@@ -137,9 +135,7 @@ def test_without_a_manifest_the_campaign_layout_gives_the_same_points_except_str
     for path in sorted(SLICE.rglob("mdtest.out")):
         relative = str(path.relative_to(SLICE))
         log = parse_mdtest_file(path, relative)
-        declared = scaling_point_records(
-            log, place_log(log, source_file=relative, entry=read.entry_for(path))
-        )
+        declared = scaling_point_records(log, place_log(log, source_file=relative, entry=read.entry_for(path)))
         inferred = scaling_point_records(log, place_log(log, source_file=relative))
         assert [(p.mdt_count, p.tasks, p.client_nodes, p.files_per_dir, p.unique_dir) for p in declared] == [
             (p.mdt_count, p.tasks, p.client_nodes, p.files_per_dir, p.unique_dir) for p in inferred
@@ -222,9 +218,10 @@ def test_task_blocks_become_points_of_their_own_client_count():
     log = parse_mdtest_file(DATA / relative, relative)
     records = scaling_point_records(log, place_log(log, source_file=relative))
     creations = [record for record in records if record.operation == "file_creation"]
-    assert [
-        (record.tasks, record.client_nodes, record.block_index, record.mdt_count) for record in creations
-    ] == [(4, None, 0, 4), (8, 2, 1, 4)]
+    assert [(record.tasks, record.client_nodes, record.block_index, record.mdt_count) for record in creations] == [
+        (4, None, 0, 4),
+        (8, 2, 1, 4),
+    ]
 
 
 def test_a_row_csv_cannot_read_is_refused_naming_its_line():

@@ -94,9 +94,7 @@ def test_a_garbled_row_label_inside_a_table_is_an_error():
 
 
 def test_a_time_table_missing_rows_of_the_rate_table_is_an_error():
-    text = (
-        DATA / "mdtest-3.3.0+dev_io500-bash-era_rate+time-tables_io500-submission-data_sub52.txt"
-    ).read_text()
+    text = (DATA / "mdtest-3.3.0+dev_io500-bash-era_rate+time-tables_io500-submission-data_sub52.txt").read_text()
     head, time_table = text.split("SUMMARY time:")
     shortened = "\n".join(line for line in time_table.split("\n") if "File read" not in line)
     error = expect_error(head + "SUMMARY time:" + shortened)
@@ -135,9 +133,7 @@ def test_a_table_without_rows_is_an_error():
     expect_error(text[:header_end] + "\n" + text[finished:])
 
 
-@pytest.mark.parametrize(
-    "content", [b"", b"\x00\x01\x02", b"hello\nworld\n", b"SUMMARY: (of 1 iterations)\n"]
-)
+@pytest.mark.parametrize("content", [b"", b"\x00\x01\x02", b"hello\nworld\n", b"SUMMARY: (of 1 iterations)\n"])
 def test_files_that_are_not_mdtest_output_are_errors(content):
     with pytest.raises(ParseError):
         parse_mdtest_bytes(content, "x")
@@ -187,10 +183,7 @@ def test_mutated_real_logs_give_a_log_or_a_parse_error(path, mutations):
     else:
         assert log.launches
         assert all(
-            block.tables and table.rows
-            for launch in log.launches
-            for block in launch.blocks
-            for table in block.tables
+            block.tables and table.rows for launch in log.launches for block in launch.blocks for table in block.tables
         )
 
 

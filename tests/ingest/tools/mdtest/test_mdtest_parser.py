@@ -107,9 +107,7 @@ def test_it_reads_colonless_rows_and_key_value_headers_of_34():
 
 
 def test_the_time_table_is_a_time_table_whatever_its_unit_label_says():
-    block = (
-        parse("mdtest-4.1.0+dev_io500-capp_in-ops-sec_io500-submission-data_sub708.txt").launches[0].blocks[0]
-    )
+    block = parse("mdtest-4.1.0+dev_io500-capp_in-ops-sec_io500-submission-data_sub708.txt").launches[0].blocks[0]
     rate, time = block.tables
     assert (rate.kind, rate.unit_label) == (RATE, "in ops/sec")
     assert (time.kind, time.unit_label) == (TIME, "in ops/sec")
@@ -191,9 +189,7 @@ def test_it_ignores_other_tools_between_launches():
 def test_crlf_line_endings_read_like_lf():
     original = (DATA / "mdtest-1.9.3_llnl_single-run_vi4io-io-500-dev_sandia-2017.txt").read_bytes()
     crlf = parse_mdtest_bytes(original.replace(b"\n", b"\r\n"), "crlf.txt")
-    assert rows(crlf.launches[0].blocks[0]) == rows(
-        parse_mdtest_bytes(original, "lf.txt").launches[0].blocks[0]
-    )
+    assert rows(crlf.launches[0].blocks[0]) == rows(parse_mdtest_bytes(original, "lf.txt").launches[0].blocks[0])
 
 
 def test_the_content_hash_identifies_the_bytes():

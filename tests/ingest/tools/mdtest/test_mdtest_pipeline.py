@@ -31,14 +31,20 @@ def campaign(tmp_path) -> Path:
 
 def truth_of(folder: Path) -> dict:
     truth = json.loads((folder / "truth.json").read_text())
-    return {(knee["operation"].lower().replace(" ", "_"), knee["files_per_dir"], knee["striping"]):
-            knee["saturation_mdt_count"] for knee in truth["knees"]}
+    return {
+        (knee["operation"].lower().replace(" ", "_"), knee["files_per_dir"], knee["striping"]): knee[
+            "saturation_mdt_count"
+        ]
+        for knee in truth["knees"]
+    }
 
 
 def saturation_of(series_name: str) -> dict:
     points = ScalingPoint.objects.filter(series__name=series_name)
-    return {(row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"]
-            for row in analyse_points(points).saturation_table()}
+    return {
+        (row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"]
+        for row in analyse_points(points).saturation_table()
+    }
 
 
 def test_a_campaign_folder_with_its_manifest_becomes_a_series_matching_the_truth(campaign):
@@ -63,8 +69,9 @@ def test_without_any_manifest_the_layout_places_the_logs(campaign):
 
     ingest_mdtest_paths([campaign], series_name="slice")
 
-    inferred = {(operation, files, "non-inherited"): count
-                for (operation, files, _), count in saturation_of("slice").items()}
+    inferred = {
+        (operation, files, "non-inherited"): count for (operation, files, _), count in saturation_of("slice").items()
+    }
     assert inferred == truth_of(campaign)
     assert set(ScalingPoint.objects.values_list("striping", flat=True)) == {"unknown"}
 
@@ -92,8 +99,9 @@ def test_a_corrected_manifest_replaces_the_points_of_the_logs_it_moves(campaign)
 def test_a_truncated_log_is_reported_with_its_line_and_stores_nothing(campaign):
     broken = campaign / "dne2_4_mds" / "unique_10k_80" / "mdtest.out"
     lines = broken.read_text().split("\n")
-    broken.write_text("\n".join(lines[: lines.index(next(line for line in lines if "File stat " in line
-                                                              and "sec" not in line))]))
+    broken.write_text(
+        "\n".join(lines[: lines.index(next(line for line in lines if "File stat " in line and "sec" not in line))])
+    )
 
     summary = ingest_mdtest_paths([campaign], series_name="slice")
 
@@ -140,8 +148,14 @@ def test_other_files_are_skipped_and_counted(campaign):
 
     summary = ingest_mdtest_paths([campaign], series_name="slice")
 
-    assert sorted(summary.skipped) == ["._mdtest.out", "empty.out (empty)", "manifest.csv (manifest)", "notes.txt",
-                                       "results.json", "truth.json"]
+    assert sorted(summary.skipped) == [
+        "._mdtest.out",
+        "empty.out (empty)",
+        "manifest.csv (manifest)",
+        "notes.txt",
+        "results.json",
+        "truth.json",
+    ]
     assert "6 other files skipped" in str(summary)
     assert not summary.failed
 
@@ -157,11 +171,20 @@ def test_every_summary_number_is_stored_exactly_as_printed(tmp_path):
     assert set(points) == {"file_creation", "file_stat", "file_read", "file_removal", "tree_creation", "tree_removal"}
     creation = points["file_creation"]
     assert (creation.max, creation.min, creation.mean, creation.stddev) == (
-        Decimal("143571.019"), Decimal("143570.943"), Decimal("143570.977"), Decimal("0.020"))
+        Decimal("143571.019"),
+        Decimal("143570.943"),
+        Decimal("143570.977"),
+        Decimal("0.020"),
+    )
     assert [str(value) for value in (creation.max, creation.stddev)] == ["143571.019", "0.020"]
     assert (creation.time_max, creation.time_mean) == (Decimal("657.841"), Decimal("657.841"))
-    assert creation.printed["stonewall_rate"] == {"label": "File create (stonewall)", "max": "NA", "min": "NA",
-                                                  "mean": "181096.788", "stddev": "NA"}
+    assert creation.printed["stonewall_rate"] == {
+        "label": "File create (stonewall)",
+        "max": "NA",
+        "min": "NA",
+        "mean": "181096.788",
+        "stddev": "NA",
+    }
     assert str(points["file_stat"].max) == "0.000"
     assert creation.mdt_count == 8
 
@@ -209,13 +232,16 @@ def test_manifest_rows_without_a_log_are_a_warning(campaign):
 
     summary = ingest_mdtest_paths([campaign], series_name="slice", manifest=campaign / "manifest.csv")
 
-    assert any("lists 1 logs that were not found: dne2_16_mds/unique_10k_400/mdtest.out" in warning
-               for warning in summary.warnings)
+    assert any(
+        "lists 1 logs that were not found: dne2_16_mds/unique_10k_400/mdtest.out" in warning
+        for warning in summary.warnings
+    )
 
 
 def make_upload(data: bytes, name: str, **declared) -> Upload:
-    upload = Upload(sha256=str(abs(hash(data))), original_name=name, size=len(data), kind="mdtest",
-                    declared_metadata=declared)
+    upload = Upload(
+        sha256=str(abs(hash(data))), original_name=name, size=len(data), kind="mdtest", declared_metadata=declared
+    )
     upload.file.save(name, ContentFile(data), save=True)
     return upload
 
@@ -257,8 +283,9 @@ def test_an_upload_with_a_bad_log_fails_its_job_with_file_and_line(settings, tmp
 
 
 def test_the_ingest_command_reports_and_export_scaling_prints_the_series(campaign, capsys):
-    call_command("ingest", "--kind", "mdtest", str(campaign), "--series", "cli",
-                 "--manifest", str(campaign / "manifest.csv"))
+    call_command(
+        "ingest", "--kind", "mdtest", str(campaign), "--series", "cli", "--manifest", str(campaign / "manifest.csv")
+    )
     assert "series 'cli': 20 logs stored (120 points)" in capsys.readouterr().out
 
     call_command("export_scaling", "cli", "--format", "json")
@@ -268,15 +295,29 @@ def test_the_ingest_command_reports_and_export_scaling_prints_the_series(campaig
     assert document["name"] == "cli"
     assert len(document["points"]) == 120
     point = document["points"][0]
-    assert set(point) >= {"mdt_count", "client_nodes", "tasks", "files_per_dir", "striping", "operation", "max",
-                          "min", "mean", "stddev", "iterations", "source"}
+    assert set(point) >= {
+        "mdt_count",
+        "client_nodes",
+        "tasks",
+        "files_per_dir",
+        "striping",
+        "operation",
+        "max",
+        "min",
+        "mean",
+        "stddev",
+        "iterations",
+        "source",
+    }
     for point in document["points"]:
         printed = point["printed"]["rate"]
         assert [point[name] for name in ("max", "min", "mean", "stddev")] == [
-            Decimal(printed[name]) for name in ("max", "min", "mean", "stddev")]
+            Decimal(printed[name]) for name in ("max", "min", "mean", "stddev")
+        ]
         assert f'"max": {printed["max"]},' in text
-    saturation = {(row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"]
-                  for row in document["saturation"]}
+    saturation = {
+        (row["operation"], row["files_per_dir"], row["striping"]): row["mdt_count"] for row in document["saturation"]
+    }
     assert saturation == truth_of(campaign)
     assert all(set(row) == {"operation", "files_per_dir", "striping", "mdt_count"} for row in document["saturation"])
 

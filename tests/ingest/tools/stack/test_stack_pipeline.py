@@ -58,14 +58,16 @@ def test_the_stack_sample_campaign_exports_its_truth(tmp_path):
     assert len(exported["layers"]) == len(truth["layers"])
     assert_layer_rows_match(exported["layers"], truth["layers"])
     assert [(o["layer"], o["component"], o["operation"]) for o in exported["outliers"]] == [
-        (o["layer"], o["component"], o["operation"]) for o in truth["outliers"]]
+        (o["layer"], o["component"], o["operation"]) for o in truth["outliers"]
+    ]
     for got, want in zip(exported["outliers"], truth["outliers"], strict=True):
         assert close(got["peer_median"], want["peer_median"], DERIVED_TOLERANCE)
     for operation in ("read", "write"):
         assert close(exported["ceiling"][operation], truth["ceiling"][operation], DERIVED_TOLERANCE)
     assert exported["ceiling"]["limited_by"] == truth["ceiling"]["limited_by"]
     assert [(r["source"], r["operation"], r["over_ceiling"]) for r in exported["file_system"]] == [
-        (r["source"], r["operation"], r["over_ceiling"]) for r in truth["file_system"]]
+        (r["source"], r["operation"], r["over_ceiling"]) for r in truth["file_system"]
+    ]
     for got, want in zip(exported["file_system"], truth["file_system"], strict=True):
         assert close(got["measured"], want["measured"], MEASURED_TOLERANCE)
         assert close(got["efficiency"], want["efficiency"], DERIVED_TOLERANCE)

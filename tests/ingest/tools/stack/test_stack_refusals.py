@@ -49,7 +49,8 @@ def test_a_log_without_the_listed_operation_is_refused_naming_the_log(campaign, 
     line = edit_manifest(campaign, "io2-brw-read.txt,io2-o2ib,lnet,read", "io2-brw-write.txt,io2-o2ib,lnet,read")
     assert line
     assert "logs/lnet_selftest/io2-brw-write.txt: this lnet_selftest log has no read measurement" in refused(
-        campaign, capsys)
+        campaign, capsys
+    )
 
 
 def test_a_unit_the_tool_cannot_read_is_refused_with_the_log_line(campaign, capsys):
@@ -73,7 +74,8 @@ def test_a_component_standing_on_an_unknown_one_is_refused_with_the_yaml_line(ca
 def test_a_log_outside_the_campaign_is_refused(campaign, capsys):
     line = edit_manifest(campaign, "logs/iozone/io2/ost0pool.txt", "../../etc/passwd")
     assert f"manifest.csv:{line}: log '../../etc/passwd' must be a path inside the campaign" in refused(
-        campaign, capsys)
+        campaign, capsys
+    )
 
 
 def test_yaml_aliases_are_refused_with_their_line(campaign, capsys):

@@ -51,53 +51,82 @@ lnet:
 
 
 def xdd7(operation: str, rates: list[str], *, combined: str | None = None) -> str:
-    lines = [f"[root@oss1 ~]# xdd -op {operation} -targets {len(rates)} -seek sequential",
-             "IOIOIOIOIOIOIOIOIOIOI XDD version xdd 7.0.0.rc-ramses based on 7.0.0.rc-ramses IOIOIOIOIOIOIOIOIOIOI",
-             "\t\tSeek pattern, sequential",
-             "What               Pass  Target   Queue     Bytes_Xfered         Ops     Elapsed  Bandwidth       IOPS"
-             "   Latency   Pct_CPU  Op_Type    Xfer_Size",
-             "    UNITS>>      Number  Number  Number            Bytes        #ops     seconds   MBytes/s      Ops/s"
-             "  millisec   percent     text        bytes"]
+    lines = [
+        f"[root@oss1 ~]# xdd -op {operation} -targets {len(rates)} -seek sequential",
+        "IOIOIOIOIOIOIOIOIOIOI XDD version xdd 7.0.0.rc-ramses based on 7.0.0.rc-ramses IOIOIOIOIOIOIOIOIOIOI",
+        "\t\tSeek pattern, sequential",
+        "What               Pass  Target   Queue     Bytes_Xfered         Ops     Elapsed  Bandwidth       IOPS"
+        "   Latency   Pct_CPU  Op_Type    Xfer_Size",
+        "    UNITS>>      Number  Number  Number            Bytes        #ops     seconds   MBytes/s      Ops/s"
+        "  millisec   percent     text        bytes",
+    ]
     for target, rate in enumerate(rates):
-        lines.append(f" TARGET_PASS          1  {target}      32     1000000000      1000      60.000   {rate}"
-                     f"   1000.000     0.500     5.000     {operation}      1048576")
-        lines.append(f" TARGET_AVERAGE       1  {target}      32     1000000000      1000      60.000   {rate}"
-                     f"   1000.000     0.500     5.000     {operation}      1048576")
+        lines.append(
+            f" TARGET_PASS          1  {target}      32     1000000000      1000      60.000   {rate}"
+            f"   1000.000     0.500     5.000     {operation}      1048576"
+        )
+        lines.append(
+            f" TARGET_AVERAGE       1  {target}      32     1000000000      1000      60.000   {rate}"
+            f"   1000.000     0.500     5.000     {operation}      1048576"
+        )
     if combined:
-        lines.append(f" COMBINED             1  {len(rates)}      32     1000000000      1000      60.000"
-                     f"   {combined}   1000.000     0.500     5.000     {operation}      1048576")
+        lines.append(
+            f" COMBINED             1  {len(rates)}      32     1000000000      1000      60.000"
+            f"   {combined}   1000.000     0.500     5.000     {operation}      1048576"
+        )
     return "\n".join(lines) + "\n"
 
 
 def xdd65(operation: str, rate: str) -> str:
-    header = ("                     T  Q       Bytes      Ops    Time      Rate      IOPS   Latency     %CPU  OP_Type"
-              "    ReqSize")
+    header = (
+        "                     T  Q       Bytes      Ops    Time      Rate      IOPS   Latency     %CPU  OP_Type"
+        "    ReqSize"
+    )
     row = f"    0 32    9693982720   2366695    60.007   {rate}     1000.00    0.0000     1.70   {operation}   1048576 "
-    return ("IOIOIOIOIOIOIOIOIOIOI XDD version 6.5.013007.0001 IOIOIOIOIOIOIOIOIOIOIOI\r\n"
-            "\t\tSeek pattern, sequential\n" + header + "\n"
-            f"\rTARGET   Average {row}\n\r         Combined    1 32    9693982720   2366695    60.010   {rate}"
-            f"     1000.00    0.0000     1.70   {operation}     1048576 \nEnding time for this run\n")
+    return (
+        "IOIOIOIOIOIOIOIOIOIOI XDD version 6.5.013007.0001 IOIOIOIOIOIOIOIOIOIOIOI\r\n"
+        "\t\tSeek pattern, sequential\n" + header + "\n"
+        f"\rTARGET   Average {row}\n\r         Combined    1 32    9693982720   2366695    60.010   {rate}"
+        f"     1000.00    0.0000     1.70   {operation}     1048576 \nEnding time for this run\n"
+    )
 
 
 def fio(rw: str, jobs: list[dict], *, normal_text: bool = False) -> str:
-    document = json.dumps({"fio version": "fio-3.35", "global options": {"rw": rw}, "jobs": [
-        {"jobname": f"job{index}", "read": {"io_bytes": 0, "bw_bytes": 0, "iops": 0.0},
-         "write": {"io_bytes": 0, "bw_bytes": 0, "iops": 0.0}, **job} for index, job in enumerate(jobs)]}, indent=2)
+    document = json.dumps(
+        {
+            "fio version": "fio-3.35",
+            "global options": {"rw": rw},
+            "jobs": [
+                {
+                    "jobname": f"job{index}",
+                    "read": {"io_bytes": 0, "bw_bytes": 0, "iops": 0.0},
+                    "write": {"io_bytes": 0, "bw_bytes": 0, "iops": 0.0},
+                    **job,
+                }
+                for index, job in enumerate(jobs)
+            ],
+        },
+        indent=2,
+    )
     if normal_text:
-        return (f"job0: (g=0): rw={rw}, bs=(R) 1024KiB-1024KiB\nfio-3.35\nStarting 2 processes\n{document}\n\n"
-                f"job0: (groupid=0, jobs=1): err= 0: pid=1\nRun status group 0 (all jobs):\n")
+        return (
+            f"job0: (g=0): rw={rw}, bs=(R) 1024KiB-1024KiB\nfio-3.35\nStarting 2 processes\n{document}\n\n"
+            f"job0: (groupid=0, jobs=1): err= 0: pid=1\nRun status group 0 (all jobs):\n"
+        )
     return document + "\n"
 
 
 def iozone3471(writers_kb: str, readers_kb: str) -> str:
-    return ("\tIozone: Performance Test of File I/O\n\t        Version $Revision: 3.471 $\n"
-            "\tOutput is in kBytes/sec\n"
-            f"\tChildren see throughput for  8 initial writers \t= {writers_kb} kB/sec\n"
-            f"\tParent sees throughput for  8 initial writers \t= 1.00 kB/sec\n"
-            f"\tChildren see throughput for  8 readers \t\t= {readers_kb} kB/sec\n"
-            f"\tChildren see throughput for  8 re-readers \t\t= 99999999.00 kB/sec\n"
-            '"Throughput report Y-axis is type of test X-axis is number of processes"\n'
-            f'"  Initial write "  {writers_kb} \n\niozone test complete.\n')
+    return (
+        "\tIozone: Performance Test of File I/O\n\t        Version $Revision: 3.471 $\n"
+        "\tOutput is in kBytes/sec\n"
+        f"\tChildren see throughput for  8 initial writers \t= {writers_kb} kB/sec\n"
+        f"\tParent sees throughput for  8 initial writers \t= 1.00 kB/sec\n"
+        f"\tChildren see throughput for  8 readers \t\t= {readers_kb} kB/sec\n"
+        f"\tChildren see throughput for  8 re-readers \t\t= 99999999.00 kB/sec\n"
+        '"Throughput report Y-axis is type of test X-axis is number of processes"\n'
+        f'"  Initial write "  {writers_kb} \n\niozone test complete.\n'
+    )
 
 
 def perftest(unit: str, average: str, *, message_rate: bool) -> str:
@@ -105,49 +134,105 @@ def perftest(unit: str, average: str, *, message_rate: bool) -> str:
     row = f" 1048576    10000            {average}              {average}"
     if message_rate:
         header, row = header + "   MsgRate[Mpps]", row + "  \t\t   0.005635"
-    return ("Conflicting CPU frequency values detected: 2601.000000 != 1200.000000\n"
-            "                    RDMA_Write BW Test\n" + header + "\n" + row + "\n" + "-" * 60 + "\n")
+    return (
+        "Conflicting CPU frequency values detected: 2601.000000 != 1200.000000\n"
+        "                    RDMA_Write BW Test\n" + header + "\n" + row + "\n" + "-" * 60 + "\n"
+    )
 
 
 def lst_stat(server_r_mib: list[str]) -> str:
     blocks = []
     for value in server_r_mib:
-        blocks += ["[LNet Bandwidth of clients]", "[R] Avg: 0.70     MiB/s Min: 0.70     MiB/s Max: 0.70     MiB/s",
-                   f"[W] Avg: {value}  MiB/s Min: {value}  MiB/s Max: {value}  MiB/s",
-                   "[LNet Rates of servers]", "[R] Avg: 10282    RPC/s Min: 10282    RPC/s Max: 10282    RPC/s",
-                   "[LNet Bandwidth of servers]",
-                   f"[R] Avg: {value}  MiB/s Min: {value}  MiB/s Max: {value}  MiB/s",
-                   "[W] Avg: 0.72     MiB/s Min: 0.72     MiB/s Max: 0.72     MiB/s"]
+        blocks += [
+            "[LNet Bandwidth of clients]",
+            "[R] Avg: 0.70     MiB/s Min: 0.70     MiB/s Max: 0.70     MiB/s",
+            f"[W] Avg: {value}  MiB/s Min: {value}  MiB/s Max: {value}  MiB/s",
+            "[LNet Rates of servers]",
+            "[R] Avg: 10282    RPC/s Min: 10282    RPC/s Max: 10282    RPC/s",
+            "[LNet Bandwidth of servers]",
+            f"[R] Avg: {value}  MiB/s Min: {value}  MiB/s Max: {value}  MiB/s",
+            "[W] Avg: 0.72     MiB/s Min: 0.72     MiB/s Max: 0.72     MiB/s",
+        ]
     return "SESSION: rw FEATURES: 1 TIMEOUT: 300 FORCE: No\n" + "\n".join(blocks) + "\n"
 
 
 LOGS = {
     # path: (component, layer, operation, tool, content)
     "logs/d/oss1-d1-read.txt": ("oss1-d1", "device", "read", "xdd", xdd7("read", ["3100.000"])),
-    "logs/d/oss1-d1-write.log": ("oss1-d1", "device", "write", "fio", fio("write", [
-        {"write": {"io_bytes": 5, "bw_bytes": 1000000000, "iops": 953.7}},
-        {"write": {"io_bytes": 5, "bw_bytes": 1050000000, "iops": 1001.4}}], normal_text=True)),
-    "logs/d/oss1-d1-randread.json": ("oss1-d1", "device", "randread", "fio", fio("randread", [
-        {"read": {"io_bytes": 5, "bw_bytes": 1966080000, "iops": 480000.0}}])),
-    "logs/d/oss1-d1-randwrite.json": ("oss1-d1", "device", "randwrite", "fio", fio("randwrite", [
-        {"write": {"io_bytes": 5, "bw_bytes": 368640000, "iops": 90000.0}}])),
-    "logs/d/oss1-d2-read.json": ("oss1-d2", "device", "read", "fio", fio("read", [
-        {"read": {"io_bytes": 5, "bw_bytes": 2900000000, "iops": 2765.7}}])),
+    "logs/d/oss1-d1-write.log": (
+        "oss1-d1",
+        "device",
+        "write",
+        "fio",
+        fio(
+            "write",
+            [
+                {"write": {"io_bytes": 5, "bw_bytes": 1000000000, "iops": 953.7}},
+                {"write": {"io_bytes": 5, "bw_bytes": 1050000000, "iops": 1001.4}},
+            ],
+            normal_text=True,
+        ),
+    ),
+    "logs/d/oss1-d1-randread.json": (
+        "oss1-d1",
+        "device",
+        "randread",
+        "fio",
+        fio("randread", [{"read": {"io_bytes": 5, "bw_bytes": 1966080000, "iops": 480000.0}}]),
+    ),
+    "logs/d/oss1-d1-randwrite.json": (
+        "oss1-d1",
+        "device",
+        "randwrite",
+        "fio",
+        fio("randwrite", [{"write": {"io_bytes": 5, "bw_bytes": 368640000, "iops": 90000.0}}]),
+    ),
+    "logs/d/oss1-d2-read.json": (
+        "oss1-d2",
+        "device",
+        "read",
+        "fio",
+        fio("read", [{"read": {"io_bytes": 5, "bw_bytes": 2900000000, "iops": 2765.7}}]),
+    ),
     "logs/d/oss2-d1-read.txt": ("oss2-d1", "device", "read", "xdd", xdd65("read", "3000.000")),
     "logs/d/oss2-d2-read.txt": ("oss2-d2", "device", "read", "xdd", xdd65("read", "1500.000")),
-    "logs/d/bench-d1-read.json": ("bench-d1", "device", "read", "fio", fio("read", [
-        {"read": {"io_bytes": 5, "bw_bytes": 3050000000, "iops": 2908.7}}])),
-    "logs/g/oss1-g-read.txt": ("oss1-g", "device_group", "read", "xdd",
-                               xdd7("read", ["2900.000", "2950.000"], combined="5800.000")),
+    "logs/d/bench-d1-read.json": (
+        "bench-d1",
+        "device",
+        "read",
+        "fio",
+        fio("read", [{"read": {"io_bytes": 5, "bw_bytes": 3050000000, "iops": 2908.7}}]),
+    ),
+    "logs/g/oss1-g-read.txt": (
+        "oss1-g",
+        "device_group",
+        "read",
+        "xdd",
+        xdd7("read", ["2900.000", "2950.000"], combined="5800.000"),
+    ),
     "logs/fs/oss1-pool.txt": ("oss1-pool", "local_fs", "write", "iozone", iozone3471("3000000.00", "5500000.00")),
-    "logs/net/oss1-from-client.txt": ("oss1-ib", "network", "write", "ib_write_bw",
-                                      perftest("Gb/sec", "190.00", message_rate=True)),
-    "logs/net/oss1-to-client.txt": ("oss1-ib", "network", "read", "ib_write_bw",
-                                    perftest("MB/sec", "22000.00", message_rate=False)),
-    "logs/net/bench-to-client.txt": ("bench-ib", "network", "read", "ib_write_bw",
-                                     perftest("MB/sec", "21000.00", message_rate=False)),
-    "logs/lnet/oss1-brw-write.txt": ("oss1-lnet", "lnet", "write", "lnet_selftest",
-                                     lst_stat(["20000.00", "21000.00"])),
+    "logs/net/oss1-from-client.txt": (
+        "oss1-ib",
+        "network",
+        "write",
+        "ib_write_bw",
+        perftest("Gb/sec", "190.00", message_rate=True),
+    ),
+    "logs/net/oss1-to-client.txt": (
+        "oss1-ib",
+        "network",
+        "read",
+        "ib_write_bw",
+        perftest("MB/sec", "22000.00", message_rate=False),
+    ),
+    "logs/net/bench-to-client.txt": (
+        "bench-ib",
+        "network",
+        "read",
+        "ib_write_bw",
+        perftest("MB/sec", "21000.00", message_rate=False),
+    ),
+    "logs/lnet/oss1-brw-write.txt": ("oss1-lnet", "lnet", "write", "lnet_selftest", lst_stat(["20000.00", "21000.00"])),
 }
 EXTRA_ROWS = [("logs/fs/oss1-pool.txt", "oss1-pool", "local_fs", "read", "iozone")]
 IOR_LOGS = {"logs/ior/ssf-330.txt": "ior330-ssf-27x4m-mpiio.txt", "logs/ior/fpp-301.txt": "ior-fpp-27x1m-D60.txt"}
@@ -226,5 +311,6 @@ def test_file_system_runs_are_judged_against_the_ceiling(exported):
 
 def test_the_slow_drive_is_an_outlier_among_all_peers_including_the_test_node(exported):
     # device / read / nvme-x: 3100, 2900, 3000, 1500, 3050 -> median 3000; 1500 < 0.8 x 3000
-    assert exported["outliers"] == [{"layer": "device", "component": "oss2-d2", "operation": "read",
-                                     "measured": 1500.0, "peer_median": 3000.0}]
+    assert exported["outliers"] == [
+        {"layer": "device", "component": "oss2-d2", "operation": "read", "measured": 1500.0, "peer_median": 3000.0}
+    ]

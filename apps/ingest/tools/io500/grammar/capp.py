@@ -73,9 +73,7 @@ class ResultTxt:
 
     @property
     def start(self) -> str:
-        return next(
-            (c.value[len("START") :].strip() for c in self.comments if c.value.startswith("START")), ""
-        )
+        return next((c.value[len("START") :].strip() for c in self.comments if c.value.startswith("START")), "")
 
     @property
     def has_end(self) -> bool:
@@ -184,9 +182,7 @@ def parse_summary_line(line: str) -> SummaryPhase | SummaryScore | None:
     if match:
         tag = match.group(1)
         invalid = tag.lower() == "result-invalid" or bool(match.group(6))
-        return SummaryPhase(
-            match.group(2), tag.strip(), match.group(3), match.group(4), match.group(5), invalid, 0
-        )
+        return SummaryPhase(match.group(2), tag.strip(), match.group(3), match.group(4), match.group(5), invalid, 0)
     match = SCORE_LINE.match(line)
     if match:
         tag = match.group(1)

@@ -99,9 +99,7 @@ def build_capp_record(files: ResultSetFiles) -> IO500RunRecord:
     record = IO500RunRecord(source_path=files.rel, era=ERA_CAPP, benchmark_version=version)
     record.generation = generation_of(result, summary, version)
     record.evidence.version = parse_version(version)
-    record.evidence.mode = (result.header_value("mode") if result else "") or (
-        summary.mode if summary else ""
-    )
+    record.evidence.mode = (result.header_value("mode") if result else "") or (summary.mode if summary else "")
     if summary_error is not None:
         record.warnings.append(f"result_summary.txt not usable: {summary_error}")
         record.evidence.summary_cross_check = {"error": str(summary_error)}
@@ -129,9 +127,7 @@ def _from_result_txt(
     record.evidence.result_txt_run_section = result.has_run_section
     record.evidence.result_txt_end_marker = result.has_end
     if result.repeated_sections:
-        record.warnings.append(
-            f"result.txt repeats sections {sorted(set(result.repeated_sections))}; last kept"
-        )
+        record.warnings.append(f"result.txt repeats sections {sorted(set(result.repeated_sections))}; last kept")
     record.client_procs = to_int(result.header_value("procs"))
     record.run_timestamp = (
         parse_timestamp(result.start)
@@ -250,9 +246,7 @@ def _from_summary_only(record: IO500RunRecord, files: ResultSetFiles, summary: C
     score = summary.score
     assert score is not None  # parse_capp_summary refuses a summary without one
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
-    record.evidence.reported_score_printed = printed_score_fact(
-        score.bw, score.md, score.total, rel, score.line
-    )
+    record.evidence.reported_score_printed = printed_score_fact(score.bw, score.md, score.total, rel, score.line)
     if summary.scorex is not None:
         x = summary.scorex
         record.reported_extended = Score(bw=to_float(x.bw), md=to_float(x.md), total=to_float(x.total))
@@ -341,9 +335,7 @@ def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary
             if phase.score_group != "none":
                 differences.append({"phase": phase.name, "result_txt": score, "summary": None})
         elif score and to_float(line.value) != to_float(score):
-            differences.append(
-                {"phase": phase.name, "result_txt": score, "summary": line.value, "line": line.line}
-            )
+            differences.append({"phase": phase.name, "result_txt": score, "summary": line.value, "line": line.line})
     for name, line in printed.items():
         if not any(p.name == name for p in record.phases):
             differences.append({"phase": name, "result_txt": None, "summary": line.value, "line": line.line})
@@ -353,9 +345,7 @@ def _cross_check(record: IO500RunRecord, result: ResultTxt, summary: CappSummary
         ours = result.score[key].value.split()[0] if result.score[key].value.split() else ""
         theirs = getattr(summary_score, attribute)
         if to_float(ours) != to_float(theirs):
-            differences.append(
-                {"score": key, "result_txt": ours, "summary": theirs, "line": summary_score.line}
-            )
+            differences.append({"score": key, "result_txt": ours, "summary": theirs, "line": summary_score.line})
     record.evidence.summary_cross_check = {
         "source_file": rel,
         "identical": not differences,
@@ -373,20 +363,14 @@ def _validity(record: IO500RunRecord, result: ResultTxt | None, summary: CappSum
         if "[INVALID]" in tokens[1:]:
             record.valid = False
             reasons.append("result.txt: [SCORE] SCORE marked [INVALID]")
-        reasons += [
-            f"result.txt:{c.line}: ; {c.value}"
-            for c in result.comments
-            if c.value.upper().startswith("ERROR")
-        ]
+        reasons += [f"result.txt:{c.line}: ; {c.value}" for c in result.comments if c.value.upper().startswith("ERROR")]
     if summary is not None:
         for score in summary.scores:
             if score.invalid:
                 if not score.extended:
                     record.valid = False
                 reasons.append(f"result_summary.txt:{score.line}: [{score.tag.strip()}] marked invalid")
-        reasons += [
-            f"result_summary.txt:{p.line}: phase {p.name} marked invalid" for p in summary.phases if p.invalid
-        ]
+        reasons += [f"result_summary.txt:{p.line}: phase {p.name} marked invalid" for p in summary.phases if p.invalid]
     record.invalid_reasons = reasons
 
 
@@ -399,8 +383,7 @@ def _check_complete(record: IO500RunRecord, files: ResultSetFiles) -> None:
         raise ParseError(
             files.rel_of_present(source),
             None,
-            f"missing phases {', '.join(missing)} "
-            "although the score is not marked invalid (truncated or edited file)",
+            f"missing phases {', '.join(missing)} although the score is not marked invalid (truncated or edited file)",
         )
     if missing:
         record.evidence.missing_phases = missing

@@ -95,9 +95,7 @@ def select_result_sets(folders: list[Folder], root: Path) -> list[Path]:
             _is_below(folder.path, stdout) for stdout in sc17_stdouts.get(scope, [])
         ):
             continue
-        if folder.kind == SUMMARY_ONLY.name and any(
-            _is_below(other, folder.path) for other in selected.get(scope, [])
-        ):
+        if folder.kind == SUMMARY_ONLY.name and any(_is_below(other, folder.path) for other in selected.get(scope, [])):
             continue
         selected.setdefault(scope, []).append(folder.path)
     return sorted(path for paths in selected.values() for path in paths)

@@ -55,11 +55,7 @@ def is_skipped_dir_name(name: str) -> bool:
 def storable(text: str) -> str:
     """Text that PostgreSQL and JSON can always hold: lone surrogates (undecodable file-name bytes,
     ``\\ud800`` JSON escapes) and NUL characters become U+FFFD."""
-    return (
-        text.encode("utf-8", errors="surrogateescape")
-        .decode("utf-8", errors="replace")
-        .replace("\x00", "\ufffd")
-    )
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace").replace("\x00", "\ufffd")
 
 
 def relative_posix(path: Path, root: Path) -> str:

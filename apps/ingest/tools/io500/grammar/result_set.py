@@ -129,9 +129,7 @@ def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
     files = ResultSetFiles.scan(root, result_dir)
     kind = classify_folder(result_dir, list(files.files))
     if kind is None:
-        raise ParseError(
-            files.rel, None, "no IO500 result files (result.txt, result_summary.txt, io-500-summary)"
-        )
+        raise ParseError(files.rel, None, "no IO500 result files (result.txt, result_summary.txt, io-500-summary)")
     era = era_for_folder(kind, files)
     record = era.build(files)
     _write_phase_evidence(record)
@@ -232,7 +230,8 @@ def _config_like(path: Path) -> bytes | None:
     if not named and "." in name and not name.lower().endswith(".txt"):
         return None
     if not is_find_source(name) and name.lower().startswith(
-            ("result", "io-500-summary", "ior", "mdtest", "find", "mdworkbench")):
+        ("result", "io-500-summary", "ior", "mdtest", "find", "mdworkbench")
+    ):
         return None
     try:
         data = path.read_bytes()
@@ -272,14 +271,10 @@ def _metadata(record: IO500RunRecord, root: Path, result_dir: Path) -> dict:
         ("filesystem_type", ("filesystem_type", "filesysem", "filesystem")),
         ("filesystem_version", ("filesystem_version",)),
     ):
-        value = next(
-            (info[c].strip() for c in candidates if isinstance(info.get(c), str) and info[c].strip()), ""
-        )
+        value = next((info[c].strip() for c in candidates if isinstance(info.get(c), str) and info[c].strip()), "")
         if value and key not in metadata:
             metadata[key] = value
-    described = " ".join(
-        str(metadata.get(k, "")) for k in ("filesystem", "filesystem_type", "filesystem_version")
-    )
+    described = " ".join(str(metadata.get(k, "")) for k in ("filesystem", "filesystem_type", "filesystem_version"))
     if "lustre" in described.lower() or "exascaler" in described.lower():
         versions = {
             k: v
@@ -317,9 +312,7 @@ def _summary_values(path: Path, rel: str) -> tuple[dict[str, tuple[str, int]], d
 
 def _compare_summary_copies(record: IO500RunRecord, files: ResultSetFiles) -> None:
     """Compare submission-root result_summary.txt copies above this run with the run's own numbers."""
-    run_phases = {
-        p.name: p.printed_value.split()[0] if p.printed_value.split() else "" for p in record.phases
-    }
+    run_phases = {p.name: p.printed_value.split()[0] if p.printed_value.split() else "" for p in record.phases}
     run_score = record.reported_score
     run_file = (record.evidence.reported_score_printed or {}).get("source_file", files.rel)
     for copy in summary_copies_above(files.root, files.folder):

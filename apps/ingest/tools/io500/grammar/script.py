@@ -43,9 +43,7 @@ FIND_LINE = re.compile(rf"^\[FIND\]\s+MATCHED\s+(\d{{1,30}})/(\d{{1,30}})\s+in\s
 EXEC_LINE = re.compile(r"^\[(?:Exec|EXEC)\]\s*(.*)$")
 STARTING_LINE = re.compile(r"^\[Starting\]\s+(\S+)")
 DATE_LINE = re.compile(r"^date=(\S+)")
-INVALID_NOTE = re.compile(
-    r"(skipped\. Aggregate score is not valid|not valid for IO-500|cannot be an official)", re.I
-)
+INVALID_NOTE = re.compile(r"(skipped\. Aggregate score is not valid|not valid for IO-500|cannot be an official)", re.I)
 
 SC17_PHASE = re.compile(
     rf"^(\d+)/(\S+)\s+(BW|IOPs):\s*({NUMBER})\s*(MB/s)?\s+time:\s*({NUMBER})\s*s\s*$", re.IGNORECASE
@@ -257,9 +255,7 @@ def parse_sc17(files: list[tuple[Path, str]]) -> Sc17Output:
                 name = normalise_phase_name(match.group(2))
                 out.phases.setdefault(
                     name,
-                    Sc17Phase(
-                        name, match.group(2), match.group(3), match.group(4), match.group(6), number, rel
-                    ),
+                    Sc17Phase(name, match.group(2), match.group(3), match.group(4), match.group(6), number, rel),
                 )
                 continue
             for pattern, attribute in (

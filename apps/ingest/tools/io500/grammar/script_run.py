@@ -59,9 +59,7 @@ def _same_score(a: str, b: str) -> bool:
 
 def build_script_record(files: ResultSetFiles) -> IO500RunRecord:
     primary_path = files.get("result_summary.txt")
-    primary = (
-        parse_script_summary(primary_path, files.rel_of(primary_path), strict=True) if primary_path else None
-    )
+    primary = parse_script_summary(primary_path, files.rel_of(primary_path), strict=True) if primary_path else None
     stdouts = _io500_summaries(files)
     record = IO500RunRecord(source_path=files.rel, era=ERA_SCRIPT)
     block, source_path, stdout = _choose_run(files, record, primary, primary_path, stdouts)
@@ -69,14 +67,10 @@ def build_script_record(files: ResultSetFiles) -> IO500RunRecord:
     score = block.score
     record.reported_score = Score(bw=to_float(score.bw), md=to_float(score.md), total=to_float(score.total))
     record.evidence.printed_bw_unit = score.bw_unit
-    record.evidence.reported_score_printed = printed_score_fact(
-        score.bw, score.md, score.total, source_rel, score.line
-    )
+    record.evidence.reported_score_printed = printed_score_fact(score.bw, score.md, score.total, source_rel, score.line)
     for phase_line in sorted(block.phases.values(), key=lambda p: p.line):
         name = phase_line.name
-        command = block.commands.get(name) or (
-            stdout.run.commands.get(name) if stdout and stdout.run else None
-        )
+        command = block.commands.get(name) or (stdout.run.commands.get(name) if stdout and stdout.run else None)
         phase = PhaseRecord(
             name=name,
             value=to_float(phase_line.value),
@@ -133,9 +127,7 @@ def _choose_run(
         chosen_stdout = next((item for item in reversed(stdouts) if item[1].run), None)
         if chosen_stdout is None:
             where = files.rel_of(primary_path) if primary_path else files.rel
-            raise ParseError(
-                where, None, "truncated summary: no [SCORE] line in result_summary.txt or io-500-summary"
-            )
+            raise ParseError(where, None, "truncated summary: no [SCORE] line in result_summary.txt or io-500-summary")
         block = chosen_stdout[1].run
         assert block is not None  # the summary was chosen for having a run
         source = files.files[chosen_stdout[0]]
@@ -169,9 +161,7 @@ def _choose_run(
     if chosen_stdout is not None:
         record.evidence.stdout_summary = files.rel_of(files.files[chosen_stdout[0]])
         for line, text in chosen_stdout[1].bad_lines:
-            record.warnings.append(
-                f"{record.evidence.stdout_summary}:{line}: garbled result line {text[:80]!r}"
-            )
+            record.warnings.append(f"{record.evidence.stdout_summary}:{line}: garbled result line {text[:80]!r}")
     return block, source, chosen_stdout[1] if chosen_stdout else None
 
 
@@ -294,9 +284,7 @@ def build_sc17_record(files: ResultSetFiles) -> IO500RunRecord:
     parsed = parse_sc17(sources)
     if not parsed.phases:
         raise ParseError(sources[0][1], None, "no SC17 phase lines (N/<phase> BW:... or IOPs:...)")
-    record = IO500RunRecord(
-        source_path=files.rel, era=ERA_SCRIPT, generation=GENERATION_SC17, score_formula="product"
-    )
+    record = IO500RunRecord(source_path=files.rel, era=ERA_SCRIPT, generation=GENERATION_SC17, score_formula="product")
     for phase_line in sorted(parsed.phases.values(), key=lambda p: (p.file, p.line)):
         name = phase_line.name
         printed = to_float(phase_line.value)
