@@ -12,7 +12,7 @@ from apps.results.judgements.reproducibility import (
     clean_reproducibility,
 )
 from apps.results.services import ownership, runs
-from apps.results.services.changes.history import triage
+from apps.results.services.changes.history import schedule_change_detection, triage
 from apps.results.services.editions import freeze_entries
 from apps.results.services.freshness import bump_data_version_on_commit
 from apps.results.services.review import (
@@ -22,7 +22,6 @@ from apps.results.services.review import (
     reproducibility_report,
     review_run,
 )
-from apps.results.services.tasks import schedule_change_detection
 
 REVIEW_FIELDS = ["review_status", "reproducibility_level", "production_accepted"]
 
