@@ -11,7 +11,7 @@ EditionEntry rows). Each used to name the same column its own way; now each read
 - the table's headers and row values (apps.leaderboard.tables) and the export key of each column.
 
 Adding a column is one `ListColumn(...)` here, its ListEntry and EditionEntry fields, and (for a sort key)
-its sort indexes: tests/results/test_list_sort_indexes.py fails for a sort key without one.
+its sort indexes: tests/results/models/test_list_sort_indexes.py fails for a sort key without one.
 """
 
 from collections.abc import Mapping
