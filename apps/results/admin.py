@@ -493,25 +493,8 @@ class ChangeAdmin(ResultsAdmin):
     list_filter = ["status", "kind", "direction", "detected", "metric"]
     search_fields = ["system__name", "system__institution__name", "metric", "note"]
     list_select_related = ["system__institution", "run_after"]
-    fields = [
-        "system",
-        "metric",
-        "kind",
-        "direction",
-        "magnitude_pct",
-        "confidence",
-        "z",
-        "run_before",
-        "run_after",
-        "attribution",
-        "status",
-        "note",
-        "triaged_by",
-        "triaged_at",
-        "detected",
-        "detected_at",
-    ]
-    readonly_fields = [name for name in fields if name not in ("status", "note")]
+    fields = list(models.Change.SHOWN_FIELDS)
+    readonly_fields = [name for name in fields if name not in models.Change.TRIAGE_FIELDS]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -393,6 +393,6 @@ def triage(change: Change, *, status: str | None, note: str | None, user) -> Cha
     change.triaged_by = user if user is not None and user.is_authenticated else None
     change.triaged_at = timezone.now()
     with transaction.atomic():
-        change.save(update_fields=["status", "note", "triaged_by", "triaged_at"])
+        change.save(update_fields=[*Change.TRIAGE_FIELDS, "triaged_by", "triaged_at"])
         bump_data_version_on_commit()
     return change
