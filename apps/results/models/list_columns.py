@@ -243,6 +243,8 @@ LIST_COLUMNS: tuple[ListColumn, ...] = (
 COLUMNS_BY_KEY = {column.key: column for column in LIST_COLUMNS}
 #: The columns of the HTML table, in order.
 TABLE_COLUMNS = tuple(column for column in LIST_COLUMNS if column.in_table)
+#: The per-node and per-server scores, computed on read under their keys: list rows, exports and the API carry them all.
+NORMALISED_COLUMNS = tuple(column for column in LIST_COLUMNS if column.normalised)
 #: The public sort keys, each also descending with a "-".
 SORT_KEYS = tuple(column.key for column in LIST_COLUMNS if column.sortable)
 SORT_CHOICES = [(key, key) for name in SORT_KEYS for key in (name, f"-{name}")]
