@@ -3,25 +3,14 @@
 import pytest
 
 from apps.results.models import Change
-from tests.factories import RunFactory
+from tests.factories import ChangeFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def change() -> Change:
-    run = RunFactory()
-    return Change.objects.create(
-        system=run.system,
-        metric="score",
-        kind="step",
-        run_before=run,
-        run_after=run,
-        direction="down",
-        magnitude_pct=-20,
-        confidence=0.99,
-        z=-3.0,
-    )
+    return ChangeFactory(z=-3.0)
 
 
 def test_the_change_page_shows_the_p_value_beside_what_detection_found(admin_client, change):
