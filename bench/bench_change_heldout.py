@@ -2,9 +2,9 @@
 
 Run: .venv/bin/python bench/bench_change_heldout.py FIRST_SEED LAST_SEED
 
-Each seed's history (tests/results/history_generator.py) is ingested into a fresh SQLite file and detected
-in full; the counts compare the stored changes with what the generator injected, by the rules of the
-acceptance test (a derived score's step at a true step's run is neither right nor wrong).
+Each seed's history (tests/results/services/changes/history_generator.py) is ingested into a fresh SQLite
+file and detected in full; the counts compare the stored changes with what the generator injected, by the
+rules of the acceptance test (a derived score's step at a true step's run is neither right nor wrong).
 """
 
 import os
@@ -26,8 +26,8 @@ def main(first: int, last: int) -> None:
 
     from apps.ingest.tools.io500.pipeline import ingest_path
     from apps.results.services.changes.history import detect_all_changes
-    from tests.results.history_generator import write_history
-    from tests.results.test_change_acceptance import DERIVED, detected_changes, names_cause
+    from tests.results.services.changes.history_generator import write_history
+    from tests.results.services.changes.test_change_acceptance import DERIVED, detected_changes, names_cause
 
     call_command("migrate", verbosity=0)
     totals = dict.fromkeys(

@@ -293,7 +293,7 @@ def main() -> None:
         harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
         server = harness.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=120)
         base = f"http://127.0.0.1:{port}"
-        harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
+        harness.wait_until_serving(base)
         load_before = os.getloadavg()
         timings = measure(base, urls, args.rounds, args.warmup)
         load_after = os.getloadavg()

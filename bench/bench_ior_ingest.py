@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.bench_ior_ingest [--logs 1000] [--postgres ioboard_bench_ior] [--json FILE]
 
-Generates a study of ``--logs`` IOR-3.3 text logs (tests/results/studies/study_generator.py: file
+Generates a study of ``--logs`` IOR-3.3 text logs (tests/results/judgements/studies/study_generator.py: file
 systems x APIs x node counts x hint configs, 3 repetitions each) and its manifest in a temporary
 folder, then runs ``manage.py ingest --kind ior FOLDER --study bench --manifest FOLDER/manifest.csv``
 in a child process against an empty, migrated database (a temporary SQLite file, or with --postgres
@@ -22,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench import harness  # noqa: E402
-from tests.results.studies.study_generator import StudySpec, write_study  # noqa: E402
+from tests.results.judgements.studies.study_generator import StudySpec, write_study  # noqa: E402
 
 STUDY = "bench"
 FILESYSTEMS = {"Lustre": 0.08, "GPFS": 0.05}

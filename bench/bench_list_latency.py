@@ -168,7 +168,7 @@ def run_benchmark(database_url: str, args, scratch: Path):
             port, env={**env, "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}, log_dir=scratch, workers=args.workers
         )
         base = f"http://127.0.0.1:{port}"
-        harness.wait_until(lambda: harness.http("GET", base + "/healthz")[0] == 200, timeout=60, what="gunicorn")
+        harness.wait_until_serving(base)
         # Django's Redis cache keys are KEY_PREFIX:VERSION:key; a first page read creates the version key.
         version_key = f":1:{data_version_key()}"
         load_before = os.getloadavg()[0]

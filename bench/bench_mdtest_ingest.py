@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.bench_mdtest_ingest [--logs 1000] [--postgres ioboard_bench_mdtest] [--json FILE]
 
 Generates a campaign of ``--logs`` mdtest 1.8.3 logs (the format of shared/dne-campaign-sample, with
-per-iteration lines; tests/results/campaign_factory.py) and its manifest in a temporary folder, then
+per-iteration lines; tests/results/judgements/scaling/campaign_factory.py) and its manifest in a temporary folder, then
 runs ``manage.py ingest --kind mdtest FOLDER --series bench --manifest FOLDER/manifest.csv`` in a
 child process against an empty, migrated database (a temporary SQLite file, or with --postgres a
 fresh PostgreSQL database on 127.0.0.1), timing the whole command: interpreter and Django start-up,
@@ -23,7 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench import harness  # noqa: E402
-from tests.results.campaign_factory import OPERATION_LABELS, CampaignSpec, write_campaign  # noqa: E402
+from tests.results.judgements.scaling.campaign_factory import OPERATION_LABELS, CampaignSpec, write_campaign  # noqa: E402
 
 SERIES = "bench"
 MDT_COUNTS = (1, 2, 4, 8, 16)

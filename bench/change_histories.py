@@ -3,7 +3,7 @@
 Plain numpy, no Django: `history(seed)` returns one system's IO500 history as 15 metric series (12 phases,
 score_bw, score_md, score) with the truth injected into it. It is deliberately disjoint from the shared
 sample (../shared/history-sample: noise 3-4 %, steps at a provenance change, 3+ runs a level) and from the
-old generator (tests/results/history_generator.py: noise 3-5 %, steps of 18 % or more, 4+ runs apart):
+old generator (tests/results/services/changes/history_generator.py: noise 3-5 %, steps of 18 % or more, 4+ runs apart):
 
 - other systems: phase scales drawn per seed (x0.1 to x10 of a 2024 run), 14 to 40 runs;
 - noise 1-8 % per phase (a system's base noise, x0.7-1.3 per phase), Gaussian in half the systems and

@@ -96,7 +96,7 @@ class Stack:
         self.web = self.add(
             harness.gunicorn(self.port, env=self.env, log_dir=self.logs, workers=gunicorn_workers, timeout=120)
         )
-        harness.wait_until(lambda: self.get("/healthz")[0] == 200, timeout=60, what="gunicorn /healthz")
+        harness.wait_until_serving(self.base)
 
     def add(self, service: harness.Service) -> harness.Service:
         self.services.append(service)

@@ -381,6 +381,11 @@ def celery_worker(
     return Service(name, argv, env=env, log_dir=log_dir)
 
 
+def wait_until_serving(base: str, *, timeout: float = 60) -> None:
+    """gunicorn takes requests once its /healthz answers 200 (every worker has imported the app by then)."""
+    wait_until(lambda: http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=timeout, what=f"{base}/healthz")
+
+
 def wait_until_workers_ready(workers: Iterable[Service], *, timeout: float = 120) -> None:
     """Celery workers take tasks once each has logged "ready." (started together, they get ready together)."""
     for worker in workers:

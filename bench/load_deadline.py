@@ -172,11 +172,7 @@ def main() -> None:
             workers = [harness.celery_worker(f"deadline{n}", env=env, log_dir=logs) for n in (1, 2)]
             services += workers
             base = f"http://127.0.0.1:{port}"
-            harness.wait_until(
-                lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200,
-                timeout=90,
-                what="gunicorn /healthz",
-            )
+            harness.wait_until_serving(base, timeout=90)
             harness.wait_until_workers_ready(workers)
             warm_pages(base, run_ids, args.gunicorn_workers)
             healthz = idle_healthz(base)

@@ -238,11 +238,7 @@ def main() -> None:
             workers = [harness.celery_worker(f"load{n}", env=env, log_dir=logs) for n in (1, 2)]
             services += workers
             base = f"http://127.0.0.1:{port}"
-            harness.wait_until(
-                lambda: harness.http("GET", f"{base}/healthz", timeout=5)[0] == 200,
-                timeout=60,
-                what="gunicorn /healthz",
-            )
+            harness.wait_until_serving(base)
             harness.wait_until_workers_ready(workers)
             print(f"firing {len(chosen)} concurrent uploads at {base} …")
             barrier = threading.Barrier(len(chosen))

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.study_verdicts [--studies N]
 
-Generates studies with ``tests/results/studies/study_generator.py`` (several jobs per configuration,
+Generates studies with ``tests/results/judgements/studies/study_generator.py`` (several jobs per configuration,
 each job's iterations sharing a log-normal job factor), runs ``apps.results.judgements.studies.analysis.compare``
 on their points in memory (the fields ingest stores; no database) and prints, with 95 % Wilson
 intervals (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``):
@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from scipy import stats  # noqa: E402
 
 from apps.results.judgements.studies.analysis import Verdict, compare, comparisons_of  # noqa: E402
-from tests.results.studies.study_generator import StudySpec, study_points  # noqa: E402
+from tests.results.judgements.studies.study_generator import StudySpec, study_points  # noqa: E402
 
 GROUP_AXES = ("filesystem", "api", "nodes")
 

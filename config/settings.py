@@ -217,9 +217,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Tasks live beside the services they run, not in an app's tasks.py that autodiscovery would find: the
 # worker imports them by name. Each keeps the name it was queued under (name= on the task).
 CELERY_IMPORTS = [
+    "apps.results.services.anomaly_checks",
+    "apps.results.services.changes.history",
     "apps.results.services.custom_lists",
     "apps.results.services.list_entries",
-    "apps.results.services.tasks",
 ]
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-uploads": {"task": "apps.ingest.tasks.requeue_stuck_uploads", "schedule": 300.0},

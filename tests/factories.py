@@ -128,6 +128,22 @@ class AnomalyFactory(factory.django.DjangoModelFactory):
     evidence = factory.LazyFunction(lambda: {"ratio": 20.0})
 
 
+class ChangeFactory(factory.django.DjangoModelFactory):
+    """A step down of a fifth in a system's score, at one of its runs, as detection stores one."""
+
+    class Meta:
+        model = models.Change
+
+    run_after = factory.SubFactory(RunFactory)
+    run_before = factory.SelfAttribute("run_after")
+    system = factory.SelfAttribute("run_after.system")
+    metric = "score"
+    kind = "step"
+    direction = "down"
+    magnitude_pct = -20
+    confidence = 0.99
+
+
 class LustreBuildFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = models.LustreBuild

@@ -45,27 +45,8 @@ class ChangeSerializer(BoundedTextMixin, serializers.ModelSerializer):
 
     class Meta:
         model = Change
-        fields = [
-            "id",
-            "system",
-            "metric",
-            "kind",
-            "direction",
-            "magnitude_pct",
-            "confidence",
-            "z",
-            "p_value",
-            "run_before",
-            "run_after",
-            "attribution",
-            "status",
-            "note",
-            "triaged_by",
-            "triaged_at",
-            "detected",
-            "detected_at",
-        ]
-        read_only_fields = [name for name in fields if name not in ("status", "note")]
+        fields = ["id", *Change.SHOWN_FIELDS]
+        read_only_fields = [name for name in fields if name not in Change.TRIAGE_FIELDS]
 
     def update(self, instance, validated_data):
         return triage(

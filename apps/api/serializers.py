@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.api.inputs import BoundedTextMixin, JSONTextField
+from apps.ingest.core.metadata import METADATA_KEYS
 from apps.ingest.models import IngestJob
 from apps.ingest.tools import DEFAULT_KIND, upload_kind_choices, upload_kinds
 from apps.ingest.tools.base import UploadField
@@ -28,6 +29,7 @@ from apps.results.models import (
     Striping,
     Tunable,
 )
+from apps.results.models.list_columns import NORMALISED_COLUMNS
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services.citations import cite, run_citations
 from apps.results.services.review import reproducibility_report
@@ -337,7 +339,15 @@ class BadgeSerializer(serializers.ModelSerializer):
         fields = ["rule", "severity", "phase", "message"]
 
 
-class ListEntrySerializer(serializers.ModelSerializer):
+#: The per-node and per-server scores of a list row: one field per normalised list column, named by its key.
+NormalisedScoresSerializer = type(
+    "NormalisedScoresSerializer",
+    (serializers.Serializer,),
+    {column.key: serializers.FloatField(allow_null=True, help_text=column.title) for column in NORMALISED_COLUMNS},
+)
+
+
+class ListEntrySerializer(NormalisedScoresSerializer, serializers.ModelSerializer):
     """One row of a ranked list, from its maintained entry. Runs kept off the list (historic view) have no rank."""
 
     rank = serializers.IntegerField(allow_null=True)
@@ -346,12 +356,6 @@ class ListEntrySerializer(serializers.ModelSerializer):
     system = serializers.IntegerField(source="system_id")
     institution = serializers.CharField(source="institution_name")
     score = EntryScoreSerializer(source="*")
-    score_per_node = serializers.FloatField(allow_null=True)
-    bw_per_node = serializers.FloatField(allow_null=True)
-    md_per_node = serializers.FloatField(allow_null=True)
-    score_per_server = serializers.FloatField(allow_null=True)
-    bw_per_server = serializers.FloatField(allow_null=True)
-    md_per_server = serializers.FloatField(allow_null=True)
     anomalies = BadgeSerializer(source="badges", many=True)
     citation = serializers.SerializerMethodField()
 
@@ -369,12 +373,7 @@ class ListEntrySerializer(serializers.ModelSerializer):
             "client_nodes",
             "client_procs",
             "score",
-            "score_per_node",
-            "bw_per_node",
-            "md_per_node",
-            "score_per_server",
-            "bw_per_server",
-            "md_per_server",
+            *(column.key for column in NORMALISED_COLUMNS),
             "year",
             "flagged",
             "exclusion_reason",
@@ -451,18 +450,6 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
     The kind's choices and the tools' fields are built for each serializer from the registry, never at
     import, so a tool registered later is offered here and in the schema."""
 
-    SHARED_METADATA_FIELDS = (
-        "institution",
-        "system",
-        "filesystem",
-        "storage_vendor",
-        "client_nodes",
-        "server_count",
-        "year",
-        "submission_id",
-        "notes",
-    )
-
     file = serializers.FileField(
         allow_empty_file=False,
         help_text="a .tar.gz/.tgz/.zip of the kind's files (an IO500 result directory or submission folder, "
@@ -502,7 +489,8 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
         return fields
 
     def metadata(self) -> dict:
-        names = (*self.SHARED_METADATA_FIELDS, *tool_upload_fields(), "reproducibility")
+        """What the uploader said of the run, under the names ingest reads (``METADATA_KEYS``, the tools' fields)."""
+        names = (*METADATA_KEYS, *tool_upload_fields(), "reproducibility")
         return {name: self.validated_data[name] for name in names if name in self.validated_data}
 
 

@@ -3,6 +3,12 @@
 Tasks are acknowledged late, so a worker that dies mid-ingest has its message redelivered. That is
 safe because a job is claimed with a conditional UPDATE (a finished job is never run again) and
 the ingest service finds the runs it already stored instead of creating new ones.
+
+These tasks sit beside the service they run: this module is the life of an upload's job (claim, attempts,
+the outcome the uploader reads, the sweep of lost messages), next to `apps.ingest.uploads`, which creates the
+job and queues it. The ingest itself, `apps.ingest.core.pipeline.ingest_upload`, stays free of Celery: the
+`ingest` command runs it in-process. Each task names itself explicitly, as queued messages and the beat
+schedule know it.
 """
 
 import logging
@@ -37,6 +43,7 @@ MAX_ATTEMPTS = 10
 
 
 @shared_task(
+    name="apps.ingest.tasks.ingest_upload_task",
     bind=True,
     acks_late=True,
     soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT,
@@ -124,7 +131,7 @@ def requeue_when_a_worker_starts(**kwargs) -> None:
         logger.warning("worker start: enqueued %d unfinished ingest jobs: %s", len(requeued), requeued)
 
 
-@shared_task
+@shared_task(name="apps.ingest.tasks.requeue_stuck_uploads")
 def requeue_stuck_uploads() -> int:
     """Periodic sweep (CELERY_BEAT_SCHEDULE): re-enqueue uploads stuck for IOBOARD_STUCK_UPLOAD_MINUTES."""
     requeued = requeue_jobs(timedelta(minutes=settings.IOBOARD_STUCK_UPLOAD_MINUTES))

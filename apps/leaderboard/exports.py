@@ -17,7 +17,7 @@ from django.db.models import Max, Min, Prefetch, prefetch_related_objects
 from django.http import StreamingHttpResponse
 
 from apps.results.models import PhaseResult
-from apps.results.models.list_columns import LIST_COLUMNS, column_value
+from apps.results.models.list_columns import LIST_COLUMNS, NORMALISED_COLUMNS, column_value
 from apps.results.models.querysets import anomalies_in_order
 from apps.results.services.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
 
@@ -40,12 +40,7 @@ RUN_COLUMNS = [
     "score_total",
     "score_bw",
     "score_md",
-    "score_per_node",
-    "bw_per_node",
-    "md_per_node",
-    "score_per_server",
-    "bw_per_server",
-    "md_per_server",
+    *(column.export_name for column in NORMALISED_COLUMNS),
     "reported_total",
     "reported_bw",
     "reported_md",
@@ -86,19 +81,12 @@ ENTRY_COLUMNS = [
     "score_total",
     "score_bw",
     "score_md",
-    "score_per_node",
-    "bw_per_node",
-    "md_per_node",
-    "score_per_server",
-    "bw_per_server",
-    "md_per_server",
+    *(column.export_name for column in NORMALISED_COLUMNS),
     "year",
     "flagged",
     "exclusion_reason",
     "current_anomalies",
 ]
-#: The per-node and per-server scores: annotations of the listed runs and of edition entries, under their own names.
-NORMALISED_COLUMNS = [column for column in LIST_COLUMNS if column.normalised]
 #: The columns an edition does not freeze but reads from its runs as they are now (the year, the anomaly flag).
 CURRENT_RUN_COLUMNS = [column for column in LIST_COLUMNS if column.edition_field.startswith("run__")]
 

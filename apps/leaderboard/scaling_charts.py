@@ -59,6 +59,28 @@ def _error_bars(centres: list[float], lows: list[float | None], highs: list[floa
     }
 
 
+def _peak_error_bars(levels: list[MdtLevel]) -> dict[str, Any]:
+    """Each MDT count's peak with the min..max of the point that reached it."""
+    return _error_bars(
+        [level.peak for level in levels],
+        [level.peak_point.min for level in levels],
+        [level.peak_point.max for level in levels],
+    )
+
+
+def _saturation_marker(saturated: MdtLevel, *, name: str, says: str, size: int, **options) -> dict[str, Any]:
+    """The star where adding MDTs stopped paying; `says` opens its hover text ("saturates at 8 MDTs")."""
+    return scatter(
+        x=[saturated.mdt_count],
+        y=[saturated.peak],
+        mode="markers",
+        name=name,
+        marker={"symbol": "star", "size": size, "color": SATURATION_COLOUR},
+        hovertemplate=f"{says} at %{{x}} MDTs<extra></extra>",
+        **options,
+    )
+
+
 def client_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     """Rate against client tasks, one line per MDT count; error bars span each point's min..max."""
     traces = []
@@ -105,9 +127,7 @@ def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
             y=peaks,
             mode="lines+markers",
             name="peak rate",
-            error_y=_error_bars(
-                peaks, [level.peak_point.min for level in levels], [level.peak_point.max for level in levels]
-            ),
+            error_y=_peak_error_bars(levels),
             customdata=[[level.peak_point.tasks or "?", level.speedup, level.efficiency] for level in levels],
             hovertemplate=(
                 "%{x} MDTs: %{y:,.0f} ops/s at %{customdata[0]} tasks<br>"
@@ -118,16 +138,7 @@ def mdt_scaling_figure(group: GroupAnalysis) -> dict[str, Any]:
     annotations = []
     if group.saturation_mdt_count is not None:
         saturated = group.level(group.saturation_mdt_count)
-        traces.append(
-            scatter(
-                x=[saturated.mdt_count],
-                y=[saturated.peak],
-                mode="markers",
-                name="saturation",
-                marker={"symbol": "star", "size": 16, "color": SATURATION_COLOUR},
-                hovertemplate="saturates at %{x} MDTs<extra></extra>",
-            )
-        )
+        traces.append(_saturation_marker(saturated, name="saturation", says="saturates", size=16))
         annotations.append(
             {
                 "x": _log_position(saturated.mdt_count),
@@ -167,24 +178,20 @@ def overlay_figure(curves: list[tuple[str, GroupAnalysis]], title: str = "") -> 
                 mode="lines+markers",
                 name=label,
                 legendgroup=label,
-                error_y=_error_bars(
-                    peaks, [level.peak_point.min for level in levels], [level.peak_point.max for level in levels]
-                ),
+                error_y=_peak_error_bars(levels),
                 hovertemplate=f"{label}<br>%{{x}} MDTs: %{{y:,.0f}} ops/s<extra></extra>",
             )
         )
         if group.saturation_mdt_count is not None:
             saturated = group.level(group.saturation_mdt_count)
             traces.append(
-                scatter(
-                    x=[saturated.mdt_count],
-                    y=[saturated.peak],
-                    mode="markers",
+                _saturation_marker(
+                    saturated,
                     name=f"{label}: saturation",
+                    says=f"{label} saturates",
+                    size=14,
                     legendgroup=label,
                     showlegend=False,
-                    marker={"symbol": "star", "size": 14, "color": SATURATION_COLOUR},
-                    hovertemplate=f"{label} saturates at %{{x}} MDTs<extra></extra>",
                 )
             )
     if not title and curves:

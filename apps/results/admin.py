@@ -12,7 +12,7 @@ from apps.results.judgements.reproducibility import (
     clean_reproducibility,
 )
 from apps.results.services import ownership, runs
-from apps.results.services.changes.history import triage
+from apps.results.services.changes.history import schedule_change_detection, triage
 from apps.results.services.editions import freeze_entries
 from apps.results.services.freshness import bump_data_version_on_commit
 from apps.results.services.review import (
@@ -22,7 +22,6 @@ from apps.results.services.review import (
     reproducibility_report,
     review_run,
 )
-from apps.results.services.tasks import schedule_change_detection
 
 REVIEW_FIELDS = ["review_status", "reproducibility_level", "production_accepted"]
 
@@ -494,25 +493,8 @@ class ChangeAdmin(ResultsAdmin):
     list_filter = ["status", "kind", "direction", "detected", "metric"]
     search_fields = ["system__name", "system__institution__name", "metric", "note"]
     list_select_related = ["system__institution", "run_after"]
-    fields = [
-        "system",
-        "metric",
-        "kind",
-        "direction",
-        "magnitude_pct",
-        "confidence",
-        "z",
-        "run_before",
-        "run_after",
-        "attribution",
-        "status",
-        "note",
-        "triaged_by",
-        "triaged_at",
-        "detected",
-        "detected_at",
-    ]
-    readonly_fields = [name for name in fields if name not in ("status", "note")]
+    fields = list(models.Change.SHOWN_FIELDS)
+    readonly_fields = [name for name in fields if name not in models.Change.TRIAGE_FIELDS]
 
     def has_add_permission(self, request) -> bool:
         return False

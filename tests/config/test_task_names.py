@@ -1,7 +1,7 @@
 """A worker knows every task by the name it was first queued under, wherever its code lives now.
 
 Messages already in the broker and the beat schedule name tasks by their dotted names; moving a task's
-code (apps/results/tasks.py became apps/results/services/tasks.py) must not orphan them, and the worker
+code (apps/results/tasks.py became the service modules whose work each task runs) must not orphan them, and the worker
 must register them without any other module happening to import theirs first.
 """
 

@@ -11,7 +11,7 @@ from apps.results.models import Change, StorageSystem
 from apps.results.services.changes.events import Event
 from apps.results.services.changes.history import detect_all_changes
 from tests.factories import UserFactory
-from tests.results import small_history
+from tests.results.services.changes import small_history
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -10,7 +10,7 @@ import pytest
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study
 from tests.pages import cdn_hosts
-from tests.results.studies.study_generator import StudySpec, write_study
+from tests.results.judgements.studies.study_generator import StudySpec, write_study
 
 pytestmark = pytest.mark.django_db
 

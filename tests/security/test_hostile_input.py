@@ -15,9 +15,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.ingest.models import IngestJob
-from apps.results.models import Change, RulesEdition, Upload
+from apps.results.models import RulesEdition, Upload
 from tests.api.uploading import DEMO_SUBMISSION, client_with_token, files_under, named_file, tar_gz_of
-from tests.factories import RunFactory, UserFactory
+from tests.factories import ChangeFactory, RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -61,16 +61,7 @@ def write_operations() -> list[tuple[str, str, str, str, dict]]:
 def world(settings, tmp_path, celery_eager):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     run = RunFactory()
-    change = Change.objects.create(
-        system=run.system,
-        metric="score",
-        kind="step",
-        run_before=run,
-        run_after=run,
-        direction="down",
-        magnitude_pct=-20,
-        confidence=0.99,
-    )
+    change = ChangeFactory(run_after=run)
     rules = RulesEdition.objects.create(name="sc24", since=date(2024, 11, 1))
     return {
         "client": client_with_token(UserFactory(username="hostile-staff", is_staff=True)),

@@ -12,7 +12,7 @@ import pytest
 
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Change, ScalingSeries, Study
-from tests.factories import RunFactory, UserFactory
+from tests.factories import ChangeFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -50,17 +50,7 @@ def staff_client(client):
 
 @pytest.fixture
 def change() -> Change:
-    run = RunFactory()
-    return Change.objects.create(
-        system=run.system,
-        metric="score",
-        kind="step",
-        run_before=run,
-        run_after=run,
-        direction="down",
-        magnitude_pct=-20,
-        confidence=0.99,
-    )
+    return ChangeFactory()
 
 
 @pytest.mark.parametrize("changes", ["²", "1,²", "", "1,,2", "99999999999999999999999"])

@@ -19,35 +19,7 @@ import yaml
 SIDECAR_NAMES = ("ioboard.yaml", "ioboard.yml")
 # A sidecar is a few lines of hand-written keys (the samples: under 2 KB); anything far larger is not one.
 SIDECAR_MAX_BYTES = 64 * 1024
-# What each known sidecar key holds; a value of another shape is refused naming the file, key and line.
-SIDECAR_SHAPES = {
-    **dict.fromkeys(
-        (
-            "institution",
-            "system",
-            "filesystem",
-            "storage_vendor",
-            "client_nodes",
-            "server_count",
-            "year",
-            "submission_id",
-            "series",
-            "notes",
-            "client_network",
-            "client_memory",
-        ),
-        "scalar",
-    ),
-    "lustre": "mapping",
-    "reproducibility": "mapping",
-    "tunables": "list",
-    "striping": "list",
-}
-_NODE_SHAPES = {"scalar": yaml.ScalarNode, "mapping": yaml.MappingNode, "list": yaml.SequenceNode}
-_SHAPE_WORDS = {"scalar": "a single value", "mapping": "a mapping of keys", "list": "a list"}
-# A submission folder of the public archive; the bound keeps the number an id, not a denial of service.
-SUBMISSION_DIR = re.compile(r"^submission-(\d{1,12})$")
-YEAR_DIR = re.compile(r"^(19|20)\d\d$")
+# Who ran it, on what: the keys every source may give (an option, a sidecar, the result files, the archive layout).
 METADATA_KEYS = (
     "institution",
     "system",
@@ -62,6 +34,19 @@ METADATA_KEYS = (
     "client_network",
     "client_memory",
 )
+# What each known sidecar key holds; a value of another shape is refused naming the file, key and line.
+SIDECAR_SHAPES = {
+    **dict.fromkeys(METADATA_KEYS, "scalar"),
+    "lustre": "mapping",
+    "reproducibility": "mapping",
+    "tunables": "list",
+    "striping": "list",
+}
+_NODE_SHAPES = {"scalar": yaml.ScalarNode, "mapping": yaml.MappingNode, "list": yaml.SequenceNode}
+_SHAPE_WORDS = {"scalar": "a single value", "mapping": "a mapping of keys", "list": "a list"}
+# A submission folder of the public archive; the bound keeps the number an id, not a denial of service.
+SUBMISSION_DIR = re.compile(r"^submission-(\d{1,12})$")
+YEAR_DIR = re.compile(r"^(19|20)\d\d$")
 # Values the info-creator templates ship with, which mean "not filled in".
 PLACEHOLDERS = {"", "xxx", "xx", "x", "none", "null", "n/a", "na", "unknown", "whatever", "todo", "tbd", "-"}
 

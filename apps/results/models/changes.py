@@ -57,6 +57,29 @@ class Change(models.Model):
         EXPECTED = "expected"
         INVALID = "invalid"
 
+    #: What staff decide when they triage a change (`services.changes.history.triage`); every other field is
+    #: what detection found, read-only in the admin and the API.
+    TRIAGE_FIELDS = ("status", "note")
+    #: A change as the admin and the API show it, in this order.
+    SHOWN_FIELDS = (
+        "system",
+        "metric",
+        "kind",
+        "direction",
+        "magnitude_pct",
+        "confidence",
+        "z",
+        "p_value",
+        "run_before",
+        "run_after",
+        "attribution",
+        *TRIAGE_FIELDS,
+        "triaged_by",
+        "triaged_at",
+        "detected",
+        "detected_at",
+    )
+
     system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="changes")
     metric = models.CharField(max_length=50, help_text="phase name, or score, score_bw, score_md")
     kind = models.CharField(max_length=10, choices=Kind.choices)

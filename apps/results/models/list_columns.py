@@ -11,7 +11,7 @@ EditionEntry rows). Each used to name the same column its own way; now each read
 - the table's headers and row values (apps.leaderboard.tables) and the export key of each column.
 
 Adding a column is one `ListColumn(...)` here, its ListEntry and EditionEntry fields, and (for a sort key)
-its sort indexes: tests/results/test_list_sort_indexes.py fails for a sort key without one.
+its sort indexes: tests/results/models/test_list_sort_indexes.py fails for a sort key without one.
 """
 
 from collections.abc import Mapping
@@ -243,6 +243,8 @@ LIST_COLUMNS: tuple[ListColumn, ...] = (
 COLUMNS_BY_KEY = {column.key: column for column in LIST_COLUMNS}
 #: The columns of the HTML table, in order.
 TABLE_COLUMNS = tuple(column for column in LIST_COLUMNS if column.in_table)
+#: The per-node and per-server scores, computed on read under their keys: list rows, exports and the API carry them all.
+NORMALISED_COLUMNS = tuple(column for column in LIST_COLUMNS if column.normalised)
 #: The public sort keys, each also descending with a "-".
 SORT_KEYS = tuple(column.key for column in LIST_COLUMNS if column.sortable)
 SORT_CHOICES = [(key, key) for name in SORT_KEYS for key in (name, f"-{name}")]

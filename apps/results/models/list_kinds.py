@@ -48,7 +48,8 @@ def _meets(run, lookup: str, wanted) -> bool:
 
 
 def is_eligible(run) -> bool:
-    """`eligible_condition()` of one run in memory (tests/results/test_visible_as_ranked.py keeps the two in step)."""
+    """`eligible_condition()` of one run in memory (tests/results/models/test_visible_as_ranked.py keeps the
+    two in step)."""
     return _holds(ELIGIBLE_CONDITIONS, run)
 
 

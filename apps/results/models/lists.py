@@ -173,9 +173,9 @@ class ListRankShift(models.Model):
 class ListState(models.Model):
     """Per list kind: its counts and population statistics, kept with the entries.
 
-    Counts change in the same transaction as the entries. The phase medians are refreshed after
-    the commit by a task (apps.results.services.tasks): a median over a large list costs more than a whole
-    upload may take; pages show `statistics_as_of` next to them.
+    Counts change in the same transaction as the entries. The phase medians are refreshed after the commit
+    by a task (apps.results.services.list_entries.maintain_list): a median over a large list costs more than
+    a whole upload may take; pages show `statistics_as_of` next to them.
     """
 
     kind = models.CharField(max_length=20, choices=list_kind_choices, primary_key=True)

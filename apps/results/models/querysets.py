@@ -109,7 +109,7 @@ def check_run_write(what: str) -> None:
     Why at run time and not only a scan of the source: `x.save()`, `queryset.update()` and `bulk_create` say
     nothing of their model to a reader of the source, while here every ORM write of a run passes, whatever
     its spelling; the test suite, which exercises every writer, fails on the first one that bypasses the
-    verbs (tests/results/test_explicit_writes.py checks each form).
+    verbs (tests/results/services/test_explicit_writes.py checks each form).
     """
     if not _run_writes_open.get():
         raise RunWriteOutsideVerbs(

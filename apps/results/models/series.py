@@ -11,6 +11,19 @@ from apps.results.models.systems import StorageSystem
 from apps.results.models.uploads import Upload
 
 
+def stored_by_upload(related_name: str) -> models.ForeignKey:
+    """A point's upload: its account owns the point (apps.results.services.ownership), and the point goes with
+    the upload. None: the operator stored it from the command line."""
+    return models.ForeignKey(
+        Upload,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name=related_name,
+        help_text="the upload that stored the point; none: the operator (results.ownership)",
+    )
+
+
 class ScalingSeries(models.Model):
     """A campaign of mdtest launches over MDT and client counts (a DNE scaling series)."""
 
@@ -123,14 +136,7 @@ class ScalingPoint(models.Model):
     launch_index = models.PositiveIntegerField(default=0)
     block_index = models.PositiveIntegerField(default=0, help_text="the '<n> tasks' block of a -f/-l/-s launch")
     log_hash = models.CharField(max_length=64, db_index=True)
-    upload = models.ForeignKey(
-        Upload,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="scaling_points",
-        help_text="the upload that stored the point; none: the operator (results.ownership)",
-    )
+    upload = stored_by_upload(related_name="scaling_points")
 
     class Meta:
         ordering = ["series", "operation", "mdt_count", "tasks"]
@@ -250,14 +256,7 @@ class StudyPoint(models.Model):
     source_line = models.PositiveIntegerField(null=True, blank=True, help_text="the Summary row, when printed")
     test_index = models.PositiveIntegerField(default=0, help_text="the test of a multi-test (-f) launch")
     log_hash = models.CharField(max_length=64, db_index=True)
-    upload = models.ForeignKey(
-        Upload,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="study_points",
-        help_text="the upload that stored the point; none: the operator (results.ownership)",
-    )
+    upload = stored_by_upload(related_name="study_points")
 
     class Meta:
         ordering = ["study", "source", "test_index", "operation"]

@@ -1,10 +1,13 @@
 """Running the anomaly rules against stored runs and keeping their findings as Anomaly rows.
 
 The rules themselves are plain Python (apps.results.judgements.anomalies); this module supplies what only
-the database knows (other runs with the same result) and the thresholds from settings.
+the database knows (other runs with the same result) and the thresholds from settings. The Celery task that
+re-checks a system's runs after a stack changed its measured ceiling lives here too: it runs these checks.
 """
 
+from celery import shared_task
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 
 from apps.results.judgements.anomalies import RuleContext, RunFacts, evaluate_all
@@ -74,3 +77,22 @@ def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[An
             for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
                 check_run_anomalies(other, include_duplicates=False)
     return rows
+
+
+@shared_task(
+    name="apps.results.tasks.check_runs_against_ceiling",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=5,
+    retry_backoff=5,
+)
+def check_runs_against_ceiling(system_id: int) -> None:
+    """Re-run the anomaly rules of the system's IO500 runs (a stack of the system changed its measured
+    ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings."""
+    for run in Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).iterator(chunk_size=200):
+        check_run_anomalies(run, include_duplicates=False)
+
+
+def schedule_ceiling_check(system_id: int) -> None:
+    """After the current transaction commits, check the system's runs against its stack's ceiling."""
+    transaction.on_commit(lambda: check_runs_against_ceiling.delay(system_id), robust=True)

@@ -22,8 +22,8 @@ How the entries stay right:
   are, says the list is incomplete, and asks for `fill_custom_list` (debounced): after a bulk load around the
   ORM, or while a saved list is being filled. A read never evaluates the equation itself.
 Every change of a list's entries holds the lock of its CustomList row (lists locked in id order), so the count
-is exact and two refreshes never interleave. The two tasks live here rather than in apps.results.services.tasks: this
-module schedules them, and tasks importing it back would be an import cycle.
+is exact and two refreshes never interleave. The two tasks live here, beside the work they run, like every task of
+the results app.
 """
 
 import secrets

@@ -27,8 +27,8 @@ from django.db import transaction
 
 from apps.results.models import Run, ScalingPoint, StorageSystem, StudyPoint, Upload
 from apps.results.services import runs
+from apps.results.services.anomaly_checks import schedule_ceiling_check
 from apps.results.services.freshness import bump_data_version_on_commit
-from apps.results.services.tasks import schedule_ceiling_check
 
 OPERATOR = "the operator (command-line ingest)"
 

@@ -24,8 +24,8 @@ from apps.results.judgements.reproducibility import (
 from apps.results.judgements.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_rules_edition
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.services import runs
+from apps.results.services.changes.history import schedule_change_detection
 from apps.results.services.freshness import bump_data_version_on_commit
-from apps.results.services.tasks import schedule_change_detection
 
 
 class ReviewError(ValueError):

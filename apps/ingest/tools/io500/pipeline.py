@@ -41,8 +41,8 @@ from apps.results.models import (
 )
 from apps.results.services import list_entries, runs
 from apps.results.services.anomaly_checks import check_run_anomalies
+from apps.results.services.changes.history import schedule_change_detection
 from apps.results.services.ownership import may_reprocess, owner_name, same_account, system_claim
-from apps.results.services.tasks import schedule_change_detection
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,9 @@ one is added, and one no longer found is deleted unless somebody triaged it (the
 ``detected=False``). It also stores the system's run-to-run noise per metric and configuration class
 (`MetricNoise`).
 
-Ingest calls `apps.results.services.tasks.schedule_change_detection(run_ids)` once per ingest with the runs it
-created or rewrote: after the commit, a Celery task recomputes only the systems of those runs.
+Ingest calls `schedule_change_detection(run_ids)` once per ingest with the runs it created or rewrote: after
+the commit, the Celery task `detect_changes_task` (here, beside the detection it runs) recomputes only the
+systems of those runs.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from celery import shared_task
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
@@ -292,6 +294,26 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
     return counts
 
 
+@shared_task(
+    name="apps.results.tasks.detect_changes_task",
+    acks_late=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=5,
+    retry_backoff=5,
+)
+def detect_changes_task(run_pks: list[int]) -> None:
+    """Recompute the changes of the systems of these runs. Idempotent: running it twice stores the same rows."""
+    detect_systems_changes(Run.objects.filter(pk__in=run_pks).values_list("system_id", flat=True).distinct())
+
+
+def schedule_change_detection(run_ids: Iterable[int]) -> None:
+    """After the current transaction commits, recompute the changes of the systems of these new or
+    rewritten runs, and only of those."""
+    run_ids = sorted({int(pk) for pk in run_ids})
+    if run_ids:
+        transaction.on_commit(lambda: detect_changes_task.delay(run_ids), robust=True)
+
+
 def _batches(system_ids: list[int]) -> list[list[int]]:
     """The systems in consecutive batches of at most RUNS_PER_BATCH IO500 runs (a larger system alone)."""
     sizes = dict(
@@ -371,6 +393,6 @@ def triage(change: Change, *, status: str | None, note: str | None, user) -> Cha
     change.triaged_by = user if user is not None and user.is_authenticated else None
     change.triaged_at = timezone.now()
     with transaction.atomic():
-        change.save(update_fields=["status", "note", "triaged_by", "triaged_at"])
+        change.save(update_fields=[*Change.TRIAGE_FIELDS, "triaged_by", "triaged_at"])
         bump_data_version_on_commit()
     return change

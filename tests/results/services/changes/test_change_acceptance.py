@@ -1,7 +1,7 @@
 """Acceptance of change detection against injected truth: the shared history sample and held-out histories.
 
 The expected steps, outliers and flat systems come from truth.json or from the held-out generator's own
-record of what it injected (tests/results/history_generator.py), never from the detector.
+record of what it injected (tests/results/services/changes/history_generator.py), never from the detector.
 """
 
 import json
@@ -14,7 +14,7 @@ from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Change
 from apps.results.services.changes.history import detect_all_changes
 from tests.conftest import shared_path
-from tests.results.history_generator import write_history
+from tests.results.services.changes.history_generator import write_history
 
 pytestmark = pytest.mark.django_db
 DERIVED = {"score", "score_bw", "score_md"}

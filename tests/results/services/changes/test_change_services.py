@@ -7,9 +7,8 @@ from django.core.management import call_command
 
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Annotation, Change, MetricNoise, StorageSystem
-from apps.results.services import tasks
 from apps.results.services.changes import history as services
-from tests.results import small_history
+from tests.results.services.changes import small_history
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +59,7 @@ def test_ingesting_one_more_run_recomputes_only_that_system(tmp_path, django_cap
 
     last = small_history.write_run(tmp_path / "new", "Stepper", len(small_history.NOISE) - 1)
     with (
-        mock.patch.object(tasks, "detect_systems_changes", wraps=services.detect_systems_changes) as detect,
+        mock.patch.object(services, "detect_systems_changes", wraps=services.detect_systems_changes) as detect,
         django_capture_on_commit_callbacks(execute=True),
     ):
         summary = ingest_path(last)

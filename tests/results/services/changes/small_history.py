@@ -8,7 +8,7 @@ the same noise and no change at all.
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tests.results.history_generator import PHASES, write_submission
+from tests.results.services.changes.history_generator import PHASES, write_submission
 
 NOISE = [1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.00, 1.02]
 UPGRADE_AT = 7

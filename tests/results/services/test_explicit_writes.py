@@ -227,7 +227,7 @@ def test_only_the_verbs_open_run_writes():
     import ast
     from pathlib import Path
 
-    apps_root = Path(__file__).resolve().parents[2] / "apps"
+    apps_root = Path(__file__).resolve().parents[3] / "apps"
     openers = set()
     for path in apps_root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):

@@ -14,7 +14,7 @@ import pytest
 
 from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, RULES
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[4]
 ANOMALIES_DOC = REPO_ROOT / "docs" / "anomalies.md"
 SETTING = "IOBOARD_ANOMALY_THRESHOLDS"
 DICT_LITERAL = re.compile(r"\{[^{}]*\}")

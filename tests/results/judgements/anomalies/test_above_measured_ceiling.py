@@ -11,7 +11,7 @@ from apps.results.judgements.anomalies.registry import RuleContext
 from apps.results.models import Anomaly
 from tests.factories import RunFactory, StorageSystemFactory
 
-BEACON_IO2 = Path(__file__).resolve().parents[1] / "data" / "stack" / "beacon-io2"
+BEACON_IO2 = Path(__file__).resolve().parents[3] / "data" / "stack" / "beacon-io2"
 CEILING = {
     "stack": "beacon",
     "read": 13294.5,

@@ -12,7 +12,7 @@ from apps.results.services import runs
 from apps.results.services.changes import history as services
 from apps.results.services.review import review_run
 from tests.factories import RunFactory, UserFactory
-from tests.results import small_history
+from tests.results.services.changes import small_history
 
 pytestmark = pytest.mark.django_db
 
