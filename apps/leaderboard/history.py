@@ -27,6 +27,7 @@ from apps.results.services.changes.history import (
     run_time,
     triage,
 )
+from apps.web.query_guard import database_id
 
 METRIC_TITLES = {"score": "Score", "score_bw": "Bandwidth score (GiB/s)", "score_md": "Metadata score (kIOPS)"}
 FEED_SIZE = 50
@@ -162,13 +163,14 @@ def system_history(request, pk: int):
 def triage_event(request, pk: int):
     """Staff set the status (and note) of every change of one event from the history page."""
     status, changes = request.POST.get("status", ""), request.POST.get("changes", "")
-    if status not in Change.Status.values or not all(part.isdecimal() for part in changes.split(",")):
+    change_ids = [database_id(part) for part in changes.split(",")]
+    if status not in Change.Status.values or None in change_ids:
         return HttpResponseBadRequest(
             "status must be one of "
             + ", ".join(Change.Status.values)
             + "; changes a comma-separated list of change ids"
         )
-    chosen = list(Change.objects.filter(system_id=pk, pk__in=[int(part) for part in changes.split(",")]))
+    chosen = list(Change.objects.filter(system_id=pk, pk__in=change_ids))
     if not chosen:
         return HttpResponseBadRequest("no change of this system among " + changes)
     note = request.POST.get("note", "").strip() or None

@@ -21,6 +21,7 @@ from apps.results.judgements.scaling.analysis import (
     operation_label,
 )
 from apps.results.models import ScalingSeries
+from apps.web.query_guard import database_id
 
 
 @dataclass
@@ -87,9 +88,10 @@ def _threshold(raw: str | None) -> tuple[float, str]:
 
 
 def _other_series(raw: str | None, series: ScalingSeries) -> ScalingSeries | None:
-    if not raw or not raw.isdecimal() or int(raw) == series.pk:  # "²" is a digit int() refuses
+    other = database_id(raw or "")
+    if other is None or other == series.pk:
         return None
-    return ScalingSeries.objects.filter(pk=int(raw)).first()
+    return ScalingSeries.objects.filter(pk=other).first()
 
 
 def _striping_overlays(analysis: ScalingAnalysis) -> list[Chart]:

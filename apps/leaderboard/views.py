@@ -26,6 +26,7 @@ from apps.results.services.diff import load_runs
 from apps.results.services.editions import edition_entries
 from apps.results.services.review import clause_outcomes, reproducibility_report
 from apps.web.page_cache import cache_page_until_data_changes
+from apps.web.query_guard import database_id
 
 MAX_COMPARED = 6
 FAVICON = (
@@ -279,10 +280,6 @@ def system_detail(request, pk: int):
     )
 
 
-#: The largest id a run can have (a PostgreSQL bigint); a larger number is no run's id.
-MAX_RUN_ID = 2**63 - 1
-
-
 def _compared_ids(request) -> tuple[list[int], str]:
     """The run ids of `?runs=` (commas or spaces between them, repeated parameters), and what is wrong with them."""
     ids: list[int] = []
@@ -291,10 +288,11 @@ def _compared_ids(request) -> tuple[list[int], str]:
             part = part.strip()
             if not part:
                 continue
-            if not (part.isascii() and part.isdigit()) or int(part) > MAX_RUN_ID or int(part) == 0:
+            run_id = database_id(part)
+            if run_id is None:
                 return ids, f"{part[:30]!r} is not a run id: give whole numbers, e.g. ?runs=12,34."
-            if int(part) not in ids:
-                ids.append(int(part))
+            if run_id not in ids:
+                ids.append(run_id)
     return ids, ""
 
 

@@ -10,8 +10,21 @@ wrong for every view at once, so API views need no query-string check of their o
 from django.http import JsonResponse
 from django.shortcuts import render
 
+#: The largest id a row can have (a PostgreSQL bigint); a larger number is no row's id, and SQLite cannot even
+#: compare with it.
+MAX_DATABASE_ID = 2**63 - 1
+
 #: Longer query strings are refused: the longest real one (a list view with every filter) is a few hundred bytes.
 MAX_QUERY_STRING = 4096
+
+
+def database_id(text: str) -> int | None:
+    """The row id `text` writes (ASCII digits, 1 to `MAX_DATABASE_ID`), or None when it is no id: "²" is a digit
+    `int()` refuses, and a number past a bigint overflows the database driver."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= MAX_DATABASE_ID:
+        return None
+    return int(text)
 
 
 def text_problem(text: str) -> str | None:

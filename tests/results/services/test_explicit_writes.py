@@ -244,11 +244,17 @@ def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_lis
 
     maintained = []
     monkeypatch.setattr(list_entries.maintain_list, "delay", maintained.append)
+    # Change detection runs after the ingest (eagerly where Celery is eager) and bumps the version itself.
+    detected = []
+    monkeypatch.setattr(
+        "apps.ingest.tools.io500.pipeline.schedule_change_detection", lambda runs: detected.append(sorted(runs))
+    )
 
     with committing():
         summary = ingest_path(REPO_ROOT / "fixtures" / "demo")
 
     assert len(summary.created) == 6
     assert len(bumps) == 6  # one commit, and one bump, per run
+    assert detected == [sorted(summary.created)]  # the new runs' change detection asked for once, after them
     assert sorted(maintained) == sorted(set(maintained))  # each changed list once, at the end
     assert "historic" in maintained
