@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Count, Q
@@ -70,13 +71,23 @@ class StackView:
                 by_component[m.component_id][m.operation] = m
         return cls(stack, components, measurements, by_component, below)
 
-    @property
+    @cached_property
     def layer_rows(self) -> list[StackMeasurement]:
         return [m for m in self.measurements if m.component_id is not None]
 
-    @property
+    @cached_property
     def file_system_rows(self) -> list[StackMeasurement]:
         return [m for m in self.measurements if m.component_id is None]
+
+    @cached_property
+    def _expected_rows(self) -> dict[tuple[str, str], list[StackMeasurement]]:
+        """The layer rows with an expected figure by (layer, operation): the page sums them per layer and operation
+        several times (steps, loss), and a stack has thousands of rows."""
+        rows: dict[tuple[str, str], list[StackMeasurement]] = defaultdict(list)
+        for m in self.layer_rows:
+            if m.expected is not None:
+                rows[m.layer, m.operation].append(m)
+        return rows
 
     @property
     def outliers(self) -> list[StackMeasurement]:
@@ -88,9 +99,7 @@ class StackView:
         file system: its best run against the ceiling."""
         steps = []
         for layer in COMPONENT_LAYERS:
-            rows = [
-                m for m in self.layer_rows if m.layer == layer and m.operation == operation and m.expected is not None
-            ]
+            rows = self._expected_rows.get((layer, operation))
             if rows:
                 measured, expected = sum(m.measured for m in rows), sum(m.expected for m in rows)
                 steps.append(

@@ -6,9 +6,17 @@ from decimal import Decimal
 import pytest
 from django.template import Context, Template
 
-from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows, point_rows, stack_figure
+from apps.leaderboard.stack_views import Node
+from apps.leaderboard.templatetags.ioboard import (
+    delta_rows,
+    difference_rows,
+    point_rows,
+    stack_figure,
+    stack_same_drive_rows,
+    stack_server_rows,
+)
 from apps.results.judgements.diff import Delta, Difference
-from apps.results.models import ScalingPoint, StackMeasurement
+from apps.results.models import ScalingPoint, StackComponent, StackMeasurement
 from tests.pages import elements
 
 # The templates the tags replaced, kept here as the specification of their markup.
@@ -181,3 +189,94 @@ STACK_FIGURE = Template("""{% if m %}{{ m.measured|floatformat:0 }}{% if m.effic
 )
 def test_a_stack_figure_is_the_included_templates_markup(measurement):
     assert stack_figure(measurement) == STACK_FIGURE.render(Context({"m": measurement}))
+
+
+# The stack page's component tree and same-drives rows as its template wrote them, one lookup per cell.
+STACK_SERVER_ROWS = Template("""{% load ioboard %}{% for group in entry.groups %}
+    <tr><td><strong>{{ group.component.name }}</strong>{% if group.outlier %}
+      <span class="badge warn">outlier</span>{% endif %}</td>
+      <td>{{ group.component.get_layer_display }}</td><td>{{ group.component.spec }}</td>
+      <td class="num">{{ group.read|stack_figure }}</td>
+      <td class="num">{{ group.write|stack_figure }}</td><td></td><td></td></tr>
+    {% for drive in group.children %}
+    <tr><td>&nbsp;&nbsp;└ {{ drive.component.name }}</td>
+      <td>{{ drive.component.get_layer_display }}</td><td>{{ drive.component.spec }}</td>
+      <td class="num">{{ drive.read|stack_figure }}</td>
+      <td class="num">{{ drive.write|stack_figure }}</td>
+      <td class="num">{{ drive.figures.randread|stack_figure }}</td>
+      <td class="num">{{ drive.figures.randwrite|stack_figure }}</td></tr>
+    {% endfor %}
+  {% endfor %}
+  {% for node in entry.built %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td><td></td><td></td></tr>
+  {% endfor %}
+  {% for node in entry.network %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td><td></td><td></td></tr>
+  {% endfor %}
+  {% for node in entry.drives %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td>
+      <td class="num">{{ node.figures.randread|stack_figure }}</td>
+      <td class="num">{{ node.figures.randwrite|stack_figure }}</td></tr>
+  {% endfor %}""")
+
+STACK_SAME_DRIVE_ROWS = Template("""{% load ioboard %}{% for node in rows %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td></tr>
+  {% endfor %}""")
+
+
+def stack_node(name: str, layer: str, spec: str = "", children=(), **figures) -> Node:
+    return Node(StackComponent(name=name, layer=layer, spec=spec), figures=figures, children=list(children))
+
+
+SLOW = StackMeasurement(measured=866.2, efficiency=0.49, is_outlier=True, peer_median=1301.4)
+STACK_SERVER = {
+    "groups": [
+        stack_node(
+            "card <0>",
+            "device_group",
+            read=StackMeasurement(measured=6200.0, efficiency=0.97),
+            write=SLOW,
+            children=[
+                stack_node(
+                    "nvme0",
+                    "device",
+                    'io2 "fast" & <cheap>',
+                    read=StackMeasurement(measured=1567.8, efficiency=0.7012),
+                    randread=StackMeasurement(measured=45000.0),
+                ),
+                stack_node("nvme1", "device", "io2", randwrite=SLOW),
+            ],
+        ),
+        stack_node("card1", "device_group"),
+    ],
+    "built": [
+        stack_node("md0", "block", "raid0", write=StackMeasurement(measured=3000.0)),
+        stack_node("ost0", "ost"),
+    ],
+    "network": [stack_node("ib0", "network", "hdr", read=StackMeasurement(measured=24000.0, efficiency=1.0))],
+    "drives": [stack_node("sda", "device", "<ssd>", write=StackMeasurement(measured=500.0))],
+}
+
+
+def test_a_stack_servers_rows_are_the_templates_markup():
+    expected = STACK_SERVER_ROWS.render(Context({"entry": STACK_SERVER}))
+    assert elements(stack_server_rows(STACK_SERVER)) == elements(expected)
+
+
+def test_a_stack_same_drives_rows_are_the_templates_markup():
+    rows = STACK_SERVER["built"] + STACK_SERVER["drives"] + [stack_node("xfs <0>", "local_fs", "xfs & co")]
+    expected = STACK_SAME_DRIVE_ROWS.render(Context({"rows": rows}))
+    assert elements(stack_same_drive_rows(rows)) == elements(expected)
+    assert "&lt;ssd&gt;" in stack_same_drive_rows(rows)

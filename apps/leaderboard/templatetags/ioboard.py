@@ -1,10 +1,14 @@
 """Small display filters. They return plain strings; Django's autoescaping applies to their output."""
 
+from html import escape as escape_text
+
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
 from django.utils.html import escape, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+
+from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
 
@@ -57,8 +61,12 @@ def num(value, digits=2) -> str:
 def stack_figure(measurement) -> SafeString:
     """A stack layer's figure in its table cell: measured (efficiency), an outlier badge naming the peers' median.
     A filter, not an included template: a stack page has a thousand of these cells."""
+    return mark_safe(_stack_figure_html(measurement))  # noqa: S308 - numbers and constants only
+
+
+def _stack_figure_html(measurement) -> str:
     if not measurement:
-        return mark_safe('<span class="muted">—</span>')
+        return '<span class="muted">—</span>'
     html = num(measurement.measured, 0)
     if measurement.efficiency is not None:
         html += f' <span class="muted">({num(measurement.efficiency)})</span>'
@@ -67,7 +75,53 @@ def stack_figure(measurement) -> SafeString:
             f""" <span class="badge warn" title="below 0.8 × the peers' median """
             f"""{num(measurement.peer_median, 0)}">outlier</span>"""
         )
-    return mark_safe(html)  # noqa: S308 - numbers and constants only
+    return html
+
+
+def _component_row(node, name: str, measured: int, columns: int = 4) -> str:
+    """One component's row: its name (markup), layer, spec, its figures of the first `measured` operations, and
+    empty cells up to the table's `columns` figure columns."""
+    component = node.component
+    figures = node.figures
+    cells = "".join(
+        f'<td class="num">{_stack_figure_html(figures.get(operation))}</td>'
+        for operation in STACK_OPERATIONS[:measured]
+    )
+    return (
+        f"<tr><td>{name}</td><td>{LAYER_LABELS[component.layer]}</td><td>{escape_text(component.spec)}</td>"
+        f"{cells}{'<td></td>' * (columns - measured)}</tr>"
+    )
+
+
+#: The stack tables' figure columns, in order.
+STACK_OPERATIONS = ("read", "write", "randread", "randwrite")
+#: A component's layer as get_layer_display writes it (the labels are plain words: nothing to escape).
+LAYER_LABELS = dict(LAYER_CHOICES)
+
+
+@register.simple_tag
+def stack_server_rows(entry) -> SafeString:
+    """A server's rows in the stack page's component tree (StackView.tree): each group of drives with its drives
+    beneath, then what is built on them, the network, the drives in no group. Written here, not by the template:
+    a stack has hundreds of components and the template's lookups were most of the page's render."""
+    rows = []
+    for group in entry["groups"]:
+        badge = ' <span class="badge warn">outlier</span>' if group.outlier else ""
+        rows.append(_component_row(group, f"<strong>{escape_text(group.component.name)}</strong>{badge}", 2))
+        rows += [
+            _component_row(drive, f"&nbsp;&nbsp;└ {escape_text(drive.component.name)}", 4) for drive in group.children
+        ]
+    rows += [_component_row(node, escape_text(node.component.name), 2) for node in entry["built"] + entry["network"]]
+    rows += [_component_row(node, escape_text(node.component.name), 4) for node in entry["drives"]]
+    return mark_safe("".join(rows))  # noqa: S308 - names and specs escaped, figures are numbers
+
+
+@register.simple_tag
+def stack_same_drive_rows(nodes) -> SafeString:
+    """The rows of a table of arrays and local file systems built from the same drives: read and write."""
+    return mark_safe(  # noqa: S308 - names and specs escaped, figures are numbers
+        "".join(_component_row(node, escape_text(node.component.name), 2, columns=2) for node in nodes)
+    )
 
 
 def noise_trend(change, beyond) -> tuple[str, str]:
