@@ -8,6 +8,7 @@ from django.template import Context, Template
 
 from apps.leaderboard.stack_views import Node
 from apps.leaderboard.templatetags.ioboard import (
+    chart,
     delta_rows,
     difference_rows,
     point_rows,
@@ -280,3 +281,20 @@ def test_a_stack_same_drives_rows_are_the_templates_markup():
     expected = STACK_SAME_DRIVE_ROWS.render(Context({"rows": rows}))
     assert elements(stack_same_drive_rows(rows)) == elements(expected)
     assert "&lt;ssd&gt;" in stack_same_drive_rows(rows)
+
+
+# The included template every chart was drawn with (fifteen on a history page).
+CHART = Template("""{{ figure|json_script:figure_id }}
+<div class="plotly-chart" data-figure="{{ figure_id }}"{% if click_url %} data-click-url="{{ click_url }}"{% endif %} \
+role="img" aria-label="{{ label }}"></div>""")
+
+
+@pytest.mark.parametrize("click_url", ["", "/runs/{id}/"])
+def test_a_chart_is_the_included_templates_markup(click_url):
+    figure = {"data": [{"y": [1, 2], "name": "</script><b>"}], "layout": {"title": {"text": "a & b"}}}
+    label = 'score of "Wolf" <over time> & more'
+    expected = CHART.render(
+        Context({"figure": figure, "figure_id": "history-score", "label": label, "click_url": click_url})
+    )
+    assert chart(figure, "history-score", label, click_url=click_url) == expected
+    assert "</script><b>" not in expected

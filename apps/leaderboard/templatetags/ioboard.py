@@ -5,7 +5,7 @@ from html import escape as escape_text
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
-from django.utils.html import escape, format_html_join
+from django.utils.html import conditional_escape, escape, format_html_join, json_script
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.results.models.stacks import LAYER_CHOICES
@@ -20,6 +20,19 @@ def plotly_style_placeholders() -> SafeString:
 
     ids = ((style_id,) for style_id in plotly_injected_style_ids())
     return format_html_join("", '<template id="{}"></template>', ids)
+
+
+@register.simple_tag
+def chart(figure: dict, figure_id: str, label: str, click_url: str = "") -> SafeString:
+    """A plotly figure (as json_script) and the element the page's script draws it in, with what a screen reader
+    says of it and, if a point opens a page, that page's URL ("/runs/{id}/"). A tag rather than an included
+    template: a history page draws fifteen charts, and each include cost as much as the chart's data."""
+    click = f' data-click-url="{conditional_escape(click_url)}"' if click_url else ""
+    return mark_safe(  # noqa: S308 - the figure is escaped by json_script, the rest by conditional_escape
+        f"{json_script(figure, figure_id)}\n"
+        f'<div class="plotly-chart" data-figure="{conditional_escape(figure_id)}"{click} role="img" '
+        f'aria-label="{conditional_escape(label)}"></div>'
+    )
 
 
 @register.filter
