@@ -15,9 +15,10 @@ from apps.leaderboard.templatetags.ioboard import (
     stack_figure,
     stack_same_drive_rows,
     stack_server_rows,
+    study_point_rows,
 )
 from apps.results.judgements.diff import Delta, Difference
-from apps.results.models import ScalingPoint, StackComponent, StackMeasurement
+from apps.results.models import ScalingPoint, StackComponent, StackMeasurement, StudyPoint
 from tests.pages import elements
 
 # The templates the tags replaced, kept here as the specification of their markup.
@@ -298,3 +299,35 @@ def test_a_chart_is_the_included_templates_markup(click_url):
     )
     assert chart(figure, "history-score", label, click_url=click_url) == expected
     assert "</script><b>" not in expected
+
+
+# The IOR study page's points table as its template wrote it.
+STUDY_POINT_ROW = Template("""{% for point in points %}
+    <tr><td><code>{{ point.source }}</code></td><td>{{ point.operation }}</td>
+      <td>{% for name, value in point.axes.items %}{{ name }}={{ value }}{% if not forloop.last %}, {% endif %}\
+{% endfor %}</td>
+      <td class="num">{{ point.max }}</td><td class="num">{{ point.min }}</td><td class="num">{{ point.mean }}</td>
+      <td class="num">{{ point.stddev }}</td><td>{{ point.iterations|join:" " }}</td></tr>
+  {% endfor %}""")
+
+STUDY_POINTS = [
+    StudyPoint(
+        source="ior/<hint4>.log",
+        operation="write",
+        axes={"api": "MPIIO", "nodes": 16384, "ratio": 0.5, "hint": 'a "b" & c'},
+        max="1234.56",
+        min="1000.00",
+        mean="1100.5",
+        stddev="12.3",
+        iterations=["1234.56", "1000.00", "<x>"],
+    ),
+    StudyPoint(source="ior/plain.log", operation="read", axes={}, iterations=[]),
+]
+
+
+@pytest.mark.parametrize("thousands", [False, True])
+def test_study_point_rows_are_the_row_templates_markup(settings, thousands):
+    settings.USE_THOUSAND_SEPARATOR = thousands
+    expected = STUDY_POINT_ROW.render(Context({"points": STUDY_POINTS}))
+    assert elements(study_point_rows(STUDY_POINTS)) == elements(expected)
+    assert "&lt;hint4&gt;" in study_point_rows(STUDY_POINTS)

@@ -214,6 +214,27 @@ def point_rows(points) -> SafeString:
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
 
 
+@register.simple_tag
+def study_point_rows(points) -> SafeString:
+    """An IOR study's points table, one row per point: its log, operation, axes and the figures as printed. Built
+    here rather than in the template: a study holds hundreds of points, and their lookups were most of its page."""
+
+    def shown(value) -> str:  # what {{ value }} writes
+        return conditional_escape(localize(value))
+
+    rows = []
+    for point in points:
+        axes = ", ".join(f"{shown(name)}={shown(value)}" for name, value in point.axes.items())
+        iterations = " ".join(conditional_escape(value) for value in point.iterations)
+        rows.append(
+            f"<tr><td><code>{shown(point.source)}</code></td><td>{shown(point.operation)}</td><td>{axes}</td>"
+            f'<td class="num">{shown(point.max)}</td><td class="num">{shown(point.min)}</td>'
+            f'<td class="num">{shown(point.mean)}</td><td class="num">{shown(point.stddev)}</td>'
+            f"<td>{iterations}</td></tr>"
+        )
+    return mark_safe("".join(rows))  # noqa: S308 - every value is escaped as the template escaped it
+
+
 @register.filter
 def words(value) -> str:
     """A stored enum value in words: "not_applicable" -> "not applicable", "fully_reproducible" -> "fully
