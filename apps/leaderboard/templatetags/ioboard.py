@@ -219,13 +219,13 @@ def study_point_rows(points) -> SafeString:
     """An IOR study's points table, one row per point: its log, operation, axes and the figures as printed. Built
     here rather than in the template: a study holds hundreds of points, and their lookups were most of its page."""
 
-    def shown(value) -> str:  # what {{ value }} writes
-        return conditional_escape(localize(value))
+    def shown(value) -> str:  # what {{ value }} writes of a stored value (never marked safe)
+        return escape_text(str(localize(value)))
 
     rows = []
     for point in points:
         axes = ", ".join(f"{shown(name)}={shown(value)}" for name, value in point.axes.items())
-        iterations = " ".join(conditional_escape(value) for value in point.iterations)
+        iterations = " ".join(escape_text(str(value)) for value in point.iterations)
         rows.append(
             f"<tr><td><code>{shown(point.source)}</code></td><td>{shown(point.operation)}</td><td>{axes}</td>"
             f'<td class="num">{shown(point.max)}</td><td class="num">{shown(point.min)}</td>'
