@@ -11,13 +11,16 @@ from apps.leaderboard.templatetags.ioboard import (
     chart,
     delta_rows,
     difference_rows,
+    pivot_rows,
     point_rows,
     stack_figure,
     stack_same_drive_rows,
     stack_server_rows,
     study_point_rows,
+    verdict_rows,
 )
 from apps.results.judgements.diff import Delta, Difference
+from apps.results.judgements.studies.analysis import PivotCell
 from apps.results.models import ScalingPoint, StackComponent, StackMeasurement, StudyPoint
 from tests.pages import elements
 
@@ -331,3 +334,54 @@ def test_study_point_rows_are_the_row_templates_markup(settings, thousands):
     expected = STUDY_POINT_ROW.render(Context({"points": STUDY_POINTS}))
     assert elements(study_point_rows(STUDY_POINTS)) == elements(expected)
     assert "&lt;hint4&gt;" in study_point_rows(STUDY_POINTS)
+
+
+# The study page's verdict rows and mean ± stddev rows as its template wrote them.
+VERDICT_ROW = Template("""{% for row in rows %}
+    <tr class="verdict-{{ row.verdict }}" title="{{ row.sentence }}"><td></td><td>{{ row.a }}</td><td>{{ row.b }}</td>
+      <td class="num">{{ row.ratio }}</td><td class="num">{{ row.interval|default:"—" }}</td>
+      <td class="num">{{ row.jobs.0 }} / {{ row.jobs.1 }}</td><td>{{ row.words }}</td></tr>
+    {% endfor %}""")
+
+VERDICT_ROWS = [
+    {
+        "a": "MPIIO",
+        "b": "POSIX <x>",
+        "ratio": "1.23",
+        "interval": "1.1–1.4",
+        "jobs": (12345, 3),
+        "verdict": "faster",
+        "words": "a faster",
+        "sentence": 'MPIIO is "faster" & more',
+    },
+    {
+        "a": "8",
+        "b": "16",
+        "ratio": "—",
+        "interval": "",
+        "jobs": (1, 1),
+        "verdict": "untestable",
+        "words": "—",
+        "sentence": "one job each",
+    },
+]
+
+PIVOT_ROW = Template("""{% for row in body %}
+    <tr>{% for value in row.row %}<td>{{ value }}</td>{% endfor %}
+      {% for cell in row.cells %}<td class="num">{% if cell %}{{ cell.printed }}{% else %}\
+<span class="muted">—</span>{% endif %}</td>{% endfor %}</tr>
+  {% endfor %}""")
+
+PIVOT_BODY = [
+    {"row": ["lustre", 16384, "<api>"], "cells": [PivotCell(1.0, 0.1, 3, "1000.5 ± 2.1"), None]},
+    {"row": ["gpfs", 8, "posix & co"], "cells": [None, PivotCell(None, None, 2, "NA")]},
+]
+
+
+@pytest.mark.parametrize("thousands", [False, True])
+def test_study_verdict_and_table_rows_are_the_row_templates_markup(settings, thousands):
+    settings.USE_THOUSAND_SEPARATOR = thousands
+    assert elements(verdict_rows(VERDICT_ROWS)) == elements(VERDICT_ROW.render(Context({"rows": VERDICT_ROWS})))
+    assert elements(pivot_rows(PIVOT_BODY)) == elements(PIVOT_ROW.render(Context({"body": PIVOT_BODY})))
+    assert "POSIX &lt;x&gt;" in verdict_rows(VERDICT_ROWS)
+    assert "&lt;api&gt;" in pivot_rows(PIVOT_BODY)

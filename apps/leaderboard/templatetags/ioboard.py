@@ -214,22 +214,60 @@ def point_rows(points) -> SafeString:
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
 
 
+def _shown(value) -> str:
+    """What {{ value }} writes of a stored value (localized, escaped; never one marked safe)."""
+    return escape_text(str(localize(value)))
+
+
+@register.simple_tag
+def verdict_rows(rows) -> SafeString:
+    """The rows of one axis in a study's verdict table (study_views.VerdictGroup.rows): a pair of values, their
+    ratio and interval, the jobs behind each, the verdict in words and, on hover, as a sentence."""
+    return mark_safe(  # noqa: S308 - every value is escaped as the template escaped it
+        "".join(
+            f'<tr class="verdict-{_shown(row["verdict"])}" title="{_shown(row["sentence"])}"><td></td>'
+            f'<td>{_shown(row["a"])}</td><td>{_shown(row["b"])}</td><td class="num">{_shown(row["ratio"])}</td>'
+            f'<td class="num">{_shown(row["interval"] or "—")}</td>'
+            f'<td class="num">{_shown(row["jobs"][0])} / {_shown(row["jobs"][1])}</td>'
+            f"<td>{_shown(row['words'])}</td></tr>"
+            for row in rows
+        )
+    )
+
+
+@register.simple_tag
+def pivot_rows(body) -> SafeString:
+    """The rows of a study's mean ± stddev table (analysis.pivot's body): the row axes' values, then a cell per
+    column, "—" where no point was measured."""
+    return mark_safe(  # noqa: S308 - every value is escaped as the template escaped it
+        "".join(
+            "<tr>"
+            + "".join(f"<td>{_shown(value)}</td>" for value in line["row"])
+            + "".join(
+                f'<td class="num">{_shown(cell.printed) if cell else MISSING_CELL}</td>' for cell in line["cells"]
+            )
+            + "</tr>"
+            for line in body
+        )
+    )
+
+
+MISSING_CELL = '<span class="muted">—</span>'
+
+
 @register.simple_tag
 def study_point_rows(points) -> SafeString:
     """An IOR study's points table, one row per point: its log, operation, axes and the figures as printed. Built
     here rather than in the template: a study holds hundreds of points, and their lookups were most of its page."""
 
-    def shown(value) -> str:  # what {{ value }} writes of a stored value (never marked safe)
-        return escape_text(str(localize(value)))
-
     rows = []
     for point in points:
-        axes = ", ".join(f"{shown(name)}={shown(value)}" for name, value in point.axes.items())
+        axes = ", ".join(f"{_shown(name)}={_shown(value)}" for name, value in point.axes.items())
         iterations = " ".join(escape_text(str(value)) for value in point.iterations)
         rows.append(
-            f"<tr><td><code>{shown(point.source)}</code></td><td>{shown(point.operation)}</td><td>{axes}</td>"
-            f'<td class="num">{shown(point.max)}</td><td class="num">{shown(point.min)}</td>'
-            f'<td class="num">{shown(point.mean)}</td><td class="num">{shown(point.stddev)}</td>'
+            f"<tr><td><code>{_shown(point.source)}</code></td><td>{_shown(point.operation)}</td><td>{axes}</td>"
+            f'<td class="num">{_shown(point.max)}</td><td class="num">{_shown(point.min)}</td>'
+            f'<td class="num">{_shown(point.mean)}</td><td class="num">{_shown(point.stddev)}</td>'
             f"<td>{iterations}</td></tr>"
         )
     return mark_safe("".join(rows))  # noqa: S308 - every value is escaped as the template escaped it
