@@ -30,7 +30,6 @@ from apps.results.judgements.changes.attribution import attribute, configuration
 from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.models import Annotation, Change, MetricNoise, PhaseResult, Run, StorageSystem
-from apps.results.models.querysets import LARGE_RUN_FIELDS
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: Run-level metrics and the Run fields they read.
@@ -44,19 +43,35 @@ def detection_parameters() -> DetectionParameters:
     return DetectionParameters.from_mapping(getattr(settings, "IOBOARD_CHANGE_DETECTION", {}))
 
 
+#: What the history page reads of a run: when it ran, its scores, and its provenance (provenance_label).
+HISTORY_RUN_FIELDS = (
+    "system_id",
+    "kind",
+    "submission_id",
+    "run_timestamp",
+    "year",
+    "created_at",
+    "score_total",
+    "score_bw",
+    "score_md",
+    "client_nodes",
+    "benchmark_version",
+    "config",
+    "lustre_build",
+)
 #: What the history page reads of a run's phases: a metric's value, unit and group (metric_value, metrics_of).
 HISTORY_PHASE_FIELDS = ("run_id", "name", "position", "value", "unit", "score_group")
 
 
 def history_runs(system_id: int) -> list[Run]:
     """The system's runs visible as ranked (as `histories_of` chooses them) in time order, with what its history
-    page reads: the scores, the phases' values and the provenance (`provenance_label`). Not what only a diff or a
-    run page reads (anomalies, the upload, the phases' commands and details, the large run fields but the
-    configuration): for a history of a few runs, building those objects cost more than reading the rows."""
+    page reads (HISTORY_RUN_FIELDS, the phases' values, the provenance), not what only a diff or a run page reads
+    (anomalies, the upload, the phases' commands and details, the other run fields): for a history of a few runs,
+    building those objects cost more than reading the rows."""
     runs = (
         Run.objects.filter(system_id=system_id)
         .ranked()
-        .defer(*(name for name in LARGE_RUN_FIELDS if name != "config"))
+        .only(*HISTORY_RUN_FIELDS)
         .select_related("lustre_build")
         .prefetch_related(
             Prefetch("phases", PhaseResult.objects.only(*HISTORY_PHASE_FIELDS)),
