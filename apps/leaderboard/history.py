@@ -130,7 +130,7 @@ def system_history(request, pk: int):
     system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
     runs = history_runs(system.pk)
     markers = [(runs[index], lines) for index, lines in provenance_changes(runs)]
-    changes = list(system.changes.visible().select_related("triaged_by"))
+    changes = list(system.changes.visible())
     by_metric: dict[str, list[Change]] = {}
     for change in changes:
         by_metric.setdefault(change.metric, []).append(change)
@@ -153,7 +153,7 @@ def system_history(request, pk: int):
             "changes": changes,
             "charts": charts,
             "statuses": [status for status in Change.Status if status != Change.Status.NEW],
-            "annotations": system.annotations.select_related("run"),
+            "annotations": system.annotations.all(),
         },
     )
 

@@ -8,7 +8,8 @@ ceiling) was computed when the campaign was stored (``apps.results.judgements.st
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Count, Q
@@ -18,68 +19,125 @@ from django.shortcuts import get_object_or_404, render
 from apps.leaderboard.plotly_json import Chart
 from apps.leaderboard.stack_charts import layers_figure
 from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
-from apps.results.models import Stack, StackComponent, StackMeasurement
+from apps.results.models import Stack, StackComponent, StackServer
 
 
 @dataclass
 class Node:
     """A component in the tree, with its figures by operation and its children."""
 
-    component: StackComponent
-    figures: dict[str, StackMeasurement] = field(default_factory=dict)
+    component: Part
+    figures: dict[str, Figure] = field(default_factory=dict)
     children: list[Node] = field(default_factory=list)
 
     @property
     def outlier(self) -> bool:
         return any(m.is_outlier for m in self.figures.values())
 
-    def figure(self, operation: str) -> StackMeasurement | None:
+    def figure(self, operation: str) -> Figure | None:
         return self.figures.get(operation)
 
     @property
-    def read(self) -> StackMeasurement | None:
+    def read(self) -> Figure | None:
         return self.figures.get("read")
 
     @property
-    def write(self) -> StackMeasurement | None:
+    def write(self) -> Figure | None:
         return self.figures.get("write")
+
+
+@dataclass(slots=True)
+class Part:
+    """A StackComponent as the stack pages read it (its server built once, not once per component), read as plain
+    values for the same reason as Figure."""
+
+    pk: int
+    name: str
+    layer: str
+    spec: str
+    server: StackServer
+
+    @classmethod
+    def of_stack(cls, stack: Stack) -> list[Part]:
+        servers: dict[int, StackServer] = {}
+        parts = []
+        for pk, name, layer, spec, server_id, server_name, roles in stack.components.order_by("name").values_list(
+            "pk", "name", "layer", "spec", "server_id", "server__name", "server__roles"
+        ):
+            if server_id not in servers:
+                servers[server_id] = StackServer(pk=server_id, stack=stack, name=server_name, roles=roles)
+            parts.append(cls(pk, name, layer, spec, servers[server_id]))
+        return parts
+
+
+@dataclass(slots=True)
+class Figure:
+    """A StackMeasurement as the stack pages read it: its figures and what they mean, as plain values. A
+    stack has hundreds of measurements, and building a model instance for each was a third of a page's time."""
+
+    component_id: int | None
+    layer: str
+    operation: str
+    measured: float
+    expected: float | None
+    efficiency: float | None
+    peer_median: float | None
+    is_outlier: bool
+    over_ceiling: bool
+    source: str
+    component: Part | None = None
+
+    @classmethod
+    def of_stack(cls, stack: Stack) -> list[Figure]:
+        names = [f.name for f in fields(cls) if f.name != "component"]
+        return [cls(*row) for row in stack.measurements.order_by("position").values_list(*names)]
 
 
 @dataclass
 class StackView:
     stack: Stack
-    components: dict[int, StackComponent]
-    measurements: list[StackMeasurement]
-    by_component: dict[int, dict[str, StackMeasurement]]
+    components: dict[int, Part]
+    measurements: list[Figure]
+    by_component: dict[int, dict[str, Figure]]
     below: dict[int, list[int]]
 
     @classmethod
     def load(cls, stack: Stack) -> StackView:
-        components = {c.pk: c for c in stack.components.select_related("server").order_by("name")}
+        components = {part.pk: part for part in Part.of_stack(stack)}
         below: dict[int, list[int]] = defaultdict(list)
         through = StackComponent.below.through
         for upper, lower in through.objects.filter(from_stackcomponent__stack=stack).values_list(
             "from_stackcomponent_id", "to_stackcomponent_id"
         ):
             below[upper].append(lower)
-        measurements = list(stack.measurements.order_by("position"))
-        by_component: dict[int, dict[str, StackMeasurement]] = defaultdict(dict)
+        measurements = Figure.of_stack(stack)
+        by_component: dict[int, dict[str, Figure]] = defaultdict(dict)
         for m in measurements:
             if m.component_id is not None:
                 m.component = components[m.component_id]
                 by_component[m.component_id][m.operation] = m
         return cls(stack, components, measurements, by_component, below)
 
-    @property
-    def layer_rows(self) -> list[StackMeasurement]:
+    @cached_property
+    def layer_rows(self) -> list[Figure]:
         return [m for m in self.measurements if m.component_id is not None]
 
-    @property
-    def file_system_rows(self) -> list[StackMeasurement]:
+    @cached_property
+    def file_system_rows(self) -> list[Figure]:
         return [m for m in self.measurements if m.component_id is None]
 
+    @cached_property
+    def _expected_rows(self) -> dict[tuple[str, str], list[Figure]]:
+        """The layer rows with an expected figure by (layer, operation): the page sums them per layer and operation
+        several times (steps, loss), and a stack has thousands of rows."""
+        rows: dict[tuple[str, str], list[Figure]] = defaultdict(list)
+        for m in self.layer_rows:
+            if m.expected is not None:
+                rows[m.layer, m.operation].append(m)
+        return rows
+
     @property
-    def outliers(self) -> list[StackMeasurement]:
+    def outliers(self) -> list[Figure]:
         return [m for m in self.layer_rows if m.is_outlier]
 
     def layer_steps(self, operation: str) -> list[dict[str, Any]]:
@@ -88,9 +146,7 @@ class StackView:
         file system: its best run against the ceiling."""
         steps = []
         for layer in COMPONENT_LAYERS:
-            rows = [
-                m for m in self.layer_rows if m.layer == layer and m.operation == operation and m.expected is not None
-            ]
+            rows = self._expected_rows.get((layer, operation))
             if rows:
                 measured, expected = sum(m.measured for m in rows), sum(m.expected for m in rows)
                 steps.append(
@@ -177,7 +233,7 @@ class StackView:
                 names |= self._groups_under(lower)
         return names
 
-    def _node(self, component: StackComponent) -> Node:
+    def _node(self, component: Part) -> Node:
         return Node(component, self.by_component.get(component.pk, {}))
 
 

@@ -4,7 +4,10 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from apps.leaderboard import front
 from apps.results.models import CustomList
 from apps.results.models.list_kinds import AWARD_LISTS, LIST_KINDS
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
@@ -40,11 +43,11 @@ def test_the_navigation_names_every_list_of_the_registry():
 
 
 def test_the_front_door_runs_a_constant_number_of_queries(client, django_assert_num_queries):
-    # list states, the top of the four ranked lists, newest runs, changes, editions, studies, series
+    # list states, the top of the four ranked lists (one query), newest runs, changes, editions, studies, series
     for size in (2, 20):
         for _ in range(size):
             RunFactory()
-        with django_assert_num_queries(10):
+        with django_assert_num_queries(7):
             assert client.get("/").status_code == 200
 
 
@@ -65,6 +68,23 @@ def test_the_systems_index_searches_institution_system_file_system_and_vendor(cl
     response = client.get("/systems/", {"q": query})
     assert response.status_code == 200
     assert {system.name for system, _ in response.context["systems"]} == expected
+
+
+def test_the_systems_index_reads_a_bounded_number_of_systems_however_many_there_are(client, monkeypatch):
+    """Counting every system made /systems/ the one page whose cost grew with the data (a sequential scan of
+    125,000 systems at a million runs): its count stops past the cap, as a list filter's does, searched or not,
+    and every read of the system table is bounded by a LIMIT."""
+    monkeypatch.setattr(front, "COUNT_CAP", 3)
+    StorageSystemFactory.create_batch(5, institution__name="Lustre Lab")
+    for query in ("", "lustre"):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get("/systems/", {"q": query})
+        assert "More than 3 systems" in body(response)
+        assert "search to find the others" in body(response)
+        assert len(response.context["systems"]) == 3
+        reads = [q["sql"] for q in queries.captured_queries if 'FROM "results_storagesystem"' in q["sql"]]
+        assert len(reads) == 2  # the capped count and the page
+        assert all(" LIMIT " in sql for sql in reads), reads
 
 
 def test_list_headers_carry_units_ranks_read_as_ranks_and_runs_by_date(client):

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Change, StorageSystem
 from apps.results.services.changes.events import Event
-from apps.results.services.changes.history import detect_all_changes
+from apps.results.services.changes.history import detect_all_changes, history_runs
 from tests.factories import UserFactory
 from tests.results.services.changes import small_history
 
@@ -27,6 +27,17 @@ def stepper(tmp_path):
 
 def test_the_system_page_links_to_its_history(client, stepper):
     assert f'href="/systems/{stepper.pk}/history/"' in client.get(f"/systems/{stepper.pk}/").content.decode()
+
+
+def test_the_history_page_reads_its_runs_without_what_only_a_run_page_shows(client, stepper, django_assert_num_queries):
+    """The system, its runs, their phases, tunables, stripings and patches, its changes and annotations: no
+    anomalies, upload or files (building objects the page never reads was most of its time); of the phases,
+    what the charts draw."""
+    with django_assert_num_queries(8):
+        assert client.get(f"/systems/{stepper.pk}/history/").status_code == 200
+    runs = history_runs(stepper.pk)
+    assert all("anomalies" not in run._prefetched_objects_cache for run in runs)
+    assert {"details", "command", "source_file"} <= runs[0].phases.all()[0].get_deferred_fields()
 
 
 def test_the_history_page_draws_every_metric_with_provenance_markers_and_the_step(

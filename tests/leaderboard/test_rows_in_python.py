@@ -6,9 +6,22 @@ from decimal import Decimal
 import pytest
 from django.template import Context, Template
 
-from apps.leaderboard.templatetags.ioboard import delta_rows, difference_rows, point_rows, stack_figure
+from apps.leaderboard.stack_views import Node
+from apps.leaderboard.templatetags.ioboard import (
+    chart,
+    delta_rows,
+    difference_rows,
+    pivot_rows,
+    point_rows,
+    stack_figure,
+    stack_same_drive_rows,
+    stack_server_rows,
+    study_point_rows,
+    verdict_rows,
+)
 from apps.results.judgements.diff import Delta, Difference
-from apps.results.models import ScalingPoint, StackMeasurement
+from apps.results.judgements.studies.analysis import PivotCell
+from apps.results.models import ScalingPoint, StackComponent, StackMeasurement, StudyPoint
 from tests.pages import elements
 
 # The templates the tags replaced, kept here as the specification of their markup.
@@ -181,3 +194,194 @@ STACK_FIGURE = Template("""{% if m %}{{ m.measured|floatformat:0 }}{% if m.effic
 )
 def test_a_stack_figure_is_the_included_templates_markup(measurement):
     assert stack_figure(measurement) == STACK_FIGURE.render(Context({"m": measurement}))
+
+
+# The stack page's component tree and same-drives rows as its template wrote them, one lookup per cell.
+STACK_SERVER_ROWS = Template("""{% load ioboard %}{% for group in entry.groups %}
+    <tr><td><strong>{{ group.component.name }}</strong>{% if group.outlier %}
+      <span class="badge warn">outlier</span>{% endif %}</td>
+      <td>{{ group.component.get_layer_display }}</td><td>{{ group.component.spec }}</td>
+      <td class="num">{{ group.read|stack_figure }}</td>
+      <td class="num">{{ group.write|stack_figure }}</td><td></td><td></td></tr>
+    {% for drive in group.children %}
+    <tr><td>&nbsp;&nbsp;└ {{ drive.component.name }}</td>
+      <td>{{ drive.component.get_layer_display }}</td><td>{{ drive.component.spec }}</td>
+      <td class="num">{{ drive.read|stack_figure }}</td>
+      <td class="num">{{ drive.write|stack_figure }}</td>
+      <td class="num">{{ drive.figures.randread|stack_figure }}</td>
+      <td class="num">{{ drive.figures.randwrite|stack_figure }}</td></tr>
+    {% endfor %}
+  {% endfor %}
+  {% for node in entry.built %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td><td></td><td></td></tr>
+  {% endfor %}
+  {% for node in entry.network %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td><td></td><td></td></tr>
+  {% endfor %}
+  {% for node in entry.drives %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td>
+      <td class="num">{{ node.figures.randread|stack_figure }}</td>
+      <td class="num">{{ node.figures.randwrite|stack_figure }}</td></tr>
+  {% endfor %}""")
+
+STACK_SAME_DRIVE_ROWS = Template("""{% load ioboard %}{% for node in rows %}
+    <tr><td>{{ node.component.name }}</td>
+      <td>{{ node.component.get_layer_display }}</td><td>{{ node.component.spec }}</td>
+      <td class="num">{{ node.read|stack_figure }}</td>
+      <td class="num">{{ node.write|stack_figure }}</td></tr>
+  {% endfor %}""")
+
+
+def stack_node(name: str, layer: str, spec: str = "", children=(), **figures) -> Node:
+    return Node(StackComponent(name=name, layer=layer, spec=spec), figures=figures, children=list(children))
+
+
+SLOW = StackMeasurement(measured=866.2, efficiency=0.49, is_outlier=True, peer_median=1301.4)
+STACK_SERVER = {
+    "groups": [
+        stack_node(
+            "card <0>",
+            "device_group",
+            read=StackMeasurement(measured=6200.0, efficiency=0.97),
+            write=SLOW,
+            children=[
+                stack_node(
+                    "nvme0",
+                    "device",
+                    'io2 "fast" & <cheap>',
+                    read=StackMeasurement(measured=1567.8, efficiency=0.7012),
+                    randread=StackMeasurement(measured=45000.0),
+                ),
+                stack_node("nvme1", "device", "io2", randwrite=SLOW),
+            ],
+        ),
+        stack_node("card1", "device_group"),
+    ],
+    "built": [
+        stack_node("md0", "block", "raid0", write=StackMeasurement(measured=3000.0)),
+        stack_node("ost0", "ost"),
+    ],
+    "network": [stack_node("ib0", "network", "hdr", read=StackMeasurement(measured=24000.0, efficiency=1.0))],
+    "drives": [stack_node("sda", "device", "<ssd>", write=StackMeasurement(measured=500.0))],
+}
+
+
+def test_a_stack_servers_rows_are_the_templates_markup():
+    expected = STACK_SERVER_ROWS.render(Context({"entry": STACK_SERVER}))
+    assert elements(stack_server_rows(STACK_SERVER)) == elements(expected)
+
+
+def test_a_stack_same_drives_rows_are_the_templates_markup():
+    rows = STACK_SERVER["built"] + STACK_SERVER["drives"] + [stack_node("xfs <0>", "local_fs", "xfs & co")]
+    expected = STACK_SAME_DRIVE_ROWS.render(Context({"rows": rows}))
+    assert elements(stack_same_drive_rows(rows)) == elements(expected)
+    assert "&lt;ssd&gt;" in stack_same_drive_rows(rows)
+
+
+# The included template every chart was drawn with (fifteen on a history page).
+CHART = Template("""{{ figure|json_script:figure_id }}
+<div class="plotly-chart" data-figure="{{ figure_id }}"{% if click_url %} data-click-url="{{ click_url }}"{% endif %} \
+role="img" aria-label="{{ label }}"></div>""")
+
+
+@pytest.mark.parametrize("click_url", ["", "/runs/{id}/"])
+def test_a_chart_is_the_included_templates_markup(click_url):
+    figure = {"data": [{"y": [1, 2], "name": "</script><b>"}], "layout": {"title": {"text": "a & b"}}}
+    label = 'score of "Wolf" <over time> & more'
+    expected = CHART.render(
+        Context({"figure": figure, "figure_id": "history-score", "label": label, "click_url": click_url})
+    )
+    assert chart(figure, "history-score", label, click_url=click_url) == expected
+    assert "</script><b>" not in expected
+
+
+# The IOR study page's points table as its template wrote it.
+STUDY_POINT_ROW = Template("""{% for point in points %}
+    <tr><td><code>{{ point.source }}</code></td><td>{{ point.operation }}</td>
+      <td>{% for name, value in point.axes.items %}{{ name }}={{ value }}{% if not forloop.last %}, {% endif %}\
+{% endfor %}</td>
+      <td class="num">{{ point.max }}</td><td class="num">{{ point.min }}</td><td class="num">{{ point.mean }}</td>
+      <td class="num">{{ point.stddev }}</td><td>{{ point.iterations|join:" " }}</td></tr>
+  {% endfor %}""")
+
+STUDY_POINTS = [
+    StudyPoint(
+        source="ior/<hint4>.log",
+        operation="write",
+        axes={"api": "MPIIO", "nodes": 16384, "ratio": 0.5, "hint": 'a "b" & c'},
+        max="1234.56",
+        min="1000.00",
+        mean="1100.5",
+        stddev="12.3",
+        iterations=["1234.56", "1000.00", "<x>"],
+    ),
+    StudyPoint(source="ior/plain.log", operation="read", axes={}, iterations=[]),
+]
+
+
+@pytest.mark.parametrize("thousands", [False, True])
+def test_study_point_rows_are_the_row_templates_markup(settings, thousands):
+    settings.USE_THOUSAND_SEPARATOR = thousands
+    expected = STUDY_POINT_ROW.render(Context({"points": STUDY_POINTS}))
+    assert elements(study_point_rows(STUDY_POINTS)) == elements(expected)
+    assert "&lt;hint4&gt;" in study_point_rows(STUDY_POINTS)
+
+
+# The study page's verdict rows and mean ± stddev rows as its template wrote them.
+VERDICT_ROW = Template("""{% for row in rows %}
+    <tr class="verdict-{{ row.verdict }}" title="{{ row.sentence }}"><td></td><td>{{ row.a }}</td><td>{{ row.b }}</td>
+      <td class="num">{{ row.ratio }}</td><td class="num">{{ row.interval|default:"—" }}</td>
+      <td class="num">{{ row.jobs.0 }} / {{ row.jobs.1 }}</td><td>{{ row.words }}</td></tr>
+    {% endfor %}""")
+
+VERDICT_ROWS = [
+    {
+        "a": "MPIIO",
+        "b": "POSIX <x>",
+        "ratio": "1.23",
+        "interval": "1.1–1.4",
+        "jobs": (12345, 3),
+        "verdict": "faster",
+        "words": "a faster",
+        "sentence": 'MPIIO is "faster" & more',
+    },
+    {
+        "a": "8",
+        "b": "16",
+        "ratio": "—",
+        "interval": "",
+        "jobs": (1, 1),
+        "verdict": "untestable",
+        "words": "—",
+        "sentence": "one job each",
+    },
+]
+
+PIVOT_ROW = Template("""{% for row in body %}
+    <tr>{% for value in row.row %}<td>{{ value }}</td>{% endfor %}
+      {% for cell in row.cells %}<td class="num">{% if cell %}{{ cell.printed }}{% else %}\
+<span class="muted">—</span>{% endif %}</td>{% endfor %}</tr>
+  {% endfor %}""")
+
+PIVOT_BODY = [
+    {"row": ["lustre", 16384, "<api>"], "cells": [PivotCell(1.0, 0.1, 3, "1000.5 ± 2.1"), None]},
+    {"row": ["gpfs", 8, "posix & co"], "cells": [None, PivotCell(None, None, 2, "NA")]},
+]
+
+
+@pytest.mark.parametrize("thousands", [False, True])
+def test_study_verdict_and_table_rows_are_the_row_templates_markup(settings, thousands):
+    settings.USE_THOUSAND_SEPARATOR = thousands
+    assert elements(verdict_rows(VERDICT_ROWS)) == elements(VERDICT_ROW.render(Context({"rows": VERDICT_ROWS})))
+    assert elements(pivot_rows(PIVOT_BODY)) == elements(PIVOT_ROW.render(Context({"body": PIVOT_BODY})))
+    assert "POSIX &lt;x&gt;" in verdict_rows(VERDICT_ROWS)
+    assert "&lt;api&gt;" in pivot_rows(PIVOT_BODY)

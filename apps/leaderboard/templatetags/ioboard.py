@@ -1,10 +1,14 @@
 """Small display filters. They return plain strings; Django's autoescaping applies to their output."""
 
+from html import escape as escape_text
+
 from django import template
 from django.conf import settings
 from django.utils.formats import localize
-from django.utils.html import escape, format_html_join
+from django.utils.html import conditional_escape, escape, format_html_join, json_script
 from django.utils.safestring import SafeString, mark_safe
+
+from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
 
@@ -16,6 +20,19 @@ def plotly_style_placeholders() -> SafeString:
 
     ids = ((style_id,) for style_id in plotly_injected_style_ids())
     return format_html_join("", '<template id="{}"></template>', ids)
+
+
+@register.simple_tag
+def chart(figure: dict, figure_id: str, label: str, click_url: str = "") -> SafeString:
+    """A plotly figure (as json_script) and the element the page's script draws it in, with what a screen reader
+    says of it and, if a point opens a page, that page's URL ("/runs/{id}/"). A tag rather than an included
+    template: a history page draws fifteen charts, and each include cost as much as the chart's data."""
+    click = f' data-click-url="{conditional_escape(click_url)}"' if click_url else ""
+    return mark_safe(  # noqa: S308 - the figure is escaped by json_script, the rest by conditional_escape
+        f"{json_script(figure, figure_id)}\n"
+        f'<div class="plotly-chart" data-figure="{conditional_escape(figure_id)}"{click} role="img" '
+        f'aria-label="{conditional_escape(label)}"></div>'
+    )
 
 
 @register.filter
@@ -57,8 +74,12 @@ def num(value, digits=2) -> str:
 def stack_figure(measurement) -> SafeString:
     """A stack layer's figure in its table cell: measured (efficiency), an outlier badge naming the peers' median.
     A filter, not an included template: a stack page has a thousand of these cells."""
+    return mark_safe(_stack_figure_html(measurement))  # noqa: S308 - numbers and constants only
+
+
+def _stack_figure_html(measurement) -> str:
     if not measurement:
-        return mark_safe('<span class="muted">—</span>')
+        return '<span class="muted">—</span>'
     html = num(measurement.measured, 0)
     if measurement.efficiency is not None:
         html += f' <span class="muted">({num(measurement.efficiency)})</span>'
@@ -67,7 +88,53 @@ def stack_figure(measurement) -> SafeString:
             f""" <span class="badge warn" title="below 0.8 × the peers' median """
             f"""{num(measurement.peer_median, 0)}">outlier</span>"""
         )
-    return mark_safe(html)  # noqa: S308 - numbers and constants only
+    return html
+
+
+def _component_row(node, name: str, measured: int, columns: int = 4) -> str:
+    """One component's row: its name (markup), layer, spec, its figures of the first `measured` operations, and
+    empty cells up to the table's `columns` figure columns."""
+    component = node.component
+    figures = node.figures
+    cells = "".join(
+        f'<td class="num">{_stack_figure_html(figures.get(operation))}</td>'
+        for operation in STACK_OPERATIONS[:measured]
+    )
+    return (
+        f"<tr><td>{name}</td><td>{LAYER_LABELS[component.layer]}</td><td>{escape_text(component.spec)}</td>"
+        f"{cells}{'<td></td>' * (columns - measured)}</tr>"
+    )
+
+
+#: The stack tables' figure columns, in order.
+STACK_OPERATIONS = ("read", "write", "randread", "randwrite")
+#: A component's layer as get_layer_display writes it (the labels are plain words: nothing to escape).
+LAYER_LABELS = dict(LAYER_CHOICES)
+
+
+@register.simple_tag
+def stack_server_rows(entry) -> SafeString:
+    """A server's rows in the stack page's component tree (StackView.tree): each group of drives with its drives
+    beneath, then what is built on them, the network, the drives in no group. Written here, not by the template:
+    a stack has hundreds of components and the template's lookups were most of the page's render."""
+    rows = []
+    for group in entry["groups"]:
+        badge = ' <span class="badge warn">outlier</span>' if group.outlier else ""
+        rows.append(_component_row(group, f"<strong>{escape_text(group.component.name)}</strong>{badge}", 2))
+        rows += [
+            _component_row(drive, f"&nbsp;&nbsp;└ {escape_text(drive.component.name)}", 4) for drive in group.children
+        ]
+    rows += [_component_row(node, escape_text(node.component.name), 2) for node in entry["built"] + entry["network"]]
+    rows += [_component_row(node, escape_text(node.component.name), 4) for node in entry["drives"]]
+    return mark_safe("".join(rows))  # noqa: S308 - names and specs escaped, figures are numbers
+
+
+@register.simple_tag
+def stack_same_drive_rows(nodes) -> SafeString:
+    """The rows of a table of arrays and local file systems built from the same drives: read and write."""
+    return mark_safe(  # noqa: S308 - names and specs escaped, figures are numbers
+        "".join(_component_row(node, escape_text(node.component.name), 2, columns=2) for node in nodes)
+    )
 
 
 def noise_trend(change, beyond) -> tuple[str, str]:
@@ -145,6 +212,65 @@ def point_rows(points) -> SafeString:
             f"<td><code>{escape(point.source_file)}</code>{launch}</td></tr>"
         )
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
+
+
+def _shown(value) -> str:
+    """What {{ value }} writes of a stored value (localized, escaped; never one marked safe)."""
+    return escape_text(str(localize(value)))
+
+
+@register.simple_tag
+def verdict_rows(rows) -> SafeString:
+    """The rows of one axis in a study's verdict table (study_views.VerdictGroup.rows): a pair of values, their
+    ratio and interval, the jobs behind each, the verdict in words and, on hover, as a sentence."""
+    return mark_safe(  # noqa: S308 - every value is escaped as the template escaped it
+        "".join(
+            f'<tr class="verdict-{_shown(row["verdict"])}" title="{_shown(row["sentence"])}"><td></td>'
+            f'<td>{_shown(row["a"])}</td><td>{_shown(row["b"])}</td><td class="num">{_shown(row["ratio"])}</td>'
+            f'<td class="num">{_shown(row["interval"] or "—")}</td>'
+            f'<td class="num">{_shown(row["jobs"][0])} / {_shown(row["jobs"][1])}</td>'
+            f"<td>{_shown(row['words'])}</td></tr>"
+            for row in rows
+        )
+    )
+
+
+@register.simple_tag
+def pivot_rows(body) -> SafeString:
+    """The rows of a study's mean ± stddev table (analysis.pivot's body): the row axes' values, then a cell per
+    column, "—" where no point was measured."""
+    return mark_safe(  # noqa: S308 - every value is escaped as the template escaped it
+        "".join(
+            "<tr>"
+            + "".join(f"<td>{_shown(value)}</td>" for value in line["row"])
+            + "".join(
+                f'<td class="num">{_shown(cell.printed) if cell else MISSING_CELL}</td>' for cell in line["cells"]
+            )
+            + "</tr>"
+            for line in body
+        )
+    )
+
+
+MISSING_CELL = '<span class="muted">—</span>'
+
+
+@register.simple_tag
+def study_point_rows(points) -> SafeString:
+    """An IOR study's points table, one row per point: its log, operation, axes and the figures as printed. Built
+    here rather than in the template: a study holds hundreds of points, and their lookups were most of its page."""
+
+    rows = []
+    for point in points:
+        axes = ", ".join(f"{_shown(name)}={_shown(value)}" for name, value in point.axes.items())
+        iterations = " ".join(escape_text(str(value)) for value in point.iterations)
+        rows.append(
+            f"<tr><td><code>{_shown(point.source)}</code></td><td>{_shown(point.operation)}</td><td>{axes}</td>"
+            f'<td class="num">{_shown(point.max)}</td><td class="num">{_shown(point.min)}</td>'
+            f'<td class="num">{_shown(point.mean)}</td><td class="num">{_shown(point.stddev)}</td>'
+            f"<td>{iterations}</td></tr>"
+        )
+    return mark_safe("".join(rows))  # noqa: S308 - every value is escaped as the template escaped it
 
 
 @register.filter

@@ -25,13 +25,13 @@ from datetime import UTC, datetime
 from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import Count
+from django.db.models import Count, Prefetch
 from django.utils import timezone
 
 from apps.results.judgements.changes.attribution import attribute, configuration_entries
 from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.judgements.diff import diff_runs, flatten
-from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
+from apps.results.models import Annotation, Change, MetricNoise, PhaseResult, Run, StorageSystem
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: Run-level metrics and the Run fields they read.
@@ -45,9 +45,44 @@ def detection_parameters() -> DetectionParameters:
     return DetectionParameters.from_mapping(getattr(settings, "IOBOARD_CHANGE_DETECTION", {}))
 
 
+#: What the history page reads of a run: when it ran, its scores, and its provenance (provenance_label).
+HISTORY_RUN_FIELDS = (
+    "system_id",
+    "kind",
+    "submission_id",
+    "run_timestamp",
+    "year",
+    "created_at",
+    "score_total",
+    "score_bw",
+    "score_md",
+    "client_nodes",
+    "benchmark_version",
+    "config",
+    "lustre_build",
+)
+#: What the history page reads of a run's phases: a metric's value, unit and group (metric_value, metrics_of).
+HISTORY_PHASE_FIELDS = ("run_id", "name", "position", "value", "unit", "score_group")
+
+
 def history_runs(system_id: int) -> list[Run]:
-    """The system's runs visible as ranked in time order, with everything the diff and the history page read."""
-    return histories_of([system_id])[system_id]
+    """The system's runs visible as ranked (as `histories_of` chooses them) in time order, with what its history
+    page reads (HISTORY_RUN_FIELDS, the phases' values, the provenance), not what only a diff or a run page reads
+    (anomalies, the upload, the phases' commands and details, the other run fields): for a history of a few runs,
+    building those objects cost more than reading the rows."""
+    runs = (
+        Run.objects.filter(system_id=system_id)
+        .ranked()
+        .only(*HISTORY_RUN_FIELDS)
+        .select_related("lustre_build")
+        .prefetch_related(
+            Prefetch("phases", PhaseResult.objects.only(*HISTORY_PHASE_FIELDS)),
+            "tunables",
+            "stripings",
+            "lustre_build__patches",
+        )
+    )
+    return in_time_order(runs)
 
 
 def histories_of(system_ids: list[int]) -> dict[int, list[Run]]:
@@ -64,7 +99,11 @@ def histories_of(system_ids: list[int]) -> dict[int, list[Run]]:
     runs = Run.objects.filter(system_id__in=system_ids).ranked().with_details(files=False).defer("facts")
     for run in runs:
         histories[run.system_id].append(run)
-    return {pk: sorted(runs, key=lambda run: (run_time(run), run.pk)) for pk, runs in histories.items()}
+    return {pk: in_time_order(runs) for pk, runs in histories.items()}
+
+
+def in_time_order(runs: Iterable[Run]) -> list[Run]:
+    return sorted(runs, key=lambda run: (run_time(run), run.pk))
 
 
 def run_time(run: Run) -> datetime:
