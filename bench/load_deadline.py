@@ -117,6 +117,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=harness.CORPUS)
     parser.add_argument("--db", default="ioboard_load_deadline")
     parser.add_argument("--gunicorn-workers", type=int, default=4)
+    parser.add_argument("--gunicorn-threads", type=int, default=1, help="threads per gunicorn worker (gthread above 1)")
     parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
     parser.add_argument("--keep-db", action="store_true")
@@ -168,7 +169,16 @@ def main() -> None:
             }
             harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
             port = harness.free_port()
-            services.append(harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers, timeout=300))
+            services.append(
+                harness.gunicorn(
+                    port,
+                    env=env,
+                    log_dir=logs,
+                    workers=args.gunicorn_workers,
+                    threads=args.gunicorn_threads,
+                    timeout=300,
+                )
+            )
             workers = [harness.celery_worker(f"deadline{n}", env=env, log_dir=logs) for n in (1, 2)]
             services += workers
             base = f"http://127.0.0.1:{port}"
