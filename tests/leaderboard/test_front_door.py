@@ -43,11 +43,13 @@ def test_the_navigation_names_every_list_of_the_registry():
 
 
 def test_the_front_door_runs_a_constant_number_of_queries(client, django_assert_num_queries):
-    # list states, the top of the four ranked lists (one query), newest runs, changes, editions, studies, series
+    # list states, the top of the four ranked lists (one query; one per list where the database cannot limit the
+    # parts of a UNION, as SQLite), newest runs, changes, editions, studies, series
+    list_tops = 1 if connection.features.supports_slicing_ordering_in_compound else 4
     for size in (2, 20):
         for _ in range(size):
             RunFactory()
-        with django_assert_num_queries(7):
+        with django_assert_num_queries(6 + list_tops):
             assert client.get("/").status_code == 200
 
 
