@@ -60,22 +60,7 @@ def home(request):
     states = {state.kind: state for state in ListState.objects.all()}
     top_entries = _top_entries(list(AWARD_LISTS))
     tops = [(LIST_KINDS[kind], top_entries[kind], states.get(kind)) for kind in AWARD_LISTS]
-    newest_runs = list(
-        Run.objects.filter(kind="io500")
-        .without_pending_claims()
-        .select_related("system__institution")
-        .only(
-            "pk",
-            "run_timestamp",
-            "year",
-            "score_total",
-            "client_nodes",
-            "created_at",
-            "system__name",
-            "system__institution__name",
-        )
-        .order_by("-pk")[:NEWEST]
-    )
+    newest_runs = newest_shown_runs("", NEWEST)
     changes = list(
         Change.objects.filter(detected=True)
         .select_related("system")
@@ -158,8 +143,9 @@ def system_index(request):
     )
 
 
-def pickable_runs(query: str, limit: int = 50) -> list:
-    """The newest runs of the systems matching `query`, for the compare page's picker."""
+def newest_shown_runs(query: str, limit: int = 50) -> list:
+    """The newest IO500 runs shown under their system's name (no pending claims), of the systems matching `query`
+    (all when empty): the front door's newest runs and the compare page's picker."""
     runs = (
         Run.objects.filter(kind="io500")
         .without_pending_claims()
@@ -170,6 +156,7 @@ def pickable_runs(query: str, limit: int = 50) -> list:
             "year",
             "score_total",
             "client_nodes",
+            "created_at",
             "system__name",
             "system__filesystem",
             "system__institution__name",

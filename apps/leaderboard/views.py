@@ -11,7 +11,7 @@ from django.views.decorators.cache import cache_control
 
 from apps.leaderboard import charts, exports
 from apps.leaderboard.filters import ListFilterForm, SystemSearchForm
-from apps.leaderboard.front import pickable_runs
+from apps.leaderboard.front import newest_shown_runs
 from apps.leaderboard.tables import KeyPaginator, Row, column_choices, headers, run_dates
 from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.judgements.submission_rules import rules_edition_of_date
@@ -304,7 +304,7 @@ def compare(request):
     if problem or not ids:
         picker_form = SystemSearchForm(request.GET)
         context.update(
-            {"problem": problem, "picker_query": picker_form.query, "picker": pickable_runs(picker_form.query)}
+            {"problem": problem, "picker_query": picker_form.query, "picker": newest_shown_runs(picker_form.query)}
         )
         return render(request, "leaderboard/compare.html", context, status=400 if problem else 200)
     try:
