@@ -12,7 +12,6 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.results.judgements.submission_rules import rules_edition_of_date
-from apps.results.models import Run
 from apps.results.models.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
 
 
@@ -133,12 +132,10 @@ class Row:
     run_date: date | None = None
 
     @classmethod
-    def from_listed(cls, entry, run_dates: dict | None = None) -> "Row":
-        """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed); `run_dates`:
-        run id -> the run's date (run_dates)."""
-        return cls(
-            **cls._columns(entry, frozen=False), badges=entry.badges, run_date=(run_dates or {}).get(entry.run_id)
-        )
+    def from_listed(cls, entry) -> "Row":
+        """From a live list's entry (ListEntryQuerySet.page_entries, with badges from load_listed)."""
+        when = entry.run_timestamp
+        return cls(**cls._columns(entry, frozen=False), badges=entry.badges, run_date=when.date() if when else None)
 
     @classmethod
     def from_entry(cls, entry) -> "Row":
@@ -230,16 +227,6 @@ class Row:
             f'<td class="num {wide}">{self.nodes or "—"}</td><td class="num {wide}">{self.procs or "—"}</td>'
             f'<td class="num score">{_number(self.score, SCORE.digits)}</td>{numbers}<td class="badges">{badges}</td>'
         )
-
-
-def run_dates(entries) -> dict[int, date]:
-    """Run id -> run date for a page of list entries: one primary-key query for the page (list entries keep the
-    year only, and a page names each run by its date)."""
-    ids = [entry.run_id for entry in entries]
-    return {
-        pk: when.date()
-        for pk, when in Run.objects.filter(pk__in=ids, run_timestamp__isnull=False).values_list("pk", "run_timestamp")
-    }
 
 
 #: An id no object has, reversed once in place of the real ones (`_path`).

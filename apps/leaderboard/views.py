@@ -12,7 +12,7 @@ from django.views.decorators.cache import cache_control
 from apps.leaderboard import charts, exports
 from apps.leaderboard.filters import ListFilterForm, SystemSearchForm
 from apps.leaderboard.front import newest_shown_runs
-from apps.leaderboard.tables import KeyPaginator, Row, column_choices, headers, run_dates
+from apps.leaderboard.tables import KeyPaginator, Row, column_choices, headers
 from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.judgements.submission_rules import rules_edition_of_date
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, Stack, StorageSystem
@@ -49,7 +49,6 @@ def live_list(request, kind: str = PRIMARY_LIST):
     state = ListState.objects.filter(kind=kind).first()
     entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
     page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
-    dates = run_dates(page)
     return render(
         request,
         "leaderboard/list.html",
@@ -57,7 +56,7 @@ def live_list(request, kind: str = PRIMARY_LIST):
             "info": info,
             "form": form,
             "page": page,
-            "rows": [Row.from_listed(entry, dates) for entry in page],
+            "rows": [Row.from_listed(entry) for entry in page],
             "headers": headers(form.sort_key, info.default_sort, request.GET),
             "column_choices": column_choices(form.sort_key),
             "filesystems": state.filesystems if state else [],

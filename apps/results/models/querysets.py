@@ -275,6 +275,17 @@ class ListEntryQuerySet(models.QuerySet):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
         return self.annotate(**normalised_scores(total="score", nodes="client_nodes", servers="server_count"))
 
+    def with_run_timestamp(self):
+        """Each entry's run's `run_timestamp` (a list page names each run by its date; an entry keeps the year).
+
+        A scalar subquery by primary key rather than a join: like the rank's, PostgreSQL evaluates it only for
+        the rows a page returns, and it cannot change how the list's sort index is walked. It replaced a query of
+        its own per page (the runs' dates by primary key)."""
+        run_model = self.model._meta.get_field("run").related_model
+        return self.annotate(
+            run_timestamp=Subquery(run_model.objects.filter(pk=OuterRef("run_id")).values("run_timestamp")[:1])
+        )
+
     def filter_listed(self, **criteria):
         """Narrow a list without re-ranking it (ranks are stored) by the criteria of `list_columns.CRITERIA`
         (filesystem, institution, vendor, system (id), search, year, nodes_min, nodes_max, flagged, run (id)).
@@ -322,8 +333,8 @@ class ListEntryQuerySet(models.QuerySet):
         return CountedKeys(entries.keys.ranked_keys(), entries.count(), capped=entries.capped)
 
     def page_entries(self, kind: str, criteria: Mapping, sort: str | None, state=None):
-        """The entries of a list page view, with their rank and normalised scores, and a count that never
-        scans a whole list. A page renders from these rows alone (plus its runs' badges, `load_listed`):
+        """The entries of a list page view, with their rank, normalised scores and run timestamp, and a count
+        that never scans a whole list. A page renders from these rows alone (plus its runs' badges, `load_listed`):
         loading the page's 50 wide run rows and their systems was half of a list page's time.
 
         Unfiltered, the count is the list's maintained one. Filtered, counting is stopped at
@@ -352,7 +363,7 @@ class ListEntryQuerySet(models.QuerySet):
             column = INDEXED_TEXT[name]
             values = [value for value in self._distinct_values(kind, column) if str(needle).upper() in value.upper()]
             entries = entries.filter(**{f"{column}__in": values})
-        keys = entries.with_normalised().sort_listed(sort)
+        keys = entries.with_normalised().with_run_timestamp().sort_listed(sort)
         if criteria_condition(criteria):
             found = entries.order_by().values("pk")[: COUNT_CAP + 1].count()
             return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
