@@ -293,12 +293,27 @@ def children_of(pid: int) -> list[int]:
 class Service:
     """A long-running child (gunicorn, a celery worker, redis) we started and will stop by its pid."""
 
-    def __init__(self, name: str, argv: list[str], *, env: dict | None = None, log_dir: Path, raw_env: bool = False):
-        self.name, self.argv = name, argv
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        *,
+        env: dict | None = None,
+        log_dir: Path,
+        raw_env: bool = False,
+        nice: int = 0,
+    ):
+        """`nice` > 0: the service runs at that lower CPU priority, its processes (`nice -n`) and its session.
+
+        Each service runs in a session of its own (to be stopped as one process group), and where the kernel
+        groups tasks by session (sched_autogroup) the scheduler shares the CPUs between sessions first, so a
+        process's own niceness only ranks it within its session; the session's niceness
+        (/proc/PID/autogroup) ranks it against the web workers."""
+        self.name, self.argv = name, [*(["nice", "-n", str(nice)] if nice else []), *argv]
         self.log = log_dir / f"{name}.log"
         handle = open(self.log, "w")  # noqa: SIM115 - owned by the process for its lifetime
         self.process = subprocess.Popen(
-            argv,
+            self.argv,
             cwd=REPO_ROOT,
             env=env if raw_env else bench_env(env),
             stdout=handle,
@@ -306,6 +321,9 @@ class Service:
             start_new_session=True,
         )
         handle.close()
+        if nice:
+            with contextlib.suppress(OSError):  # no autogroups on this kernel: the processes' niceness is enough
+                Path(f"/proc/{self.process.pid}/autogroup").write_text(str(nice))
 
     @property
     def pid(self) -> int:
@@ -357,8 +375,17 @@ def gunicorn(port: int, *, env: dict, log_dir: Path, workers: int = 4, threads: 
 
 
 def celery_worker(
-    name: str, *, env: dict, log_dir: Path, concurrency: int = 1, pool: str = "prefork", queues: str | None = None
+    name: str,
+    *,
+    env: dict,
+    log_dir: Path,
+    concurrency: int = 1,
+    pool: str = "prefork",
+    queues: str | None = None,
+    nice: int = 0,
 ) -> Service:
+    """A real Celery worker; `nice` > 0 runs it at that lower CPU priority (`Service`), so that the web workers'
+    requests run first when both want a CPU."""
     argv = [
         str(VENV_BIN / "celery"),
         "-A",
@@ -378,7 +405,7 @@ def celery_worker(
     ]
     if queues:
         argv += ["--queues", queues]
-    return Service(name, argv, env=env, log_dir=log_dir)
+    return Service(name, argv, env=env, log_dir=log_dir, nice=nice)
 
 
 def wait_until_serving(base: str, *, timeout: float = 60) -> None:

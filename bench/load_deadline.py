@@ -1,14 +1,16 @@
 """Load at the deadline: readers browse lists, runs and compare while accounts upload through the API.
 
     .venv/bin/python -m bench.load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--think MIN MAX]
-                                             [--json FILE]
+                                             [--worker-nice N] [--uploads-at-once] [--json FILE]
 
 Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
 synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
-First warms the workers on the readers' pages and measures idle `/healthz` (the yardstick), then runs
+First warms the workers on the readers' pages and measures idle `/healthz` (the yardstick) and the readers'
+pages asked for one at a time (what a page costs alone: the floor under the readers' p95), then runs
 --readers reader threads, each looping over list pages (filtered, sorted, deep pages), run pages and
 compare pages of the seeded runs, while 5 accounts post
---uploads real corpus archives at once through the API with their tokens and poll them until done (as
+--uploads real corpus archives through the API with their tokens, the accounts at once and each account's
+archives one after another (--uploads-at-once: all at the same instant), and poll them until done (as
 `bench.load_uploads` does, whose archive building, polling and database checks this reuses). Readers keep
 reading until every upload is done. The page cache is off (the cold path) unless --page-cache. By default a
 reader asks for its next page as soon as it is answered (a closed loop: 32 such readers keep every CPU busy,
@@ -80,12 +82,33 @@ def read_until(
     """One reader: ask for a page, wait for the answer, then think for a time drawn uniformly from ``think``
     (seconds; locust's ``between(a, b)``) before the next page. ``(0, 0)``: a closed loop with no pause."""
     rng = random.Random(seed)
+    if think[1] > 0:
+        stop.wait(rng.uniform(0, think[1]))  # people arrive over time (locust spawns users at a rate), not at once
     while not stop.is_set():
         for path in reader_pages(run_ids, rng):
             status, _, seconds = harness.http("GET", base + path, timeout=60)
             samples.append((path.split("?")[0].split("/")[1], status, seconds, path))
         if think[1] > 0:
             stop.wait(rng.uniform(*think))
+
+
+def post_all(base: str, tokens: list[str], chosen: list[dict], *, at_once: bool) -> list[dict]:
+    """Post every archive, account n taking archives n, n + USERS, ...: by default each account posts its
+    archives one after another (an uploader waits for its 202 before sending the next), the accounts all at once;
+    `at_once`: every archive at the same instant, each from a thread of its own."""
+    mine = [[(n, item) for n, item in enumerate(chosen) if n % USERS == account] for account in range(USERS)]
+    barrier = threading.Barrier(len(chosen) if at_once else USERS)
+
+    def post_in_turn(archives: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
+        return [
+            (n, post_upload(base, tokens[n % USERS], item, barrier if index == 0 else None))
+            for index, (n, item) in enumerate(archives)
+        ]
+
+    batches = [[pair] for pairs in mine for pair in pairs] if at_once else mine
+    with ThreadPoolExecutor(max_workers=len(batches)) as pool:
+        answered = [pair for answers in pool.map(post_in_turn, batches) for pair in answers]
+    return [answer for _, answer in sorted(answered, key=lambda pair: pair[0])]
 
 
 def load_average() -> str:
@@ -103,6 +126,13 @@ def warm_pages(base: str, run_ids: list[int], gunicorn_workers: int) -> None:
             harness.http("GET", base + path, timeout=60)
 
 
+def idle_pages(base: str, run_ids: list[int], requests: int = 100) -> list[float]:
+    """The readers' pages asked for one at a time before anything else runs: what a page costs alone, the floor
+    under the readers' p95 that no handling of the uploads can lower."""
+    rng = random.Random(1)
+    return [harness.http("GET", base + reader_pages(run_ids, rng)[0], timeout=60)[2] for _ in range(requests)]
+
+
 def idle_healthz(base: str, requests: int = 100) -> list[float]:
     for _ in range(10):
         harness.http("GET", f"{base}/healthz")
@@ -118,6 +148,17 @@ def main() -> None:
     parser.add_argument("--db", default="ioboard_load_deadline")
     parser.add_argument("--gunicorn-workers", type=int, default=4)
     parser.add_argument("--gunicorn-threads", type=int, default=1, help="threads per gunicorn worker (gthread above 1)")
+    parser.add_argument(
+        "--worker-nice",
+        type=int,
+        default=0,
+        help="start the Celery workers at this niceness (`nice -n`; 0: as the web)",
+    )
+    parser.add_argument(
+        "--uploads-at-once",
+        action="store_true",
+        help="post every archive at the same instant (default: each account posts its archives one after another)",
+    )
     parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
     parser.add_argument("--keep-db", action="store_true")
@@ -179,13 +220,16 @@ def main() -> None:
                     timeout=300,
                 )
             )
-            workers = [harness.celery_worker(f"deadline{n}", env=env, log_dir=logs) for n in (1, 2)]
+            workers = [
+                harness.celery_worker(f"deadline{n}", env=env, log_dir=logs, nice=args.worker_nice) for n in (1, 2)
+            ]
             services += workers
             base = f"http://127.0.0.1:{port}"
             harness.wait_until_serving(base, timeout=90)
             harness.wait_until_workers_ready(workers)
             warm_pages(base, run_ids, args.gunicorn_workers)
             healthz = idle_healthz(base)
+            alone = idle_pages(base, run_ids)
             load_before = load_average()
             print(f"{args.readers} readers and {len(chosen)} uploads from {USERS} accounts at {base} …")
             readers = [
@@ -197,15 +241,9 @@ def main() -> None:
             reading_started = time.perf_counter()
             for reader in readers:
                 reader.start()
-            time.sleep(5)  # readers at full speed before the uploads start
-            barrier = threading.Barrier(len(chosen))
+            time.sleep(5 + args.think[1])  # every reader reading before the uploads start
             started = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
-                posted = list(
-                    pool.map(
-                        lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier), enumerate(chosen)
-                    )
-                )
+            posted = post_all(base, tokens, chosen, at_once=args.uploads_at_once)
             poll_until_finished(base, posted, deadline=started + args.timeout)
             finished = time.perf_counter() - started
             stop.set()
@@ -234,7 +272,14 @@ def main() -> None:
     if errors:
         failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
     healthz_p95 = harness.percentile(healthz, 0.95)
-    rows = [["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"]]
+    alone_p95 = harness.percentile(alone, 0.95)
+    rows = [
+        ["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"],
+        [
+            "readers' pages alone (one at a time, no uploads) median / p95 ms (p95 x /healthz)",
+            f"{harness.median(alone) * 1e3:.1f} / {alone_p95 * 1e3:.1f} ({alone_p95 / healthz_median:.1f}x)",
+        ],
+    ]
     page_types = {}
     for kind in sorted({s[0] for s in samples}):
         times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
@@ -269,6 +314,10 @@ def main() -> None:
         ],
         ["uploads: first POST to last done s", f"{finished:.1f}"],
         [
+            "uploads: each POST's answer (the archive stored, the job queued) median / max s",
+            f"{harness.median([p['seconds'] for p in posted]):.2f} / {max(p['seconds'] for p in posted):.2f}",
+        ],
+        [
             "runs from uploads expected / stored / stored twice",
             f"{figures['expected_runs']} / {figures['runs']} / {twice}",
         ],
@@ -292,6 +341,8 @@ def main() -> None:
             "think_seconds": list(args.think),
             "uploads": len(chosen),
             "healthz_median_seconds": healthz_median,
+            "pages_alone_median_seconds": harness.median(alone),
+            "pages_alone_p95_seconds": alone_p95,
             "readers_p95_seconds": p95_all,
             "reader_errors": len(errors),
             "reader_requests": len(samples),
