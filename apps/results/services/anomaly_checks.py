@@ -7,12 +7,12 @@ re-checks a system's runs after a stack changed its measured ceiling lives here 
 
 from celery import shared_task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import transaction
 from django.db.models import Q
 
 from apps.results.judgements.anomalies import RuleContext, RunFacts, evaluate_all
 from apps.results.models import Anomaly, Run, Stack
-from apps.results.services import runs
+from apps.results.services import RETRIED_ON_DATABASE_ERRORS, runs
 
 
 def same_result(run: Run) -> Q:
@@ -79,13 +79,7 @@ def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[An
     return rows
 
 
-@shared_task(
-    name="apps.results.tasks.check_runs_against_ceiling",
-    acks_late=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    max_retries=5,
-    retry_backoff=5,
-)
+@shared_task(name="apps.results.tasks.check_runs_against_ceiling", **RETRIED_ON_DATABASE_ERRORS)
 def check_runs_against_ceiling(system_id: int) -> None:
     """Re-run the anomaly rules of the system's IO500 runs (a stack of the system changed its measured
     ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings."""

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 
 from celery import shared_task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import transaction
 from django.db.models import Count, Prefetch
 from django.utils import timezone
 
@@ -32,6 +32,7 @@ from apps.results.judgements.changes.attribution import attribute, configuration
 from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.models import Annotation, Change, MetricNoise, PhaseResult, Run, StorageSystem
+from apps.results.services import RETRIED_ON_DATABASE_ERRORS
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: Run-level metrics and the Run fields they read.
@@ -333,13 +334,7 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
     return counts
 
 
-@shared_task(
-    name="apps.results.tasks.detect_changes_task",
-    acks_late=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    max_retries=5,
-    retry_backoff=5,
-)
+@shared_task(name="apps.results.tasks.detect_changes_task", **RETRIED_ON_DATABASE_ERRORS)
 def detect_changes_task(run_pks: list[int]) -> None:
     """Recompute the changes of the systems of these runs. Idempotent: running it twice stores the same rows."""
     detect_systems_changes(Run.objects.filter(pk__in=run_pks).values_list("system_id", flat=True).distinct())
