@@ -43,7 +43,14 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench import harness  # noqa: E402
-from bench.load_uploads import USERS, build_archives, poll_until_finished, post_upload, verify  # noqa: E402
+from bench.load_uploads import (  # noqa: E402
+    USERS,
+    build_archives,
+    poll_until_finished,
+    post_upload,
+    uploads_env,
+    verify,
+)
 
 #: Readers' p95 must stay within this multiple of the idle /healthz median.
 BOUND_X_HEALTHZ = 10
@@ -199,12 +206,8 @@ def main() -> None:
             chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
             tokens = [harness.create_token_user(f"deadline{n}") for n in range(USERS)]
             env = {
-                "DATABASE_URL": url,
-                "REDIS_URL": redis_url,
-                "MEDIA_ROOT": str(media),
+                **uploads_env(url, redis_url, media),
                 "STATIC_ROOT": str(static),
-                "THROTTLE_UPLOADS": "100000/hour",
-                "THROTTLE_USER": "1000000/min",
                 "THROTTLE_ANON": "1000000/min",
                 "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0",
             }

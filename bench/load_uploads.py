@@ -90,6 +90,18 @@ def build_archives(corpus: Path, count: int, scratch: Path) -> list[dict]:
     return chosen
 
 
+def uploads_env(database_url: str, redis_url: str, media: Path) -> dict:
+    """The services' settings for a burst of uploads: this database, Redis and media folder, and throttles
+    lifted so that the accounts' uploads all go through (the throttles are tested on their own)."""
+    return {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "MEDIA_ROOT": str(media),
+        "THROTTLE_UPLOADS": "100000/hour",
+        "THROTTLE_USER": "1000000/min",
+    }
+
+
 def post_upload(base: str, token: str, item: dict, barrier: threading.Barrier | None) -> dict:
     """POST one archive with the account's token (after every thread reached `barrier`, if given)."""
     archive = item["archive"]
@@ -227,13 +239,7 @@ def main() -> None:
             print(f"building {args.uploads} distinct archives from {args.corpus} …")
             chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
             tokens = [harness.create_token_user(f"load{n}") for n in range(USERS)]
-            env = {
-                "DATABASE_URL": url,
-                "REDIS_URL": redis_url,
-                "MEDIA_ROOT": str(media),
-                "THROTTLE_UPLOADS": "100000/hour",
-                "THROTTLE_USER": "1000000/min",
-            }
+            env = uploads_env(url, redis_url, media)
             port = harness.free_port()
             web = harness.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers, timeout=300)
             services.append(web)
