@@ -103,18 +103,19 @@ def post_all(base: str, tokens: list[str], chosen: list[dict], *, at_once: bool)
     """Post every archive, account n taking archives n, n + USERS, ...: by default each account posts its
     archives one after another (an uploader waits for its 202 before sending the next), the accounts all at once;
     `at_once`: every archive at the same instant, each from a thread of its own."""
-    mine = [[(n, item) for n, item in enumerate(chosen) if n % USERS == account] for account in range(USERS)]
-    barrier = threading.Barrier(len(chosen) if at_once else USERS)
+    numbered = list(enumerate(chosen))
+    senders = [[pair] for pair in numbered] if at_once else [numbered[account::USERS] for account in range(USERS)]
+    barrier = threading.Barrier(len(senders))
 
     def post_in_turn(archives: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
+        """One sender's archives, the first once every sender is ready."""
         return [
             (n, post_upload(base, tokens[n % USERS], item, barrier if index == 0 else None))
             for index, (n, item) in enumerate(archives)
         ]
 
-    batches = [[pair] for pairs in mine for pair in pairs] if at_once else mine
-    with ThreadPoolExecutor(max_workers=len(batches)) as pool:
-        answered = [pair for answers in pool.map(post_in_turn, batches) for pair in answers]
+    with ThreadPoolExecutor(max_workers=len(senders)) as pool:
+        answered = [pair for answers in pool.map(post_in_turn, senders) for pair in answers]
     return [answer for _, answer in sorted(answered, key=lambda pair: pair[0])]
 
 
