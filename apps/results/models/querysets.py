@@ -19,6 +19,7 @@ Usage, the same for HTML pages, exports and the API::
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cache
 from itertools import islice
 
 from django.apps import apps
@@ -66,6 +67,13 @@ def anomalies_in_order():
 
 def badges():
     """The anomalies a row of a list shows as badges: in order, without their evidence (JSON a row never reads)."""
+    return _badges_once().all()
+
+
+@cache
+def _badges_once():
+    """`badges()`, built once per process: the queryset is the same on every page that shows badges, and building
+    its order again cost each of them a few tenths of a millisecond (never evaluated: `badges()` clones it)."""
     return anomalies_in_order().defer("evidence")
 
 
@@ -246,7 +254,7 @@ class ListEntryQuerySet(models.QuerySet):
     def listed(self, kind: str):
         """The entries of list `kind` in list order (score, then run id), each with its current `rank`."""
         list_kind(kind)
-        return self.filter(kind=kind).with_rank().order_by(F("score").desc(nulls_last=True), "run_id")
+        return self.filter(kind=kind).with_rank().order_by(*LIST_ORDER)
 
     def with_rank(self):
         """rank = base_rank + the net shifts stored after it above its score (ListEntry's docstring).
@@ -283,7 +291,9 @@ class ListEntryQuerySet(models.QuerySet):
         its own per page (the runs' dates by primary key)."""
         run_model = self.model._meta.get_field("run").related_model
         return self.annotate(
-            run_timestamp=Subquery(run_model.objects.filter(pk=OuterRef("run_id")).values("run_timestamp")[:1])
+            run_timestamp=Subquery(
+                run_model.objects.filter(pk=OuterRef("run_id")).order_by().values("run_timestamp")[:1]
+            )
         )
 
     def filter_listed(self, **criteria):
@@ -350,6 +360,9 @@ class ListEntryQuerySet(models.QuerySet):
 
         `state`: the list's ListState, when the caller has read it already (for its file systems).
 
+        The page reads every entry of the list kind (`self` is the manager's queryset; its filters are not kept),
+        starting from `_entries_with_page_columns`, annotated once per process.
+
         A substring filter on a column in INDEXED_TEXT becomes "column IN (the list's values that contain it,
         compared upper-cased)": a LIKE '%DDN%' cannot use an index. The values come from skipping through the
         column's sort index (`_distinct_values`), and the count then reads the matching entries from that same
@@ -357,13 +370,20 @@ class ListEntryQuerySet(models.QuerySet):
         index past every other vendor's entries for the same count: an UPPER() condition is only a filter on
         that index.
         """
+        list_kind(kind)
         indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
-        entries = self.listed(kind).filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
+        entries = (
+            _entries_with_page_columns(self.model)
+            .using(self._db)
+            .filter(kind=kind)
+            .order_by(*LIST_ORDER)
+            .filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
+        )
         for name, needle in indexed.items():
             column = INDEXED_TEXT[name]
             values = [value for value in self._distinct_values(kind, column) if str(needle).upper() in value.upper()]
             entries = entries.filter(**{f"{column}__in": values})
-        keys = entries.with_normalised().with_run_timestamp().sort_listed(sort)
+        keys = entries.sort_listed(sort)
         if criteria_condition(criteria):
             found = entries.order_by().values("pk")[: COUNT_CAP + 1].count()
             return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
@@ -400,6 +420,21 @@ class ListEntryQuerySet(models.QuerySet):
         run_model = self.model._meta.get_field("run").related_model
         while chunk := list(islice(keys, chunk_size)):
             yield from run_model.objects.load_rows(chunk)
+
+
+#: The order of a live list: score, best first, then run id (ListEntryQuerySet.listed).
+LIST_ORDER = (F("score").desc(nulls_last=True), "run_id")
+
+
+@cache
+def _entries_with_page_columns(model):
+    """Every list entry with the columns a list page shows beyond the stored ones (rank, normalised scores, run
+    timestamp; `ListEntryQuerySet.page_entries`), built once per process and never evaluated: each page clones it.
+
+    Why: building the rank's subquery and resolving the eight annotations cost every list page (HTML and API)
+    about a millisecond, the same on every request, a tenth of a list page's time at a million runs
+    (docs/performance.md). A queryset chained from a shared parent is what Django does on every `.filter()`."""
+    return model.objects.with_rank().with_normalised().with_run_timestamp()
 
 
 def load_listed(entries) -> list:
