@@ -17,7 +17,7 @@ from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.judgements.submission_rules import rules_edition_of_date
 from apps.results.models import CustomList, Edition, EditionEntry, ListEntry, ListState, Run, Stack, StorageSystem
 from apps.results.models.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
-from apps.results.models.querysets import load_listed
+from apps.results.models.querysets import entries_with_rank, load_listed
 from apps.results.services.awards import edition_awards
 from apps.results.services.changes.noise import NOISE_SIGMAS, noise_verdicts
 from apps.results.services.citations import citations_from, mixed_lists_warning
@@ -195,7 +195,7 @@ def _medians_list(run, placements) -> ListKind:
 def run_detail(request, pk: int):
     run = get_object_or_404(Run.objects.with_details().prefetch_related("rank_stats"), pk=pk)
     phases = list(run.phases.all())
-    ranks = {kind: rank for kind, rank in ListEntry.objects.filter(run=run).with_rank().values_list("kind", "rank")}
+    ranks = {kind: rank for kind, rank in entries_with_rank().filter(run=run).values_list("kind", "rank")}
     placements = [(kind, ranks.get(kind.slug)) for kind in LIST_KINDS.values() if kind.on_run_pages]
     medians_list = _medians_list(run, placements)
     statistics = ListState.objects.filter(kind=medians_list.slug).first()
@@ -258,7 +258,7 @@ def system_detail(request, pk: int):
         .order_by(F("run_timestamp").desc(nulls_last=True), F("year").desc(nulls_last=True), "-pk")
     )
     shown = [kind.slug for kind in LIST_KINDS.values() if kind.on_run_pages]
-    entries = ListEntry.objects.filter(system=system, kind__in=shown).with_rank().values_list("kind", "run_id", "rank")
+    entries = entries_with_rank().filter(system=system, kind__in=shown).values_list("kind", "run_id", "rank")
     placements = sorted(
         ((LIST_KINDS[kind], run_id, rank) for kind, run_id, rank in entries),
         key=lambda placement: shown.index(placement[0].slug),

@@ -252,9 +252,17 @@ class ListEntryQuerySet(models.QuerySet):
     """The maintained entries of the live lists (apps.results.models.ListEntry)."""
 
     def listed(self, kind: str):
-        """The entries of list `kind` in list order (score, then run id), each with its current `rank`."""
+        """The entries of list `kind` in list order (score, then run id), each with its current `rank`: a whole
+        list, read from `entries_with_rank()` (call it on ListEntry.objects; filter what it returns)."""
+        return self._whole_list(kind, _entries_with_rank)
+
+    def _whole_list(self, kind: str, annotated):
+        """List `kind`'s entries in list order, from `annotated` (a queryset built once per process). `self` only
+        names the database: a filtered `self` would be silently widened to the whole list, so it is refused."""
         list_kind(kind)
-        return self.filter(kind=kind).with_rank().order_by(*LIST_ORDER)
+        if self.query.where:
+            raise TypeError("a whole list is read from ListEntry.objects; filter what listed() returns instead")
+        return annotated().using(self._db).filter(kind=kind).order_by(*LIST_ORDER)
 
     def with_rank(self):
         """rank = base_rank + the net shifts stored after it above its score (ListEntry's docstring).
@@ -360,8 +368,7 @@ class ListEntryQuerySet(models.QuerySet):
 
         `state`: the list's ListState, when the caller has read it already (for its file systems).
 
-        The page reads every entry of the list kind (`self` is the manager's queryset; its filters are not kept),
-        starting from `_entries_with_page_columns`, annotated once per process.
+        The page starts from `_entries_with_page_columns`, annotated once per process (`_whole_list`).
 
         A substring filter on a column in INDEXED_TEXT becomes "column IN (the list's values that contain it,
         compared upper-cased)": a LIKE '%DDN%' cannot use an index. The values come from skipping through the
@@ -370,14 +377,9 @@ class ListEntryQuerySet(models.QuerySet):
         index past every other vendor's entries for the same count: an UPPER() condition is only a filter on
         that index.
         """
-        list_kind(kind)
         indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
-        entries = (
-            _entries_with_page_columns(self.model)
-            .using(self._db)
-            .filter(kind=kind)
-            .order_by(*LIST_ORDER)
-            .filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
+        entries = self._whole_list(kind, _entries_with_page_columns).filter_listed(
+            **{n: v for n, v in criteria.items() if n not in indexed}
         )
         for name, needle in indexed.items():
             column = INDEXED_TEXT[name]
@@ -426,15 +428,28 @@ class ListEntryQuerySet(models.QuerySet):
 LIST_ORDER = (F("score").desc(nulls_last=True), "run_id")
 
 
-@cache
-def _entries_with_page_columns(model):
-    """Every list entry with the columns a list page shows beyond the stored ones (rank, normalised scores, run
-    timestamp; `ListEntryQuerySet.page_entries`), built once per process and never evaluated: each page clones it.
+def entries_with_rank():
+    """Every list entry with its current `rank` (`ListEntryQuerySet.with_rank`): filter it. What the run, system and
+    front pages read their places from."""
+    return _entries_with_rank().all()
 
-    Why: building the rank's subquery and resolving the eight annotations cost every list page (HTML and API)
-    about a millisecond, the same on every request, a tenth of a list page's time at a million runs
-    (docs/performance.md). A queryset chained from a shared parent is what Django does on every `.filter()`."""
-    return model.objects.with_rank().with_normalised().with_run_timestamp()
+
+@cache
+def _entries_with_rank():
+    """`ListEntry.objects.with_rank()`, built once per process and never evaluated: each caller clones it.
+
+    Why: building the rank's subquery and resolving it cost every page that shows a rank (lists, HTML and API,
+    and the run, system and front pages) a few tenths of a millisecond, the same on every request; a queryset
+    chained from a shared parent is what Django does on every `.filter()` (as `list_entries._entry_rows`)."""
+    return apps.get_model("results", "ListEntry").objects.with_rank()
+
+
+@cache
+def _entries_with_page_columns():
+    """`_entries_with_rank()` with the other columns a list page shows beyond the stored ones (normalised scores,
+    run timestamp; `ListEntryQuerySet.page_entries`), built once per process: resolving the eight annotations cost
+    every list page about a millisecond, a tenth of its time at a million runs (docs/performance.md)."""
+    return _entries_with_rank().with_normalised().with_run_timestamp()
 
 
 def load_listed(entries) -> list:

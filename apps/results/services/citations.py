@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from apps.results.models import EditionEntry, ListEntry, Run
 from apps.results.models.list_kinds import LIST_KINDS, list_kind
+from apps.results.models.querysets import entries_with_rank
 
 VERIFIED, UNVERIFIED = "verified", "unverified"
 
@@ -43,7 +44,7 @@ def run_citations(run: Run) -> list[Citation]:
         .select_related("edition")
         .order_by("-edition__frozen_at", "edition__list_kind")
     )
-    live = dict(ListEntry.objects.filter(run=run, ranked=True).with_rank().values_list("kind", "rank"))
+    live = dict(entries_with_rank().filter(run=run, ranked=True).values_list("kind", "rank"))
     return citations_from(run, entries, live)
 
 

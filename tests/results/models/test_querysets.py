@@ -117,6 +117,18 @@ def test_unknown_criteria_are_refused():
         listed("io500").filter_listed(colour="blue")
 
 
+def test_a_whole_list_is_read_from_the_manager_never_from_a_filtered_queryset():
+    """listed() and page_entries() start from a queryset built once per process: a filter before them would be
+    dropped, so it is refused rather than widened to the whole list."""
+    kept, other = run(score=200.0), run(score=100.0)
+    with pytest.raises(TypeError, match=r"ListEntry\.objects"):
+        ListEntry.objects.filter(run=kept).listed("io500")
+    with pytest.raises(TypeError, match=r"ListEntry\.objects"):
+        ListEntry.objects.filter(run=kept).page_entries("io500", {}, None)
+    assert [pk for pk, _ in ranks(listed("io500").filter(run=kept))] == [kept.pk]
+    assert other.pk in [pk for pk, _ in ranks(listed("io500"))]
+
+
 def test_sorting_orders_rows_but_never_changes_ranks():
     slow = run(score=90, client_nodes=1000)
     fast = run(score=50, client_nodes=10)
