@@ -63,11 +63,17 @@ class ApiDefaults:
     throttle_classes = READ_THROTTLES
 
     def filter_queryset(self, queryset):
-        """Filters narrow collections; an object named by its id is not filtered. Building a filter set for it
-        (its filters deep-copied per request) was a noticeable share of a run's detail (docs/performance.md)."""
-        if getattr(self, "detail", False):
+        """Filters narrow collections; an object named by its id is not filtered, nor a collection asked for with
+        no parameter that could narrow or order it (`UNFILTERING_PARAMETERS` only). Building a filter set (its
+        filters deep-copied per request) was a noticeable share of a run's detail and of an unfiltered page of runs
+        (docs/performance.md), and with no filter given it changes nothing."""
+        if getattr(self, "detail", False) or self.is_unfiltered():
             return queryset
         return super().filter_queryset(queryset)
+
+    def is_unfiltered(self) -> bool:
+        """The request only pages the collection or names its format: every row, in the endpoint's own order."""
+        return not set(self.request.query_params) - UNFILTERING_PARAMETERS
 
 
 class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -95,7 +101,7 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
 
     def paginate_queryset(self, queryset):
         """Every run, unfiltered, is counted from the maintained list counts rather than by COUNT(*)."""
-        if self.action == "list" and not set(self.request.query_params) - UNFILTERING_PARAMETERS:
+        if self.action == "list" and self.is_unfiltered():
             queryset = CountedKeys(queryset, Run.objects.total())
         return super().paginate_queryset(queryset)
 
