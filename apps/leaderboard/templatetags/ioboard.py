@@ -8,6 +8,7 @@ from django.utils.formats import localize
 from django.utils.html import conditional_escape, escape, format_html_join, json_script
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.leaderboard import tables
 from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
@@ -33,6 +34,12 @@ def chart(figure: dict, figure_id: str, label: str, click_url: str = "") -> Safe
         f'<div class="plotly-chart" data-figure="{conditional_escape(figure_id)}"{click} role="img" '
         f'aria-label="{conditional_escape(label)}"></div>'
     )
+
+
+@register.simple_tag
+def table_rows(rows) -> SafeString:
+    """A list table's <tr> rows (apps.leaderboard.tables.table_rows)."""
+    return tables.table_rows(rows)
 
 
 @register.filter
