@@ -81,6 +81,8 @@ def headers(current: str | None, default: str, query: QueryDict | None = None) -
     """Sort links: a click on the sorted column reverses it; on another column, sorts it its natural way.
     Each link keeps the page's other parameters (`query`) and goes back to the first page."""
     sorted_by, descending = sort_column(current or default)
+    params = (query or QueryDict()).copy()  # once: a QueryDict copy is a deep copy, and a page has 17 headers
+    params.pop("page", None)
     result = []
     for column in TABLE_COLUMNS:
         if column == sorted_by:
@@ -89,9 +91,7 @@ def headers(current: str | None, default: str, query: QueryDict | None = None) -
         else:
             state = ""
             sort = f"-{column.key}" if column.descending_first else column.key
-        params = (query or QueryDict()).copy()
         params["sort"] = sort
-        params.pop("page", None)
         result.append(Header(column=column, sort=sort, state=state, href=f"?{params.urlencode()}"))
     return result
 
