@@ -15,6 +15,7 @@ from tests.factories import (
     TunableFactory,
     UploadFactory,
 )
+from tests.queries import run_details_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -139,8 +140,9 @@ def test_the_run_page_runs_a_constant_number_of_queries(client, size, django_ass
     for _ in range(size):
         RunFactory()
     freeze_edition(f"E{size}", "io500")
-    # run + 7 prefetches, placements on every list, list statistics, edition entries, the system's stack
-    with django_assert_num_queries(12):
+    # the run (+ its 6 relations), its per-rank statistics, placements on every list, list statistics, edition
+    # entries, the system's stack
+    with django_assert_num_queries(6 + run_details_queries(6)):
         assert client.get(f"/runs/{run.pk}/").status_code == 200
 
 

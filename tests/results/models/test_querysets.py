@@ -9,6 +9,7 @@ from apps.results.models import ListEntry, ListState, Run
 from apps.results.models.list_columns import SORT_KEYS
 from apps.results.services.list_entries import refresh_statistics
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
+from tests.queries import run_details_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -214,7 +215,8 @@ def test_with_details_loads_a_run_in_a_constant_number_of_queries(patches, djang
     LustrePatchFactory.create_batch(patches - 1, build=patch.build)
     target = RunFactory(lustre_build=patch.build)
     AnomalyFactory.create_batch(patches, run=target)
-    with django_assert_num_queries(7):  # run + phases, tunables, stripings, files, patches, anomalies
+    # the run, then phases, tunables, stripings, files, patches, anomalies (in the run's query on PostgreSQL)
+    with django_assert_num_queries(1 + run_details_queries(6)):
         loaded = Run.objects.with_details().get(pk=target.pk)
         assert len(loaded.phases.all()) == 12
         assert len(loaded.lustre_build.patches.all()) == patches
@@ -306,6 +308,7 @@ def test_a_runs_details_are_read_without_joining_the_run_table_again():
     with CaptureQueriesContext(connection) as queries:
         detailed = Run.objects.with_details().get(pk=run.pk)
         assert detailed.phases.all()
-    child_queries = [query["sql"] for query in queries.captured_queries[1:]]
-    assert child_queries
-    assert not [sql for sql in child_queries if 'JOIN "results_run"' in sql]
+        assert detailed.anomalies.all()
+    statements = [query["sql"] for query in queries.captured_queries]
+    assert len(statements) == 1 + run_details_queries(5)  # no Lustre build: no patches to read
+    assert not [sql for sql in statements if 'JOIN "results_run"' in sql]
