@@ -182,26 +182,23 @@ class RunQuerySet(models.QuerySet):
     def with_details(self, *, files: bool = True):
         """Everything a run page and diff_runs() read, in a constant number of queries (anomalies errors first).
 
-        On PostgreSQL the related rows come in one query after the runs' (`run_details`: two queries instead of
-        seven); elsewhere through `prefetch_related`. Either way `run.phases.all()` and the rest read them without a
-        query.
-
         ``files=False`` leaves the files (their whole contents) to be read by whoever asks for them: for many
         runs held at once of which only a few are diffed (change detection).
         """
-        runs = self.select_related("system__institution", "lustre_build", "upload")
-        relations = tuple(relation for relation in DETAIL_RELATIONS if files or relation.accessor != "files")
-        if reads_related_rows_in_one_query(runs.db):
-            runs._iterable_class = runs_with_related_rows(relations)
-            return runs
-        return runs.prefetch_related(
-            *[
-                Prefetch(relation.path, queryset=relation.model.objects.order_by(*relation.order))
-                if relation.order
-                else relation.path
-                for relation in relations
-            ]
+        return self.select_related("system__institution", "upload").with_related_rows(
+            *[relation for relation in DETAIL_RELATIONS if files or relation.accessor != "files"]
         )
+
+    def with_related_rows(self, *relations):
+        """The runs' related rows of these `run_details.Relation`s, read so that `run.phases.all()` and the rest
+        run no query: on PostgreSQL in one query after the runs' (`run_details`), elsewhere by `prefetch_related`.
+        A relation of the Lustre build (its patches) reads the build with the run."""
+        runs = self.select_related("lustre_build") if any(r.owner == "lustre_build" for r in relations) else self
+        if reads_related_rows_in_one_query(runs.db):
+            runs = runs._chain()
+            runs._iterable_class = runs_with_related_rows(tuple(relations))
+            return runs
+        return runs.prefetch_related(*[relation.prefetch() for relation in relations])
 
     def with_list_columns(self):
         return (

@@ -26,7 +26,7 @@ from functools import cache, lru_cache
 from django.apps import apps
 from django.contrib.postgres.aggregates import JSONBAgg
 from django.db import connections
-from django.db.models import F, Value
+from django.db.models import F, Prefetch, Value
 from django.db.models.functions import JSONArray
 from django.db.models.query import ModelIterable
 
@@ -38,13 +38,15 @@ _PLACEHOLDER_BASE = -(10**15)
 class Relation:
     """Rows of `model_name` whose foreign key `link` points at a run (`owner` "run") or at a run's Lustre build
     (`owner` "lustre_build"), read through the owner's reverse accessor `accessor`, sorted by `order` (the model's
-    own ordering when empty), as `prefetch_related` would have read them."""
+    own ordering when empty), as `prefetch_related` would have read them. `fields` reads only those columns (and
+    the id and link), the others deferred, as `.only()` would."""
 
     accessor: str
     model_name: str
     link: str = "run"
     owner: str = "run"
     order: tuple = ()
+    fields: tuple = ()
 
     @property
     def model(self):
@@ -55,6 +57,27 @@ class Relation:
         """The `prefetch_related` lookup from a run: "phases", "lustre_build__patches"."""
         return self.accessor if self.owner == "run" else f"{self.owner}__{self.accessor}"
 
+    def columns(self) -> list:
+        """The model's concrete fields this relation reads, in the model's order."""
+        model = self.model
+        link = model._meta.get_field(self.link).attname
+        return [
+            field
+            for field in model._meta.concrete_fields
+            if not self.fields or field.primary_key or field.attname == link or field.attname in self.fields
+        ]
+
+    def prefetch(self):
+        """The same rows as a `prefetch_related` lookup (where they cannot be read in one query)."""
+        if not (self.order or self.fields):
+            return self.path
+        rows = self.model.objects.all()
+        if self.order:
+            rows = rows.order_by(*self.order)
+        if self.fields:
+            rows = rows.only(*[field.attname for field in self.columns()])
+        return Prefetch(self.path, queryset=rows)
+
     def owner_of(self, run):
         return run if self.owner == "run" else getattr(run, self.owner)
 
@@ -62,7 +85,7 @@ class Relation:
         """(position, owner id, the owner's rows as a JSONB array of arrays of the model's concrete columns)."""
         model = self.model
         link = model._meta.get_field(self.link).attname
-        columns = JSONArray(*[F(field.attname) for field in model._meta.concrete_fields])
+        columns = JSONArray(*[F(field.attname) for field in self.columns()])
         return (
             model._base_manager.filter(**{f"{link}__in": owner_ids})
             .order_by()
@@ -77,7 +100,7 @@ class Relation:
     def attach(self, owner, rows: list, database: str) -> None:
         """Build the rows as the ORM builds them (`Model.from_db`) and store them where `prefetch_related` would."""
         model = self.model
-        fields = model._meta.concrete_fields
+        fields = self.columns()
         attnames = [field.attname for field in fields]
         link = model._meta.get_field(self.link).name
         built = []

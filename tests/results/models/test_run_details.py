@@ -14,6 +14,7 @@ from django.db.models import Prefetch
 from django.test.utils import CaptureQueriesContext
 
 from apps.results.models import Anomaly, LustrePatch, PhaseResult, Run
+from apps.results.models.run_details import Relation
 from tests.factories import (
     AnomalyFactory,
     LustreBuildFactory,
@@ -131,3 +132,16 @@ def test_the_related_rows_are_model_instances_a_page_can_save():
     loaded.save(update_fields=["message"])
     assert Anomaly.objects.get(pk=anomaly.pk).message == "reworded"
     assert not LustrePatch.objects.exists()
+
+
+def test_a_relation_of_some_columns_reads_those_and_defers_the_rest_as_only_would():
+    run = RunFactory()
+    phases = Relation("phases", "PhaseResult", fields=("name", "value"))
+    loaded = Run.objects.filter(pk=run.pk).with_related_rows(phases).get()
+    with CaptureQueriesContext(connection) as queries:
+        rows = list(loaded.phases.all())
+    assert queries.captured_queries == []
+    expected = PhaseResult.objects.filter(run=run).order_by("position").values_list("pk", "name", "value")
+    assert [(row.pk, row.name, row.value) for row in rows] == list(expected)
+    assert {"details", "command", "unit", "position"} <= rows[0].get_deferred_fields()
+    assert "run_id" not in rows[0].get_deferred_fields()

@@ -25,13 +25,15 @@ from datetime import UTC, datetime
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Prefetch
+from django.db.models import Count
 from django.utils import timezone
 
 from apps.results.judgements.changes.attribution import attribute, configuration_entries
 from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.judgements.diff import diff_runs, flatten
-from apps.results.models import Annotation, Change, MetricNoise, PhaseResult, Run, StorageSystem
+from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
+from apps.results.models.querysets import DETAIL_RELATIONS
+from apps.results.models.run_details import Relation
 from apps.results.services import RETRIED_ON_DATABASE_ERRORS
 from apps.results.services.freshness import bump_data_version_on_commit
 
@@ -62,8 +64,12 @@ HISTORY_RUN_FIELDS = (
     "config",
     "lustre_build",
 )
-#: What the history page reads of a run's phases: a metric's value, unit and group (metric_value, metrics_of).
-HISTORY_PHASE_FIELDS = ("run_id", "name", "position", "value", "unit", "score_group")
+#: What the history page reads of a run's related rows: of its phases a metric's value, unit and group
+#: (metric_value, metrics_of); its provenance (tunables, striping, the build's patches) whole.
+HISTORY_ROWS = (
+    Relation("phases", "PhaseResult", fields=("name", "position", "value", "unit", "score_group")),
+    *[relation for relation in DETAIL_RELATIONS if relation.accessor in ("tunables", "stripings", "patches")],
+)
 
 
 def history_runs(system_id: int) -> list[Run]:
@@ -71,18 +77,7 @@ def history_runs(system_id: int) -> list[Run]:
     page reads (HISTORY_RUN_FIELDS, the phases' values, the provenance), not what only a diff or a run page reads
     (anomalies, the upload, the phases' commands and details, the other run fields): for a history of a few runs,
     building those objects cost more than reading the rows."""
-    runs = (
-        Run.objects.filter(system_id=system_id)
-        .ranked()
-        .only(*HISTORY_RUN_FIELDS)
-        .select_related("lustre_build")
-        .prefetch_related(
-            Prefetch("phases", PhaseResult.objects.only(*HISTORY_PHASE_FIELDS)),
-            "tunables",
-            "stripings",
-            "lustre_build__patches",
-        )
-    )
+    runs = Run.objects.filter(system_id=system_id).ranked().only(*HISTORY_RUN_FIELDS).with_related_rows(*HISTORY_ROWS)
     return in_time_order(runs)
 
 
