@@ -1,4 +1,5 @@
-"""A run's related rows read in one query, on PostgreSQL (`RunQuerySet.with_details`).
+"""A run's related rows read in one query, on PostgreSQL (`RunQuerySet.with_related_rows`, which `with_details` and
+the history page read through).
 
 A run page, a comparison and the API's run detail read six relations of each run: its phases, tunables, striping,
 files and anomalies, and its Lustre build's patches. Through `prefetch_related` that is one query per relation, and
@@ -14,9 +15,10 @@ The rows are built with `Model.from_db`, as the ORM builds them, and stored wher
 every float exactly (shortest round-trip digits); NaN and the infinities come back as strings, which
 `FloatField.to_python` reads. SQLite (the embedded mode) keeps `prefetch_related`.
 
-Storing the rows relies on the cache `prefetch_related` itself fills (`_prefetched_objects_cache`, and a queryset's
-`_result_cache`), the one place where this module reaches inside Django; a spec test reads runs both ways and
-compares every value of every row (tests/results/models/test_run_details.py).
+Two places reach inside Django: storing the rows in the cache `prefetch_related` itself fills
+(`_prefetched_objects_cache`, and a queryset's `_result_cache`), and setting the runs' queryset's iterable class
+(`_iterable_class`, as `values()` does). A spec test reads runs both ways and compares every value of every row
+(tests/results/models/test_run_details.py).
 """
 
 import json
