@@ -23,7 +23,7 @@ Two places reach inside Django: storing the rows in the cache `prefetch_related`
 
 import json
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from django.apps import apps
 from django.contrib.postgres.aggregates import JSONBAgg
@@ -59,13 +59,19 @@ class Relation:
         """The `prefetch_related` lookup from a run: "phases", "lustre_build__patches"."""
         return self.accessor if self.owner == "run" else f"{self.owner}__{self.accessor}"
 
+    @cached_property
+    def link_field(self):
+        """The rows' foreign key to their owner."""
+        return self.model._meta.get_field(self.link)
+
+    @cached_property
     def columns(self) -> list:
-        """The model's concrete fields this relation reads, in the model's order."""
-        model = self.model
-        link = model._meta.get_field(self.link).attname
+        """The model's concrete fields this relation reads, in the model's order (worked out once: every run a page
+        reads builds its rows with them)."""
+        link = self.link_field.attname
         return [
             field
-            for field in model._meta.concrete_fields
+            for field in self.model._meta.concrete_fields
             if not self.fields or field.primary_key or field.attname == link or field.attname in self.fields
         ]
 
@@ -77,7 +83,7 @@ class Relation:
         if self.order:
             rows = rows.order_by(*self.order)
         if self.fields:
-            rows = rows.only(*[field.attname for field in self.columns()])
+            rows = rows.only(*[field.attname for field in self.columns])
         return Prefetch(self.path, queryset=rows)
 
     def owner_of(self, run):
@@ -86,8 +92,8 @@ class Relation:
     def grouped(self, position: int, owner_ids: list[int]):
         """(position, owner id, the owner's rows as a JSONB array of arrays of the model's concrete columns)."""
         model = self.model
-        link = model._meta.get_field(self.link).attname
-        columns = JSONArray(*[F(field.attname) for field in self.columns()])
+        link = self.link_field.attname
+        columns = JSONArray(*[F(field.attname) for field in self.columns])
         return (
             model._base_manager.filter(**{f"{link}__in": owner_ids})
             .order_by()
@@ -101,10 +107,8 @@ class Relation:
 
     def attach(self, owner, rows: list, database: str) -> None:
         """Build the rows as the ORM builds them (`Model.from_db`) and store them where `prefetch_related` would."""
-        model = self.model
-        fields = self.columns()
+        model, fields, link = self.model, self.columns, self.link_field.name
         attnames = [field.attname for field in fields]
-        link = model._meta.get_field(self.link).name
         built = []
         for row in rows:
             values = zip(fields, row, strict=True)
