@@ -376,27 +376,30 @@ def phase_medians(slug: str) -> dict[str, float]:
     PostgreSQL has the median as an ordered-set aggregate (percentile_cont(0.5): the middle value, or
     the mean of the two middle ones), a single sort per phase; elsewhere the portable window form.
 
-    The join is kept off nested loops, for this one statement. On fresh statistics PostgreSQL hashes the
-    entries and scans the phases once anyway; on statistics that call both tables empty it chose a
-    nested loop that read the whole entry index for every phase row (quadratic), and this runs after
-    every upload that changes the list.
+    The statement is driven by the list's entries: for each ranked entry, its run's phases by the phase
+    table's run index (a LATERAL subquery that `OFFSET 0` keeps PostgreSQL from flattening into a join it
+    would plan on its own). The work is the list's size, not the phase table's: a hash join read every phase
+    of every run (1.2 million rows at 100k runs, 0.43 s for a production list of 2,300 entries), and on
+    statistics that call both tables empty a plain join became a nested loop that read the whole entry index
+    for every phase row (quadratic). This runs after uploads that change the list, beside the readers.
     """
     listed = Run.objects.filter(list_entries__kind=slug, list_entries__ranked=True)
     if connection.vendor != "postgresql":
         return listed.phase_medians()
     phases, entries = PhaseResult._meta.db_table, ListEntry._meta.db_table
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_nestloop = off")
+    with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT phase.name, percentile_cont(0.5) WITHIN GROUP (ORDER BY phase.value)
-                FROM {phases} AS phase JOIN {entries} AS entry ON entry.run_id = phase.run_id
-                WHERE entry.kind = %s AND entry.ranked AND phase.value IS NOT NULL
+                FROM {entries} AS entry
+                CROSS JOIN LATERAL (
+                    SELECT name, value FROM {phases}
+                    WHERE run_id = entry.run_id AND value IS NOT NULL OFFSET 0
+                ) AS phase
+                WHERE entry.kind = %s AND entry.ranked
                 GROUP BY phase.name""",
             [slug],
         )
-        medians = dict(cursor.fetchall())
-        cursor.execute("RESET enable_nestloop")
-    return medians
+        return dict(cursor.fetchall())
 
 
 def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
