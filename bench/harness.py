@@ -370,8 +370,35 @@ def gunicorn(port: int, *, env: dict, log_dir: Path, workers: int = 4, threads: 
         "5",
         "--access-logfile",
         "-",
+        "--access-logformat",
+        ACCESS_LOG_FORMAT,
     ]
     return Service(f"gunicorn-{port}", argv, env=env, log_dir=log_dir)
+
+
+#: gunicorn's access line: method, path and query, status, and the microseconds from the request read to the
+#: response written (`server_times`): the server's own time, with no client in it.
+ACCESS_LOG_FORMAT = "access %(m)s %(U)s?%(q)s %(s)s %(D)s"
+
+
+def server_times(log: Path, *, between: tuple[str, str]) -> list[tuple[str, int, float]]:
+    """(path, status, seconds) of each GET gunicorn logged (ACCESS_LOG_FORMAT) between the requests for the
+    two mark URLs `between` (path and query, e.g. "/healthz?mark=start"): a script sends them to bracket the
+    requests it means."""
+    times, inside = [], False
+    for line in log.read_text(errors="replace").splitlines():
+        fields = line.split()
+        if len(fields) != 5 or fields[0] != "access":
+            continue
+        _, method, path, status, microseconds = fields
+        path = path.removesuffix("?")
+        if path == between[1] and inside:
+            break
+        if path == between[0]:
+            inside = True
+        elif inside and method == "GET":
+            times.append((path, int(status), int(microseconds) / 1e6))
+    return times
 
 
 def celery_worker(

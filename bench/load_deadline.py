@@ -1,14 +1,15 @@
 """Load at the deadline: readers browse lists, runs and compare while accounts upload through the API.
 
     .venv/bin/python -m bench.load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--think MIN MAX]
-                                             [--worker-nice N] [--uploads-at-once] [--json FILE]
+                                             [--worker-nice N] [--uploads-at-once] [--reader-processes N]
+                                             [--json FILE]
 
 Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
 synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
 First warms the workers on the readers' pages and measures idle `/healthz` (the yardstick) and the readers'
 pages asked for one at a time (what a page costs alone: the floor under the readers' p95), then runs
---readers reader threads, each looping over list pages (filtered, sorted, deep pages), run pages and
-compare pages of the seeded runs, while 5 accounts post
+--readers readers (threads, spread over --reader-processes processes of their own), each looping over list
+pages (filtered, sorted, deep pages), run pages and compare pages of the seeded runs, while 5 accounts post
 --uploads real corpus archives through the API with their tokens, the accounts at once and each account's
 archives one after another (--uploads-at-once: all at the same instant), and poll them until done (as
 `bench.load_uploads` does, whose archive building, polling and database checks this reuses). Readers keep
@@ -21,6 +22,12 @@ Checks: no reader error (any status but 200, or no answer), every upload done, e
 once; exit status 1 when one fails. The latency target (readers' p95 within 10x the idle `/healthz` median) is
 reported as met or not, without failing the command, so that `bench.report` still writes the figures that miss it.
 
+Each latency is reported twice: as the readers saw it (the target's figure), and as gunicorn timed the same
+requests (its access log, from the request read to the response written), which has no client in it: the
+difference is the load generator's own share (urllib's per-request cost, threads waiting on one interpreter
+lock). The readers run in processes apart from the uploaders, as locust runs its users in worker processes, so
+that building and posting the archives and polling the jobs does not hold the readers' interpreter.
+
 Why threads and urllib rather than locust: the bench harness already drives gunicorn, Celery and the uploads
 this way (`bench/harness.py`, `bench/load_uploads.py`), and the load is a fixed set of 32 readers, which
 needs no event loop; locust would add gevent to the shared environment for that.
@@ -29,6 +36,7 @@ needs no event loop; locust would add gevent to the shared environment for that.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import sys
@@ -54,6 +62,13 @@ from bench.load_uploads import (  # noqa: E402
 
 #: Readers' p95 must stay within this multiple of the idle /healthz median.
 BOUND_X_HEALTHZ = 10
+#: The requests that bracket, in gunicorn's access log, the idle /healthz yardstick and the readers' window.
+MARKS = {
+    "healthz": ("/healthz?mark=idle-start", "/healthz?mark=idle-stop"),
+    "readers": ("/healthz?mark=readers-start", "/healthz?mark=readers-stop"),
+}
+#: The page types the readers ask for (`reader_pages`): the rest of the window's requests are the uploaders'.
+READER_PAGES = ("/lists/", "/runs/", "/compare/")
 
 
 def reader_pages(run_ids: list[int], rng: random.Random) -> list[str]:
@@ -97,6 +112,22 @@ def read_until(
             samples.append((path.split("?")[0].split("/")[1], status, seconds, path))
         if think[1] > 0:
             stop.wait(rng.uniform(*think))
+
+
+def read_in_process(base: str, run_ids: list[int], seeds: list[int], think: tuple[float, float], stop, results) -> None:
+    """A process of readers: a thread per seed (`read_until`) until `stop` (a multiprocessing Event) is set,
+    then every sample they took, sent back on `results`."""
+    samples: list = []
+    readers = [
+        threading.Thread(target=read_until, args=(base, run_ids, stop, seed, samples, think), daemon=True)
+        for seed in seeds
+    ]
+    for reader in readers:
+        reader.start()
+    stop.wait()
+    for reader in readers:
+        reader.join(timeout=90)
+    results.put(samples)
 
 
 def post_all(base: str, tokens: list[str], chosen: list[dict], *, at_once: bool) -> list[dict]:
@@ -155,6 +186,12 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=harness.CORPUS)
     parser.add_argument("--db", default="ioboard_load_deadline")
     parser.add_argument("--gunicorn-workers", type=int, default=4)
+    parser.add_argument(
+        "--reader-processes",
+        type=int,
+        default=4,
+        help="processes the readers are spread over, apart from the uploaders' (each reader is a thread)",
+    )
     parser.add_argument("--gunicorn-threads", type=int, default=1, help="threads per gunicorn worker (gthread above 1)")
     parser.add_argument(
         "--worker-nice",
@@ -184,7 +221,10 @@ def main() -> None:
 
     services: list[harness.Service] = []
     samples: list[tuple] = []
-    stop = threading.Event()
+    processes = multiprocessing.get_context("spawn")
+    stop, results = processes.Event(), processes.Queue()
+    web = None
+    served: dict[str, list[tuple[str, int, float]]] = {"healthz": [], "readers": []}
     with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch_dir:
         scratch = Path(scratch_dir)
         media, archives, logs, static = (scratch / name for name in ("media", "archives", "logs", "static"))
@@ -214,16 +254,10 @@ def main() -> None:
             }
             harness.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
             port = harness.free_port()
-            services.append(
-                harness.gunicorn(
-                    port,
-                    env=env,
-                    log_dir=logs,
-                    workers=args.gunicorn_workers,
-                    threads=args.gunicorn_threads,
-                    timeout=300,
-                )
+            web = harness.gunicorn(
+                port, env=env, log_dir=logs, workers=args.gunicorn_workers, threads=args.gunicorn_threads, timeout=300
             )
+            services.append(web)
             workers = [
                 harness.celery_worker(f"deadline{n}", env=env, log_dir=logs, nice=args.worker_nice) for n in (1, 2)
             ]
@@ -232,16 +266,21 @@ def main() -> None:
             harness.wait_until_serving(base, timeout=90)
             harness.wait_until_workers_ready(workers)
             warm_pages(base, run_ids, args.gunicorn_workers)
+            harness.http("GET", f"{base}{MARKS['healthz'][0]}")
             healthz = idle_healthz(base)
+            harness.http("GET", f"{base}{MARKS['healthz'][1]}")
             alone = idle_pages(base, run_ids)
             load_before = load_average()
             print(f"{args.readers} readers and {len(chosen)} uploads from {USERS} accounts at {base} …")
+            seeds = [list(range(args.readers))[n :: args.reader_processes] for n in range(args.reader_processes)]
             readers = [
-                threading.Thread(
-                    target=read_until, args=(base, run_ids, stop, n, samples, tuple(args.think)), daemon=True
+                processes.Process(
+                    target=read_in_process, args=(base, run_ids, group, args.think, stop, results), daemon=True
                 )
-                for n in range(args.readers)
+                for group in seeds
+                if group
             ]
+            harness.http("GET", f"{base}{MARKS['readers'][0]}")
             reading_started = time.perf_counter()
             for reader in readers:
                 reader.start()
@@ -251,9 +290,12 @@ def main() -> None:
             poll_until_finished(base, posted, deadline=started + args.timeout)
             finished = time.perf_counter() - started
             stop.set()
+            for _ in readers:
+                samples += results.get(timeout=120)
             for reader in readers:
-                reader.join(timeout=90)
+                reader.join(timeout=30)
             reading_seconds = time.perf_counter() - reading_started
+            harness.http("GET", f"{base}{MARKS['readers'][1]}")
             load_after = load_average()
             failures, figures = verify(chosen, posted, media, seeded_runs=seeded)
         except Exception:
@@ -264,6 +306,9 @@ def main() -> None:
             stop.set()
             for service in reversed(services):
                 service.stop()
+            if web is not None:
+                for name, marks in MARKS.items():
+                    served[name] = harness.server_times(web.log, between=marks)
             if not args.keep_db:
                 from django.db import connections
 
@@ -300,6 +345,25 @@ def main() -> None:
     all_times = [s[2] for s in samples if s[1] == 200]
     p95_all = harness.percentile(all_times, 0.95) if all_times else float("inf")
     within_bound = p95_all <= bound
+    served_healthz = [seconds for path, status, seconds in served["healthz"] if path == "/healthz"]
+    served_readers = [seconds for path, status, seconds in served["readers"] if path.startswith(READER_PAGES)]
+    server = {}
+    if served_healthz and served_readers:
+        server = {
+            "healthz_median_seconds": harness.median(served_healthz),
+            "readers_requests": len(served_readers),
+            "readers_median_seconds": harness.median(served_readers),
+            "readers_p95_seconds": harness.percentile(served_readers, 0.95),
+        }
+        rows.append(
+            [
+                "as gunicorn timed them (no client): idle /healthz median ms; the readers' "
+                f"{server['readers_requests']} pages median / p95 ms (p95 x its /healthz)",
+                f"{server['healthz_median_seconds'] * 1e3:.2f}; {server['readers_median_seconds'] * 1e3:.1f} / "
+                f"{server['readers_p95_seconds'] * 1e3:.1f} "
+                f"({server['readers_p95_seconds'] / server['healthz_median_seconds']:.1f}x)",
+            ]
+        )
     finals = Counter(p["final"].get("status") for p in posted)
     twice = ">0" if any("more than once" in f for f in failures) else "0"
     throughput = len(samples) / reading_seconds
@@ -352,6 +416,8 @@ def main() -> None:
             "reader_requests": len(samples),
             "reading_seconds": reading_seconds,
             "page_types": page_types,
+            "server": server,
+            "reader_processes": len(readers),
             "cpus": os.cpu_count(),
             "load_before": load_before,
             "load_after": load_after,

@@ -366,6 +366,17 @@ def deadline_load(result: dict) -> list[Figure]:
                 f"{result['pages_alone_median_seconds'] * 1e3:.1f} ms / {alone * 1e3:.1f} ms ({alone / healthz:.1f}x)",
             )
         )
+    if result.get("server"):
+        server = result["server"]
+        figures.append(
+            Figure(
+                "the same readers' pages as gunicorn timed them (request read to response written, no client): "
+                "median / p95 (p95 x idle `/healthz` as gunicorn timed it)",
+                f"{server['readers_median_seconds'] * 1e3:.1f} ms / {server['readers_p95_seconds'] * 1e3:.1f} ms "
+                f"({server['readers_p95_seconds'] / server['healthz_median_seconds']:.1f}x of "
+                f"{server['healthz_median_seconds'] * 1e3:.2f} ms)",
+            )
+        )
     figures += [
         Figure(
             f"reader errors; {result['uploads']} uploads from 5 accounts, checks",
