@@ -115,6 +115,19 @@ def test_pages_keep_the_filters(client):
     assert "page 2 of 3" in html
 
 
+def test_the_file_system_filter_is_the_whole_name_in_any_case_on_the_page_and_the_api(client):
+    spelled = {
+        name: run(StorageSystemFactory(filesystem=name), score)
+        for score, name in enumerate(["Lustre", "LUSTRE", "lustre-fork", "Lustre 2.15", "GPFS"], start=1)
+    }
+    expected = [(spelled["LUSTRE"].pk, 4), (spelled["Lustre"].pk, 5)]  # with their places on the whole list
+
+    assert listed(client.get("/lists/historic/?filesystem=lustre")) == expected
+    api = client.get("/api/v1/lists/historic/?filesystem=lUsTrE").json()
+    assert [row["run"] for row in api["results"]] == [pk for pk, _ in expected]
+    assert listed(client.get("/lists/historic/?filesystem=Lustr")) == []
+
+
 def test_an_unknown_list_is_not_found(client):
     assert client.get("/lists/top10/").status_code == 404
 
@@ -125,12 +138,12 @@ def test_an_unknown_list_is_not_found(client):
         ("/lists/io500/", 4),
         ("/lists/ten-node/", 4),
         ("/lists/historic/", 4),
-        ("/lists/io500/?filesystem=lustre&sort=-md_per_node&flagged=yes&nodes_min=1", 5),
+        ("/lists/io500/?filesystem=lustre&sort=-md_per_node&flagged=yes&nodes_min=1", 6),
     ],
 )
 def test_list_pages_run_a_constant_number_of_queries(client, url, queries, django_assert_num_queries):
-    # list state (count, file systems), a filtered list's capped count, the page's entries (rows, ranks and
-    # their runs' dates), their badges, editions of the list
+    # list state (count, file systems), the list's spellings of the filtered file system, a filtered list's
+    # capped count, the page's entries (rows, ranks and their runs' dates), their badges, editions of the list
     for size in (3, 30):
         for score in range(size):
             target = run(score=score + 1, client_nodes=10, flagged=True)

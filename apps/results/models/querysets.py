@@ -40,7 +40,13 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, NullIf, RowNumber
 
-from apps.results.models.list_columns import COLUMNS_BY_KEY, column_field, criteria_condition, sort_column
+from apps.results.models.list_columns import (
+    COLUMNS_BY_KEY,
+    CRITERIA_BY_PARAMETER,
+    column_field,
+    criteria_condition,
+    sort_column,
+)
 from apps.results.models.list_kinds import (
     ACCEPTED_CONDITIONS,
     ELIGIBLE,
@@ -388,20 +394,21 @@ class ListEntryQuerySet(models.QuerySet):
 
         The page starts from `_entries_with_page_columns`, annotated once per process (`_whole_list`).
 
-        A substring filter on a column in INDEXED_TEXT becomes "column IN (the list's values that contain it,
-        compared upper-cased)": a LIKE '%DDN%' cannot use an index. The values come from skipping through the
-        column's sort index (`_distinct_values`), and the count then reads the matching entries from that same
-        index alone. Compared as UPPER(column) IN (...) instead, PostgreSQL walked the (kind, column) sort
-        index past every other vendor's entries for the same count: an UPPER() condition is only a filter on
-        that index.
+        A text filter on a column in INDEXED_TEXT (a vendor that contains "ddn", the file system "lustre" in any
+        case) becomes "column IN (the list's values that match it, compared upper-cased)": a LIKE '%DDN%' cannot
+        use an index. The values come from skipping through the column's sort index (`_distinct_values`), and
+        the count then reads the matching entries from that same index alone. Compared as UPPER(column) IN
+        (...) or UPPER(column) = ... instead, PostgreSQL walked the (kind, column) sort index past every other
+        value's entries for the same count (an UPPER() condition is only a filter on that index): 10.8 ms to
+        count the Lustre entries of the research list at a million runs, as it walked past 31,000 others.
         """
         indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
         entries = self._whole_list(kind, _entries_with_page_columns).filter_listed(
             **{n: v for n, v in criteria.items() if n not in indexed}
         )
         for name, needle in indexed.items():
-            column = INDEXED_TEXT[name]
-            values = [value for value in self._distinct_values(kind, column) if str(needle).upper() in value.upper()]
+            column, matches = INDEXED_TEXT[name]
+            values = [value for value in self._distinct_values(kind, column) if matches(value.upper(), needle.upper())]
             entries = entries.filter(**{f"{column}__in": values})
         keys = entries.sort_listed(sort)
         if criteria_condition(criteria):
@@ -482,8 +489,15 @@ def load_listed(entries) -> list:
     return entries
 
 
-#: Substring criteria → the ListEntry column with a (kind, UPPER(column)) index (ListEntryQuerySet.page_entries).
-INDEXED_TEXT = {"vendor": column_field(COLUMNS_BY_KEY["vendor"])}
+#: How a stored value matches a text criterion's value, both upper-cased, by the criterion's lookup.
+_TEXT_MATCHES = {"icontains": str.__contains__, "iexact": str.__eq__}
+#: Text criteria on a column with a (kind, column) sort index → that ListEntry column and how a value matches
+#: (ListEntryQuerySet.page_entries).
+INDEXED_TEXT = {
+    name: (column_field(COLUMNS_BY_KEY[criterion.columns[0]]), _TEXT_MATCHES[criterion.lookup])
+    for name, criterion in CRITERIA_BY_PARAMETER.items()
+    if name in ("vendor", "filesystem")
+}
 
 #: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
 #: Counting stops there because the count of a broad filter is the one read that grows with the list.
