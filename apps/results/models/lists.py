@@ -152,8 +152,8 @@ class ListEntry(models.Model):
             models.Index(F("kind"), Upper("filesystem"), name="listentry_filesystem"),
             # A list page filtered by file system (and client nodes, the IO500's usual pair) counts its matches
             # from this index alone: the page turns the filter into "filesystem IN (the list's spellings)"
-            # (ListEntryQuerySet.page_entries). 0.6 ms for the Lustre entries on 10+ nodes of the research list
-            # at a million runs, where the upper-cased index above took 2.7 ms, reading its heap rows.
+            # (ListEntryQuerySet.page_entries). With the upper-cased index above, the count read its heap rows
+            # too (an expression index is not scanned index-only); docs/performance.md has the figures.
             models.Index(fields=["kind", "filesystem", "client_nodes"], name="listentry_filesystem_nodes"),
         ]
 

@@ -379,9 +379,9 @@ def phase_medians(slug: str) -> dict[str, float]:
     The statement is driven by the list's entries: for each ranked entry, its run's phases by the phase
     table's run index (a LATERAL subquery that `OFFSET 0` keeps PostgreSQL from flattening into a join it
     would plan on its own). The work is the list's size, not the phase table's: a hash join read every phase
-    of every run (1.2 million rows at 100k runs, 0.43 s for a production list of 2,300 entries), and on
-    statistics that call both tables empty a plain join became a nested loop that read the whole entry index
-    for every phase row (quadratic). This runs after uploads that change the list, beside the readers.
+    of every run, and on statistics that call both tables empty a plain join became a nested loop that read
+    the whole entry index for every phase row (quadratic). This runs after uploads that change the list,
+    beside the readers; docs/performance.md has the figures.
     """
     listed = Run.objects.filter(list_entries__kind=slug, list_entries__ranked=True)
     if connection.vendor != "postgresql":
