@@ -407,7 +407,8 @@ class ListEntryQuerySet(models.QuerySet):
         )
         for name, needle in indexed.items():
             column, matches = INDEXED_TEXT[name]
-            values = [value for value in self._distinct_values(kind, column) if matches(value.upper(), needle.upper())]
+            wanted = str(needle).upper()
+            values = [value for value in self._distinct_values(kind, column) if matches(value.upper(), wanted)]
             entries = entries.filter(**{f"{column}__in": values})
         keys = entries.sort_listed(sort)
         if criteria_condition(criteria):
