@@ -149,12 +149,10 @@ class ListEntry(models.Model):
             # gathers statistics on an index's expressions, so with this it estimates the real shares, and a
             # rare file system is read from its own index entries. The vendor filter compares the raw column
             # (ListEntryQuerySet.page_keys), whose statistics and sort indexes serve it.
+            # A list page's file system filter is "filesystem IN (the list's spellings)" instead
+            # (ListEntryQuerySet.page_entries), counted from the file system sort indexes, which carry the client
+            # node count for it (migration 0030).
             models.Index(F("kind"), Upper("filesystem"), name="listentry_filesystem"),
-            # A list page filtered by file system (and client nodes, the IO500's usual pair) counts its matches
-            # from this index alone: the page turns the filter into "filesystem IN (the list's spellings)"
-            # (ListEntryQuerySet.page_entries). With the upper-cased index above, the count read its heap rows
-            # too (an expression index is not scanned index-only); docs/performance.md has the figures.
-            models.Index(fields=["kind", "filesystem", "client_nodes"], name="listentry_filesystem_nodes"),
         ]
 
     def __str__(self) -> str:
