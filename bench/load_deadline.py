@@ -345,8 +345,11 @@ def main() -> None:
     all_times = [s[2] for s in samples if s[1] == 200]
     p95_all = harness.percentile(all_times, 0.95) if all_times else float("inf")
     within_bound = p95_all <= bound
-    served_healthz = [seconds for path, status, seconds in served["healthz"] if path == "/healthz"]
-    served_readers = [seconds for path, status, seconds in served["readers"] if path.startswith(READER_PAGES)]
+    # Answers that were 200s, as the readers' own figure counts them (`all_times`).
+    served_healthz = [seconds for path, status, seconds in served["healthz"] if path == "/healthz" and status == 200]
+    served_readers = [
+        seconds for path, status, seconds in served["readers"] if path.startswith(READER_PAGES) and status == 200
+    ]
     server = {}
     if served_healthz and served_readers:
         server = {
