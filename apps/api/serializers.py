@@ -553,7 +553,7 @@ class UploadStatusSerializer(serializers.ModelSerializer):
     uploader = serializers.CharField(source="upload.uploader.get_username", allow_null=True, default=None)
     declared_metadata = serializers.JSONField(source="upload.declared_metadata")
     created_at = serializers.DateTimeField(source="upload.created_at")
-    runs = UploadRunSerializer(many=True)
+    runs = UploadRunSerializer(many=True, source="created_runs")
 
     def get_fields(self):
         fields = super().get_fields()

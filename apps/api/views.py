@@ -1,6 +1,6 @@
 """API viewsets: fetch with one queryset method, serialize, done. The rules live in apps.results and apps.ingest."""
 
-from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, prefetch_related_objects
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -371,16 +371,38 @@ class UploadViewSet(
 
     def get_queryset(self):
         latest_job = IngestJob.objects.filter(upload=OuterRef("upload")).order_by("-pk").values("pk")[:1]
-        runs = Run.objects.select_related("system__institution").without_large_fields().order_by("pk")
         jobs = (
             IngestJob.objects.filter(pk=Subquery(latest_job))
-            .select_related("upload__uploader")
-            .prefetch_related(Prefetch("runs", queryset=runs))
+            .prefetch_related(self._created_runs())
             .order_by("-upload__created_at", "-pk")
         )
-        if not self.request.user.is_staff:
-            jobs = jobs.filter(upload__uploader_id=self.request.user.pk)
-        return jobs
+        return self._readable(jobs)
+
+    def get_object(self):
+        """One upload's latest job, the newest of that upload's own jobs.
+
+        This is what a client polls while its upload is ingested (every upload of a deadline, every second or
+        so), so it reads one row by the upload's index instead of the listing's latest-job subquery, and reads
+        the job's runs only once it is done: `record_success` sets them with the outcome, so an unfinished job
+        has none (`IngestJob.created_runs`)."""
+        jobs = IngestJob.objects.filter(upload__id=self.kwargs[self.lookup_url_kwarg]).order_by("-pk")
+        job = self._readable(jobs).first()
+        if job is None:
+            raise NotFound()
+        self.check_object_permissions(self.request, job)
+        if job.status == IngestJob.Status.DONE:
+            prefetch_related_objects([job], self._created_runs())
+        return job
+
+    def _readable(self, jobs):
+        """Jobs with their upload and uploader, the caller's own unless staff."""
+        jobs = jobs.select_related("upload__uploader")
+        return jobs if self.request.user.is_staff else jobs.filter(upload__uploader_id=self.request.user.pk)
+
+    @staticmethod
+    def _created_runs() -> Prefetch:
+        runs = Run.objects.select_related("system__institution").without_large_fields().order_by("pk")
+        return Prefetch("runs", queryset=runs)
 
     def get_serializer_class(self):
         return serializers.UploadFormSerializer if self.action == "create" else serializers.UploadStatusSerializer

@@ -32,6 +32,13 @@ class IngestJob(models.Model):
     def __str__(self) -> str:
         return f"job {self.pk} for {self.upload} ({self.status})"
 
+    @property
+    def created_runs(self):
+        """The runs this job stored: none until it is done, since `record_success` sets them in the transaction
+        that marks it done. A job still pending, processing or failed answers without a query (an empty list:
+        even `Run.objects.none()` is compiled before it is found empty)."""
+        return self.runs.all() if self.status == self.Status.DONE else []
+
     def claim(self) -> bool:
         """Move a pending job (or one whose claim has lapsed) to processing; False when another worker has it.
 

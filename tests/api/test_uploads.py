@@ -78,6 +78,26 @@ def test_an_upload_is_ingested_to_done_with_the_right_score(
     assert run.upload_id == response.json()["id"]
 
 
+def test_polling_an_unfinished_upload_reads_its_job_alone_and_a_done_one_its_runs_too(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    """Every uploader at a deadline polls its uploads until they are done: a poll of an unfinished one reads the
+    token and the job, nothing else (a job's runs are set with its outcome, so it has none before)."""
+    with django_capture_on_commit_callbacks() as queued:
+        answer = upload(alice_client, tar_gz_of(DEMO_SUBMISSION)).json()
+    with django_assert_num_queries(2):
+        status = alice_client.get(answer["status_url"]).json()
+    assert (status["status"], status["runs"]) == ("pending", [])
+
+    for enqueue_ingest in queued:
+        enqueue_ingest()
+    with django_assert_num_queries(3):
+        status = alice_client.get(answer["status_url"]).json()
+    assert status["status"] == "done", status["error"]
+    assert [run["id"] for run in status["runs"]] == [Run.objects.get(upload_id=answer["id"]).pk]
+    assert status["runs"][0]["system"]["name"]
+
+
 def test_the_same_bytes_uploaded_again_return_the_existing_upload(
     alice_client, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
 ):
