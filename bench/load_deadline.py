@@ -329,6 +329,13 @@ def main() -> None:
             f"{harness.median(alone) * 1e3:.1f} / {alone_p95 * 1e3:.1f} ({alone_p95 / healthz_median:.1f}x)",
         ],
     ]
+    # Answers that were 200s, as the readers' own figure counts them (`all_times`).
+    served_healthz = [seconds for path, status, seconds in served["healthz"] if path == "/healthz" and status == 200]
+    served_readers = [
+        (path, seconds)
+        for path, status, seconds in served["readers"]
+        if path.startswith(READER_PAGES) and status == 200
+    ]
     page_types = {}
     for kind in sorted({s[0] for s in samples}):
         times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
@@ -336,27 +343,28 @@ def main() -> None:
             continue
         p95 = harness.percentile(times, 0.95)
         page_types[kind] = {"requests": len(times), "median_seconds": harness.median(times), "p95_seconds": p95}
+        served_kind = [seconds for path, seconds in served_readers if path.startswith(f"/{kind}/")]
+        as_served = ""
+        if served_kind:
+            page_types[kind]["server_p95_seconds"] = harness.percentile(served_kind, 0.95)
+            as_served = f"; as gunicorn timed them {page_types[kind]['server_p95_seconds'] * 1e3:.1f}"
         rows.append(
             [
-                f"readers: /{kind}/ ({len(times)} requests) median / p95 ms (p95 x /healthz)",
-                f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x)",
+                f"readers: /{kind}/ ({len(times)} requests) median / p95 ms (p95 x /healthz; server-side p95 ms)",
+                f"{harness.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x{as_served})",
             ]
         )
     all_times = [s[2] for s in samples if s[1] == 200]
     p95_all = harness.percentile(all_times, 0.95) if all_times else float("inf")
     within_bound = p95_all <= bound
-    # Answers that were 200s, as the readers' own figure counts them (`all_times`).
-    served_healthz = [seconds for path, status, seconds in served["healthz"] if path == "/healthz" and status == 200]
-    served_readers = [
-        seconds for path, status, seconds in served["readers"] if path.startswith(READER_PAGES) and status == 200
-    ]
     server = {}
     if served_healthz and served_readers:
+        reader_seconds = [seconds for _, seconds in served_readers]
         server = {
             "healthz_median_seconds": harness.median(served_healthz),
-            "readers_requests": len(served_readers),
-            "readers_median_seconds": harness.median(served_readers),
-            "readers_p95_seconds": harness.percentile(served_readers, 0.95),
+            "readers_requests": len(reader_seconds),
+            "readers_median_seconds": harness.median(reader_seconds),
+            "readers_p95_seconds": harness.percentile(reader_seconds, 0.95),
         }
         rows.append(
             [

@@ -387,9 +387,10 @@ def deadline_load(result: dict) -> list[Figure]:
     if result.get("page_types"):
         figures.append(
             Figure(
-                "p95 per page type (which pages make the readers' p95)",
+                "p95 per page type (which pages make the readers' p95), as the readers saw it (as gunicorn timed it)",
                 ", ".join(
                     f"/{kind}/ {page['p95_seconds'] * 1e3:.0f} ms"
+                    + (f" ({page['server_p95_seconds'] * 1e3:.0f} ms)" if "server_p95_seconds" in page else "")
                     for kind, page in sorted(result["page_types"].items())
                 ),
             )
