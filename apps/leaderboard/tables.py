@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import QueryDict
 from django.template.defaultfilters import linebreaksbr
 from django.urls import reverse
+from django.utils.timezone import localtime
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.results.judgements.submission_rules import rules_edition_of_date
@@ -232,6 +233,27 @@ def table_rows(rows: list[Row]) -> SafeString:
     rows' HTML on a page of 50."""
     links = RowLinks.current()
     return mark_safe("".join(row.html(links) for row in rows))  # noqa: S308 - Row.cells escapes every value
+
+
+def picker_rows(runs) -> SafeString:
+    """The compare page's picker: a row per run (`front.newest_shown_runs`) with its box, system, date and figures.
+
+    Built here for the reason `table_rows` is: through the template engine, the picker's 50 rows (a reversed link,
+    a localized date and a formatted score each) were most of the picker page's time."""
+    links = RowLinks.current()
+    rows = []
+    for run in runs:
+        if run.run_timestamp:
+            when = f"{localtime(run.run_timestamp):%Y-%m-%d}"
+        else:
+            when = str(run.year) if run.year else f"run {run.pk}"
+        rows.append(
+            f'<tr><td><input type="checkbox" name="runs" value="{run.pk}" aria-label="compare run {run.pk}"></td>'
+            f'<td>{escape(run.system.name)} <span class="muted">{escape(run.system.institution.name)}</span></td>'
+            f'<td><a href="{links.run(run.pk)}">{when}</a></td>'
+            f'<td class="num">{run.client_nodes or "—"}</td><td class="num">{_number(run.score_total, 2)}</td></tr>'
+        )
+    return mark_safe("".join(rows))  # noqa: S308 - names are escaped; the rest are numbers and dates
 
 
 #: An id no object has, reversed in place of the real ones (`RowLinks`).

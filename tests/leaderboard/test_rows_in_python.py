@@ -1,6 +1,7 @@
 """Rows the pages write in Python rather than through a template per row (the compare page's phase and input rows,
 a DNE series' points): they are the markup the templates they replaced wrote, escaping included."""
 
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -11,6 +12,7 @@ from apps.leaderboard.templatetags.ioboard import (
     chart,
     delta_rows,
     difference_rows,
+    picker_rows,
     pivot_rows,
     point_rows,
     stack_figure,
@@ -21,7 +23,15 @@ from apps.leaderboard.templatetags.ioboard import (
 )
 from apps.results.judgements.diff import Delta, Difference
 from apps.results.judgements.studies.analysis import PivotCell
-from apps.results.models import ScalingPoint, StackComponent, StackMeasurement, StudyPoint
+from apps.results.models import (
+    Institution,
+    Run,
+    ScalingPoint,
+    StackComponent,
+    StackMeasurement,
+    StorageSystem,
+    StudyPoint,
+)
 from tests.pages import elements
 
 # The templates the tags replaced, kept here as the specification of their markup.
@@ -95,6 +105,34 @@ def test_row_markup_escapes_what_uploads_supply():
         assert raw not in written
     assert "&lt;script&gt;" in written
     assert "a &quot;b&quot; &amp; &lt;c&gt;" in written
+
+
+# The compare picker's row template; its score is written as every list writes one (`num`), not `floatformat`.
+PICKER_ROW = Template("""{% load ioboard %}{% for run in picker %}
+      <tr><td><input type="checkbox" name="runs" value="{{ run.pk }}" aria-label="compare run {{ run.pk }}"></td>
+        <td>{{ run.system.name }} <span class="muted">{{ run.system.institution.name }}</span></td>
+        <td><a href="{% url 'run-detail' run.pk %}">{% if run.run_timestamp %}{{ run.run_timestamp|date:"Y-m-d" }}{% elif run.year %}{{ run.year }}{% else %}run {{ run.pk }}{% endif %}</a></td>
+        <td class="num">{{ run.client_nodes|default:"—" }}</td><td class="num">{{ run.score_total|num:2 }}</td></tr>
+    {% endfor %}""")
+
+
+def picked(pk, *, system="Wolf", institution="Intel", **fields) -> Run:
+    return Run(pk=pk, system=StorageSystem(name=system, institution=Institution(name=institution)), **fields)
+
+
+PICKED = [
+    picked(7, run_timestamp=datetime(2024, 5, 1, 23, 59, tzinfo=UTC), client_nodes=10, score_total=1234.5678),
+    picked(8, year=2019, client_nodes=None, score_total=None, system='<script>"x"</script>', institution="A & B"),
+    picked(9, client_nodes=0, score_total=0.0),
+]
+
+
+def test_picker_rows_are_the_row_templates_markup():
+    expected = PICKER_ROW.render(Context({"picker": PICKED}))
+    written = picker_rows(PICKED)
+    assert elements(written) == elements(expected)
+    assert "2024-05-01" in written and ">2019<" in written and ">run 9<" in written
+    assert "<script>" not in written and "&lt;script&gt;&quot;x&quot;" in written
 
 
 POINT_ROW = Template("""{% for point in points %}

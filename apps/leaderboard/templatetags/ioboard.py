@@ -42,6 +42,12 @@ def table_rows(rows) -> SafeString:
     return tables.table_rows(rows)
 
 
+@register.simple_tag
+def picker_rows(runs) -> SafeString:
+    """The compare page's picker rows (apps.leaderboard.tables.picker_rows)."""
+    return tables.picker_rows(runs)
+
+
 @register.filter
 def percent(value) -> str:
     """+12.3 % / −4.0 %; empty for None."""
