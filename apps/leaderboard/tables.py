@@ -211,7 +211,7 @@ class Row:
                 f"{linebreaksbr(self.exclusion_reason, autoescape=True)}</div>"
             )
         numbers = "".join(
-            f'<td class="num {classes[column.key]}">{_number(getattr(self, column.key), column.digits)}</td>'
+            f'<td class="num {classes[column.key]}">{fixed_decimals(getattr(self, column.key), column.digits)}</td>'
             for column in MEASURES
         )
         wide = classes["nodes"]  # institution, run, vendor, file system and the counts: the same classes
@@ -221,7 +221,7 @@ class Row:
             f'<td class="run">{run}</td>'
             f'<td class="{wide}">{escape(self.vendor)}</td><td class="{wide}">{escape(self.filesystem)}</td>'
             f'<td class="num {wide}">{self.nodes or "—"}</td><td class="num {wide}">{self.procs or "—"}</td>'
-            f'<td class="num score">{_number(self.score, SCORE.digits)}</td>{numbers}<td class="badges">{badges}</td>'
+            f'<td class="num score">{fixed_decimals(self.score, SCORE.digits)}</td>{numbers}<td class="badges">{badges}</td>'
         )
 
 
@@ -251,7 +251,7 @@ def picker_rows(runs) -> SafeString:
             f'<tr><td><input type="checkbox" name="runs" value="{run.pk}" aria-label="compare run {run.pk}"></td>'
             f'<td>{escape(run.system.name)} <span class="muted">{escape(run.system.institution.name)}</span></td>'
             f'<td><a href="{links.run(run.pk)}">{when}</a></td>'
-            f'<td class="num">{run.client_nodes or "—"}</td><td class="num">{_number(run.score_total, 2)}</td></tr>'
+            f'<td class="num">{run.client_nodes or "—"}</td><td class="num">{fixed_decimals(run.score_total, 2)}</td></tr>'
         )
     return mark_safe("".join(rows))  # noqa: S308 - names are escaped; the rest are numbers and dates
 
@@ -284,6 +284,7 @@ def _around_id(name: str) -> tuple[str, str]:
     return head, tail
 
 
-def _number(value, digits: int) -> str:
-    """Fixed decimals, "—" when unknown (the `num` filter of the templates, for rows built here)."""
+def fixed_decimals(value, digits: int) -> str:
+    """A number with fixed decimals, "—" when unknown: the rows built here and the templates' `num` filter.
+    floatformat without its Decimal round trip: lists write hundreds of them."""
     return "—" if value is None else f"{value:.{digits}f}"

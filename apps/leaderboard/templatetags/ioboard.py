@@ -76,11 +76,8 @@ def diff_line(line: str) -> str:
 
 @register.filter
 def num(value, digits=2) -> str:
-    """A number with fixed decimals, "—" when unknown: floatformat without its Decimal round trip (lists render
-    hundreds of them)."""
-    if value is None or value == "":
-        return "—"
-    return f"{value:.{int(digits)}f}"
+    """`tables.fixed_decimals` as a filter; an empty value (a missing variable) is unknown too."""
+    return tables.fixed_decimals(None if value == "" else value, int(digits))
 
 
 @register.filter
