@@ -8,8 +8,8 @@ from django.core.paginator import Paginator
 from django.http import QueryDict
 from django.template.defaultfilters import linebreaksbr
 from django.urls import reverse
-from django.utils.timezone import localtime
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.timezone import localtime
 
 from apps.results.judgements.submission_rules import rules_edition_of_date
 from apps.results.models.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
@@ -221,7 +221,8 @@ class Row:
             f'<td class="run">{run}</td>'
             f'<td class="{wide}">{escape(self.vendor)}</td><td class="{wide}">{escape(self.filesystem)}</td>'
             f'<td class="num {wide}">{self.nodes or "—"}</td><td class="num {wide}">{self.procs or "—"}</td>'
-            f'<td class="num score">{fixed_decimals(self.score, SCORE.digits)}</td>{numbers}<td class="badges">{badges}</td>'
+            f'<td class="num score">{fixed_decimals(self.score, SCORE.digits)}</td>{numbers}'
+            f'<td class="badges">{badges}</td>'
         )
 
 
@@ -251,7 +252,8 @@ def picker_rows(runs) -> SafeString:
             f'<tr><td><input type="checkbox" name="runs" value="{run.pk}" aria-label="compare run {run.pk}"></td>'
             f'<td>{escape(run.system.name)} <span class="muted">{escape(run.system.institution.name)}</span></td>'
             f'<td><a href="{links.run(run.pk)}">{when}</a></td>'
-            f'<td class="num">{run.client_nodes or "—"}</td><td class="num">{fixed_decimals(run.score_total, 2)}</td></tr>'
+            f'<td class="num">{run.client_nodes or "—"}</td>'
+            f'<td class="num">{fixed_decimals(run.score_total, 2)}</td></tr>'
         )
     return mark_safe("".join(rows))  # noqa: S308 - names are escaped; the rest are numbers and dates
 
