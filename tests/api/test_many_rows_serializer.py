@@ -1,0 +1,55 @@
+"""Rows written many times into one answer (ManyRowsSerializer: list rows, their scores and badges) are the rows
+DRF's own generic path writes, value for value and in the same order."""
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from rest_framework import serializers
+
+from apps.api.serializers import ListEntrySerializer, ManyRowsSerializer
+from apps.results.models import ListEntry
+from apps.results.models.querysets import load_listed
+from tests.factories import AnomalyFactory, InstitutionFactory, RunFactory, StorageSystemFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def historic_rows():
+    """A ranked run with two badges, a run kept off the ranks, and one with a missing score part."""
+    flagged = RunFactory(
+        system=StorageSystemFactory(name='<Wolf "2">', institution=InstitutionFactory(name="A & B")), score_bw=300.0
+    )
+    AnomalyFactory(run=flagged)
+    AnomalyFactory(run=flagged, rule="bw_exceeds_network", severity="error", phase="", message="more than the wire")
+    RunFactory(score_bw=900.0, exclusion_reason="marked invalid by the benchmark")
+    RunFactory(score_md=None, score_total=None, client_nodes=None)
+    return load_listed(ListEntry.objects.page_entries("historic", {}, None)[:10])
+
+
+def written(rows, kind="historic") -> str:
+    return json.dumps(ListEntrySerializer(rows, many=True, context={"list_kind": kind}).data)
+
+
+def test_list_rows_are_what_drfs_generic_path_writes(historic_rows, monkeypatch):
+    fast = written(historic_rows)
+    monkeypatch.setattr(ManyRowsSerializer, "to_representation", serializers.Serializer.to_representation)
+
+    assert fast == written(historic_rows)
+    rows = json.loads(fast)
+    assert [row["rank"] for row in rows] == [None, 1, None]
+    errors_first = ["bw_exceeds_network", "cache_effect_stat"]
+    assert [badge["rule"] for badge in rows[1]["anomalies"]] == errors_first
+    assert rows[2]["score"]["md"] is None
+    assert rows[1]["institution"] == "A & B"
+
+
+def test_an_attribute_a_row_lacks_is_answered_as_drf_answers_it(historic_rows, monkeypatch):
+    """A row without one of the attributes (here a plain object): the nullable field is null, as DRF has it."""
+    row = SimpleNamespace(**{name: value for name, value in vars(historic_rows[1]).items() if name != "client_nodes"})
+    fast = written([row])
+    monkeypatch.setattr(ManyRowsSerializer, "to_representation", serializers.Serializer.to_representation)
+
+    assert fast == written([row])
+    assert json.loads(fast)[0]["client_nodes"] is None
