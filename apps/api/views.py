@@ -385,7 +385,7 @@ class UploadViewSet(
         so), so it reads one row by the upload's index instead of the listing's latest-job subquery, and reads
         the job's runs only once it is done: `record_success` sets them with the outcome, so an unfinished job
         has none (`IngestJob.created_runs`)."""
-        jobs = IngestJob.objects.filter(upload__id=self.kwargs[self.lookup_url_kwarg]).order_by("-pk")
+        jobs = IngestJob.objects.filter(**{self.lookup_field: self.kwargs[self.lookup_url_kwarg]}).order_by("-pk")
         job = self._readable(jobs).first()
         if job is None:
             raise NotFound()
