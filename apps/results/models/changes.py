@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from apps.results.models.querysets import ChangeQuerySet
+from apps.results.models.querysets import AnnotationQuerySet, ChangeQuerySet
 from apps.results.models.runs import Run
 from apps.results.models.systems import StorageSystem
 
@@ -32,6 +32,8 @@ class Annotation(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AnnotationQuerySet.as_manager()
 
     class Meta:
         ordering = ["system", "run"]
