@@ -3,8 +3,6 @@
 from html import escape as escape_text
 
 from django import template
-from django.conf import settings
-from django.utils.formats import localize
 from django.utils.html import conditional_escape, escape, format_html_join, json_script
 from django.utils.safestring import SafeString, mark_safe
 
@@ -78,6 +76,12 @@ def diff_line(line: str) -> str:
 def num(value, digits=2) -> str:
     """`tables.fixed_decimals` as a filter; an empty value (a missing variable) is unknown too."""
     return tables.fixed_decimals(None if value == "" else value, int(digits))
+
+
+@register.filter
+def rounded(value, arg=-1) -> SafeString:
+    """floatformat, character for character, at a tenth of its cost (`tables.rounded`)."""
+    return tables.rounded(value, arg)
 
 
 @register.filter
@@ -202,11 +206,7 @@ def point_rows(points) -> SafeString:
     the rows are built here: through the template engine, sixty points took half of the series page's render."""
 
     def known(value, missing="?") -> str:
-        if value is None:
-            return missing
-        if isinstance(value, int) and not settings.USE_THOUSAND_SEPARATOR:
-            return str(value)  # what localize() returns for an int, at a tenth of its cost
-        return escape(localize(value))
+        return missing if value is None else tables.localized(value)
 
     rows = []
     for point in points:
@@ -224,9 +224,8 @@ def point_rows(points) -> SafeString:
     return mark_safe("".join(rows))  # noqa: S308 - text is escaped; numbers are formatted as the template would
 
 
-def _shown(value) -> str:
-    """What {{ value }} writes of a stored value (localized, escaped; never one marked safe)."""
-    return escape_text(str(localize(value)))
+#: What {{ value }} writes of a stored value (localized, escaped; never one marked safe).
+_shown = tables.localized
 
 
 @register.simple_tag
