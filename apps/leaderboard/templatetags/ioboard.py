@@ -7,6 +7,7 @@ from django.utils.html import conditional_escape, escape, format_html_join, json
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.leaderboard import tables
+from apps.leaderboard.tables import fixed_decimals
 from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
@@ -92,15 +93,17 @@ def stack_figure(measurement) -> SafeString:
 
 
 def _stack_figure_html(measurement) -> str:
+    """The cell's markup; its numbers as `num` writes them (a stored figure is a float or None, never the empty
+    text `num` also takes), with `fixed_decimals` called directly: a stack page writes two thousand."""
     if not measurement:
         return '<span class="muted">—</span>'
-    html = num(measurement.measured, 0)
+    html = fixed_decimals(measurement.measured, 0)
     if measurement.efficiency is not None:
-        html += f' <span class="muted">({num(measurement.efficiency)})</span>'
+        html += f' <span class="muted">({fixed_decimals(measurement.efficiency, 2)})</span>'
     if measurement.is_outlier:
         html += (
             f""" <span class="badge warn" title="below 0.8 × the peers' median """
-            f"""{num(measurement.peer_median, 0)}">outlier</span>"""
+            f"""{fixed_decimals(measurement.peer_median, 0)}">outlier</span>"""
         )
     return html
 
