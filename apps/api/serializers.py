@@ -47,53 +47,6 @@ class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()
 
 
-class SystemSummarySerializer(serializers.ModelSerializer):
-    institution = serializers.CharField(source="institution.name")
-
-    class Meta:
-        model = StorageSystem
-        fields = ["id", "name", "institution", "filesystem", "storage_vendor"]
-
-
-class RunSummarySerializer(serializers.ModelSerializer):
-    """A run as a row of a table: identity, size, scores and verdicts, no children."""
-
-    system = SystemSummarySerializer()
-    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
-    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
-
-    class Meta:
-        model = Run
-        fields = [
-            "id",
-            "system",
-            "kind",
-            "submission_id",
-            "benchmark_version",
-            "era",
-            "year",
-            "run_timestamp",
-            "client_nodes",
-            "client_procs",
-            "procs_per_node",
-            "score_total",
-            "score_bw",
-            "score_md",
-            "reported_total",
-            "reported_bw",
-            "reported_md",
-            "valid",
-            "verification",
-            "eligible",
-            "ranked",
-            "review_status",
-            "exclusion_reason",
-            "flagged",
-            "upload",
-            "created_at",
-        ]
-
-
 class PhaseSerializer(serializers.ModelSerializer):
     class Meta:
         model = PhaseResult
@@ -173,6 +126,54 @@ PLAIN_FIELDS = (
     serializers.FloatField,
     serializers.IntegerField,
 )
+
+
+class SystemSummarySerializer(ManyRowsSerializer, serializers.ModelSerializer):
+    institution = serializers.CharField(source="institution.name")
+
+    class Meta:
+        model = StorageSystem
+        fields = ["id", "name", "institution", "filesystem", "storage_vendor"]
+
+
+class RunSummarySerializer(ManyRowsSerializer, serializers.ModelSerializer):
+    """A run as a row of a table (the runs collection, a page of fifty): identity, size, scores and verdicts, no
+    children."""
+
+    system = SystemSummarySerializer()
+    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
+    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "system",
+            "kind",
+            "submission_id",
+            "benchmark_version",
+            "era",
+            "year",
+            "run_timestamp",
+            "client_nodes",
+            "client_procs",
+            "procs_per_node",
+            "score_total",
+            "score_bw",
+            "score_md",
+            "reported_total",
+            "reported_bw",
+            "reported_md",
+            "valid",
+            "verification",
+            "eligible",
+            "ranked",
+            "review_status",
+            "exclusion_reason",
+            "flagged",
+            "upload",
+            "created_at",
+        ]
 
 
 class EntryScoreSerializer(ManyRowsSerializer):

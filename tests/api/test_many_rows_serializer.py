@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from rest_framework import serializers
 
-from apps.api.serializers import ListEntrySerializer, ManyRowsSerializer
-from apps.results.models import ListEntry
+from apps.api.serializers import ListEntrySerializer, ManyRowsSerializer, RunSummarySerializer
+from apps.results.models import ListEntry, Run
 from apps.results.models.querysets import load_listed
 from tests.factories import AnomalyFactory, InstitutionFactory, RunFactory, StorageSystemFactory
 
@@ -53,3 +53,25 @@ def test_an_attribute_a_row_lacks_is_answered_as_drf_answers_it(historic_rows, m
 
     assert fast == written([row])
     assert json.loads(fast)[0]["client_nodes"] is None
+
+
+def test_the_runs_collections_rows_are_what_drfs_generic_path_writes(monkeypatch):
+    """The runs collection's rows (RunSummarySerializer, its system nested): scored, unscored and excluded runs,
+    one with an upload-less, timestamp-less past, and names that need escaping in HTML but not in JSON."""
+    system = StorageSystemFactory(name='<Wolf "2">', institution=InstitutionFactory(name="A & B"))
+    RunFactory(system=system, score_bw=300.0)
+    RunFactory(system=system, score_md=None, score_total=None, client_nodes=None, run_timestamp=None)
+    RunFactory(score_bw=900.0, exclusion_reason="marked invalid by the benchmark")
+    runs = list(Run.objects.select_related("system__institution").order_by("pk"))
+
+    def rows() -> str:
+        return json.dumps(RunSummarySerializer(runs, many=True).data)
+
+    fast = rows()
+    monkeypatch.setattr(ManyRowsSerializer, "to_representation", serializers.Serializer.to_representation)
+
+    assert fast == rows()
+    written_rows = json.loads(fast)
+    assert [row["system"]["institution"] for row in written_rows[:2]] == ["A & B", "A & B"]
+    assert written_rows[1]["score_total"] is None
+    assert [row["eligible"] for row in written_rows] == [True, False, False]
