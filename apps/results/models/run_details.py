@@ -10,15 +10,15 @@ million runs the six relations of a run page cost about 4.4 ms through prefetch_
 (docs/performance.md, "The cold-path bound depends on the host"). Compiled on every request instead, as annotations
 of the runs' own query, the statement cost more than the queries it replaced.
 
-The rows are built with `Model.from_db`, as the ORM builds them, and stored where `prefetch_related` stores its rows:
-`run.phases.all()`, `run.lustre_build.patches.all()` and the rest read them without a query. PostgreSQL's JSON keeps
-every float exactly (shortest round-trip digits); NaN and the infinities come back as strings, which
+The rows are built as `Model.from_db` builds them (`Relation.attach`), and stored where `prefetch_related` stores
+its rows: `run.phases.all()`, `run.lustre_build.patches.all()` and the rest read them without a query. PostgreSQL's
+JSON keeps every float exactly (shortest round-trip digits); NaN and the infinities come back as strings, which
 `FloatField.to_python` reads. SQLite (the embedded mode) keeps `prefetch_related`.
 
-Two places reach inside Django: storing the rows in the cache `prefetch_related` itself fills
-(`_prefetched_objects_cache`, and a queryset's `_result_cache`), and setting the runs' queryset's iterable class
-(`_iterable_class`, as `values()` does). A spec test reads runs both ways and compares every value of every row
-(tests/results/models/test_run_details.py).
+Three places reach inside Django: building a row without `Model.__init__` (`Relation.attach` says why), storing
+the rows in the cache `prefetch_related` itself fills (`_prefetched_objects_cache`, and a queryset's
+`_result_cache`), and setting the runs' queryset's iterable class (`_iterable_class`, as `values()` does). A spec
+test reads runs both ways and compares every value of every row (tests/results/models/test_run_details.py).
 """
 
 import json
@@ -29,6 +29,7 @@ from django.apps import apps
 from django.contrib.postgres.aggregates import JSONBAgg
 from django.db import connections
 from django.db.models import F, Prefetch, Value
+from django.db.models.base import ModelState
 from django.db.models.functions import JSONArray
 from django.db.models.query import ModelIterable
 
@@ -105,15 +106,27 @@ class Relation:
             .values_list("rows_of_relation", link, "rows")
         )
 
+    @cached_property
+    def attnames(self) -> list[str]:
+        return [field.attname for field in self.columns]
+
     def attach(self, owner, rows: list, database: str) -> None:
-        """Build the rows as the ORM builds them (`Model.from_db`) and store them where `prefetch_related` would."""
-        model, fields, link = self.model, self.columns, self.link_field.name
-        attnames = [field.attname for field in fields]
+        """Build the rows as the ORM builds them and store them where `prefetch_related` would.
+
+        Built as `Model.from_db` leaves an instance (its column values in `__dict__`, a deferred column absent,
+        `_state` of a row read from `database`, the link back to its owner cached), without `Model.__init__`:
+        its per-field walk and descriptor sets were most of a history page's reading (seven runs, 150 rows).
+        `__init__` also sends `pre_init` and `post_init`; no receiver listens to these models
+        (tests/results/models/test_run_details.py checks both)."""
+        model, fields, attnames, link_cache = self.model, self.columns, self.attnames, self.link_field.cache_name
         built = []
         for row in rows:
-            values = zip(fields, row, strict=True)
-            instance = model.from_db(database, attnames, [None if v is None else f.to_python(v) for f, v in values])
-            setattr(instance, link, owner)  # the link back to the owner, as prefetch_related sets it
+            instance = model.__new__(model)
+            state = instance._state = ModelState()
+            state.adding, state.db = False, database
+            values = [None if v is None else f.to_python(v) for f, v in zip(fields, row, strict=True)]
+            instance.__dict__.update(zip(attnames, values, strict=True))
+            state.fields_cache[link_cache] = owner  # the link back to the owner, as prefetch_related sets it
             built.append(instance)
         cached = getattr(owner, self.accessor).get_queryset()
         cached._result_cache = built

@@ -11,9 +11,11 @@ import math
 import pytest
 from django.db import connection
 from django.db.models import Prefetch
+from django.db.models.signals import post_init, pre_init
 from django.test.utils import CaptureQueriesContext
 
 from apps.results.models import Anomaly, LustrePatch, PhaseResult, Run
+from apps.results.models.querysets import DETAIL_RELATIONS
 from apps.results.models.run_details import Relation
 from tests.factories import (
     AnomalyFactory,
@@ -145,3 +147,16 @@ def test_a_relation_of_some_columns_reads_those_and_defers_the_rest_as_only_woul
     assert [(row.pk, row.name, row.value) for row in rows] == list(expected)
     assert {"details", "command", "unit", "position"} <= rows[0].get_deferred_fields()
     assert "run_id" not in rows[0].get_deferred_fields()
+
+
+def test_each_row_knows_its_owner_without_a_query_and_nothing_listens_to_its_construction(awkward_runs):
+    """The rows are built without Model.__init__ (Relation.attach): what __init__ would have told a pre_init or
+    post_init receiver, nobody must be waiting for, and the link back to the owner is the owner itself."""
+    for relation in DETAIL_RELATIONS:
+        assert not pre_init.has_listeners(relation.model), relation.model
+        assert not post_init.has_listeners(relation.model), relation.model
+    run = Run.objects.with_details().get(pk=awkward_runs[0].pk)
+    with CaptureQueriesContext(connection) as queries:
+        assert all(phase.run is run for phase in run.phases.all())
+        assert all(patch.build is run.lustre_build for patch in run.lustre_build.patches.all())
+    assert queries.captured_queries == []
