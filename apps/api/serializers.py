@@ -354,12 +354,10 @@ class SystemSerializer(serializers.ModelSerializer):
         ]
 
 
-class SystemRunSerializer(serializers.ModelSerializer):
-    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
-    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
+class SystemRunSerializer(RunSummarySerializer):
+    """A run as its system's detail lists it: the summary row without the system it is listed under."""
 
-    class Meta:
-        model = Run
+    class Meta(RunSummarySerializer.Meta):
         fields = [
             "id",
             "kind",
@@ -571,13 +569,10 @@ class UploadAcceptedSerializer(serializers.Serializer):
         return self.context["request"].build_absolute_uri(reverse("api:upload-detail", args=[received.upload.pk]))
 
 
-class UploadRunSerializer(serializers.ModelSerializer):
-    system = SystemSummarySerializer()
-    eligible = serializers.BooleanField(source="is_eligible", help_text=ELIGIBLE_HELP)
-    ranked = serializers.BooleanField(source="is_ranked", help_text=RANKED_HELP)
+class UploadRunSerializer(RunSummarySerializer):
+    """A run an upload created, as its status lists it: the summary row's identity, scores and verdicts."""
 
-    class Meta:
-        model = Run
+    class Meta(RunSummarySerializer.Meta):
         fields = [
             "id",
             "system",
