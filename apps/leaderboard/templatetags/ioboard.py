@@ -7,7 +7,6 @@ from django.utils.html import conditional_escape, escape, format_html_join, json
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.leaderboard import tables
-from apps.leaderboard.tables import fixed_decimals
 from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
@@ -81,7 +80,7 @@ def num(value, digits=2) -> str:
 
 @register.filter
 def rounded(value, arg=-1) -> SafeString:
-    """floatformat, character for character, at a tenth of its cost (`tables.rounded`)."""
+    """floatformat, character for character, at about a quarter of its cost (`tables.rounded`)."""
     return tables.rounded(value, arg)
 
 
@@ -97,13 +96,13 @@ def _stack_figure_html(measurement) -> str:
     text `num` also takes), with `fixed_decimals` called directly: a stack page writes two thousand."""
     if not measurement:
         return '<span class="muted">—</span>'
-    html = fixed_decimals(measurement.measured, 0)
+    html = tables.fixed_decimals(measurement.measured, 0)
     if measurement.efficiency is not None:
-        html += f' <span class="muted">({fixed_decimals(measurement.efficiency, 2)})</span>'
+        html += f' <span class="muted">({tables.fixed_decimals(measurement.efficiency, 2)})</span>'
     if measurement.is_outlier:
         html += (
             f""" <span class="badge warn" title="below 0.8 × the peers' median """
-            f"""{fixed_decimals(measurement.peer_median, 0)}">outlier</span>"""
+            f"""{tables.fixed_decimals(measurement.peer_median, 0)}">outlier</span>"""
         )
     return html
 
