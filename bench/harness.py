@@ -25,9 +25,10 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
@@ -487,21 +488,36 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.2, what: str = 
     raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def http(
+class Answer(NamedTuple):
+    status: int
+    body: bytes
+    seconds: float
+    headers: Mapping[str, str]  # http.client's: names looked up in any case
+
+
+def http_answer(
     method: str, url: str, *, headers: dict | None = None, data: bytes | None = None, timeout: float = 30
-) -> tuple[int, bytes, float]:
-    """(status, body, seconds); a refused or timed-out request is status 0 rather than an exception."""
+) -> Answer:
+    """The whole answer, its headers included; a refused or timed-out request is status 0 rather than an exception."""
     require_loopback(url)
     request = urllib.request.Request(url, data=data, method=method, headers=headers or {})  # noqa: S310 - http only
     started = time.perf_counter()
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - loopback only
             body = response.read()
-            return response.status, body, time.perf_counter() - started
+            return Answer(response.status, body, time.perf_counter() - started, response.headers)
     except urllib.error.HTTPError as error:
-        return error.code, error.read(), time.perf_counter() - started
+        return Answer(error.code, error.read(), time.perf_counter() - started, error.headers)
     except (urllib.error.URLError, OSError, TimeoutError):
-        return 0, b"", time.perf_counter() - started
+        return Answer(0, b"", time.perf_counter() - started, {})
+
+
+def http(
+    method: str, url: str, *, headers: dict | None = None, data: bytes | None = None, timeout: float = 30
+) -> tuple[int, bytes, float]:
+    """(status, body, seconds) of `http_answer`."""
+    status, body, seconds, _ = http_answer(method, url, headers=headers, data=data, timeout=timeout)
+    return status, body, seconds
 
 
 def multipart(fields: dict, file_field: str, filename: str, content: bytes) -> tuple[bytes, str]:

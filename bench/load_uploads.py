@@ -8,9 +8,9 @@ database (--db), gunicorn (4 sync workers) and two ``celery -A config worker`` p
 Institution/System/Filesystem/Year/submission-N path; when the corpus has fewer ingestible
 submissions than N, copies are made distinct with an ``ioboard.yaml`` sidecar and their own top
 folder), parses each beforehand to know exactly which runs it must produce, then fires all uploads
-at once from N threads released by a barrier, polls every status URL until it is done or failed,
-and checks in the database that every job is done, every expected run exists exactly once and is
-attached to its upload, and every stored file is intact. Prints figures (``--json FILE`` also writes
+at once from N threads released by a barrier, polls every status URL until it is done or failed (each as
+often as its Retry-After asks), and checks in the database that every job is done, every expected run exists
+exactly once and is attached to its upload, and every stored file is intact. Prints figures (``--json FILE`` also writes
 them for ``bench.report``). Exit status 1 when any check fails.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import heapq
 import json
 import sys
 import tarfile
@@ -25,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -109,7 +111,7 @@ def post_upload(base: str, token: str, item: dict, barrier: threading.Barrier | 
     if barrier:
         barrier.wait(timeout=120)
     sent = time.perf_counter()
-    status, answer, seconds = harness.http(
+    answer = harness.http_answer(
         "POST",
         f"{base}/api/v1/uploads/",
         data=body,
@@ -117,33 +119,53 @@ def post_upload(base: str, token: str, item: dict, barrier: threading.Barrier | 
         headers={"Authorization": f"Token {token}", "Content-Type": content_type, "Accept": "application/json"},
     )
     try:
-        parsed = json.loads(answer or b"{}")
+        parsed = json.loads(answer.body or b"{}")
     except ValueError:
-        parsed = {"raw": answer[:300].decode(errors="replace")}
-    return {"item": item, "status": status, "seconds": seconds, "sent": sent, "answer": parsed, "token": token}
+        parsed = {"raw": answer.body[:300].decode(errors="replace")}
+    return {
+        "item": item,
+        "status": answer.status,
+        "seconds": answer.seconds,
+        "sent": sent,
+        "answer": parsed,
+        "token": token,
+        "retry_after": retry_after(answer.headers),
+    }
+
+
+#: How long the poller waits before asking again about an upload whose answer gave no Retry-After.
+POLL_SECONDS_WITHOUT_HINT = 0.5
 
 
 def poll_until_finished(base: str, posted: list[dict], deadline: float) -> None:
-    pending = [p for p in posted if p["status"] in (200, 202)]
-    while pending and time.perf_counter() < deadline:
-        still = []
-        for p in pending:
-            status, body, _ = harness.http(
-                "GET",
-                f"{base}/api/v1/uploads/{p['answer']['id']}/",
-                headers={"Authorization": f"Token {p['token']}", "Accept": "application/json"},
-                timeout=30,
-            )
-            state = json.loads(body).get("status") if status == 200 else None
-            if state in ("done", "failed"):
-                p["final"], p["finished_seen"] = json.loads(body), time.perf_counter()
-            else:
-                still.append(p)
-        pending = still
-        if pending:
-            time.sleep(0.5)
-    for p in pending:
-        p["final"] = {"status": "timed out"}
+    """Ask for each upload's status until it is done or failed, as a client that honours Retry-After does: an
+    unfinished upload is asked about again when its last answer (the 202, then each status) said to, or after
+    `POLL_SECONDS_WITHOUT_HINT` when it said nothing. One client asks for one status at a time."""
+    due = [(p["sent"] + p["seconds"] + p["retry_after"], n) for n, p in enumerate(posted) if p["status"] in (200, 202)]
+    heapq.heapify(due)
+    while due and time.perf_counter() < deadline:
+        when, n = heapq.heappop(due)
+        time.sleep(max(0.0, min(when, deadline) - time.perf_counter()))
+        p = posted[n]
+        answer = harness.http_answer(
+            "GET",
+            f"{base}/api/v1/uploads/{p['answer']['id']}/",
+            headers={"Authorization": f"Token {p['token']}", "Accept": "application/json"},
+            timeout=30,
+        )
+        state = json.loads(answer.body).get("status") if answer.status == 200 else None
+        if state in ("done", "failed"):
+            p["final"], p["finished_seen"] = json.loads(answer.body), time.perf_counter()
+        else:
+            heapq.heappush(due, (time.perf_counter() + retry_after(answer.headers), n))
+    for _, n in due:
+        posted[n]["final"] = {"status": "timed out"}
+
+
+def retry_after(headers: Mapping[str, str]) -> float:
+    """The seconds an answer's Retry-After asks for (its delay-seconds form), else `POLL_SECONDS_WITHOUT_HINT`."""
+    value = headers.get("Retry-After", "")
+    return float(value) if value.isdigit() else POLL_SECONDS_WITHOUT_HINT
 
 
 def verify(chosen: list[dict], posted: list[dict], media: Path, *, seeded_runs: int = 0) -> tuple[list[str], dict]:

@@ -1,9 +1,10 @@
 """API viewsets: fetch with one queryset method, serialize, done. The rules live in apps.results and apps.ingest."""
 
+from django.conf import settings
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, prefetch_related_objects
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
@@ -346,6 +347,25 @@ class CustomListViewSet(ApiDefaults, mixins.CreateModelMixin, mixins.RetrieveMod
         )
 
 
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    type=int,
+    location=OpenApiParameter.HEADER,
+    response=[200, 202],
+    description="while the ingest is pending or processing: seconds to wait before asking for the status again",
+)
+
+
+def ask_again_later(response: Response, job: IngestJob) -> Response:
+    """Tell a client polling an unfinished ingest when to ask again (Retry-After, in seconds).
+
+    A client with no such hint polls as fast as it can: at a deadline, a few uploaders' polls outnumber the
+    readers' pages, and on a shared server they take the CPU those pages need (bench/load_deadline.py)."""
+    if not job.is_finished:
+        response["Retry-After"] = str(settings.IOBOARD_UPLOAD_POLL_SECONDS)
+    return response
+
+
 class UploadViewSet(
     ApiDefaults,
     mixins.CreateModelMixin,
@@ -417,12 +437,13 @@ class UploadViewSet(
                 serializers.UploadAcceptedSerializer,
                 description="these bytes were uploaded before: the existing upload, not ingested again",
             ),
-        }
+        },
+        parameters=[RETRY_AFTER],
     )
     def create(self, request, *args, **kwargs):
         """Upload a .tar.gz/.tgz/.zip of an IO500 result directory or submission folder, or the files of another
         kind (``kind``: mdtest or IOR logs, a bottom-up campaign). The file is checked and kept, then ingested
-        in the background: poll status_url."""
+        in the background: poll status_url, waiting the Retry-After seconds between polls."""
         try:
             refuse_oversized_request(int(request.META.get("CONTENT_LENGTH") or 0))
             form = self.get_serializer(data=request.data)
@@ -438,7 +459,14 @@ class UploadViewSet(
         except UploadRefused as refusal:
             raise ValidationError({"file": [str(refusal)]}) from refusal
         answer = serializers.UploadAcceptedSerializer(received, context=self.get_serializer_context())
-        return Response(answer.data, status=status.HTTP_202_ACCEPTED if received.created else status.HTTP_200_OK)
+        created = status.HTTP_202_ACCEPTED if received.created else status.HTTP_200_OK
+        return ask_again_later(Response(answer.data, status=created), received.job)
+
+    @extend_schema(parameters=[RETRY_AFTER])
+    def retrieve(self, request, *args, **kwargs):
+        """An upload and how its ingest went; while the ingest is unfinished, Retry-After says when to ask again."""
+        job = self.get_object()
+        return ask_again_later(Response(self.get_serializer(job).data), job)
 
     def perform_destroy(self, job):
         delete_upload(job.upload)

@@ -33,6 +33,11 @@ class IngestJob(models.Model):
         return f"job {self.pk} for {self.upload} ({self.status})"
 
     @property
+    def is_finished(self) -> bool:
+        """Done or failed: the job's outcome is final, so a client has nothing more to wait for."""
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
     def created_runs(self):
         """The runs this job stored: none until it is done, since `record_success` sets them in the transaction
         that marks it done. A job still pending, processing or failed answers without a query (an empty list:

@@ -98,6 +98,45 @@ def test_polling_an_unfinished_upload_reads_its_job_alone_and_a_done_one_its_run
     assert status["runs"][0]["system"]["name"]
 
 
+def test_an_unfinished_upload_tells_its_poller_when_to_ask_again_and_a_finished_one_does_not(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks, settings
+):
+    """Retry-After (seconds, RFC 9110) on the 202 and on every status while the ingest is pending: a client that
+    honours it does not poll back-to-back. Once the outcome is final there is nothing to wait for."""
+    settings.IOBOARD_UPLOAD_POLL_SECONDS = 7
+    with django_capture_on_commit_callbacks() as queued:
+        accepted = upload(alice_client, tar_gz_of(DEMO_SUBMISSION))
+    pending = alice_client.get(accepted.json()["status_url"])
+
+    assert (accepted.status_code, accepted["Retry-After"]) == (202, "7")
+    assert (pending.json()["status"], pending["Retry-After"]) == ("pending", "7")
+
+    for enqueue_ingest in queued:
+        enqueue_ingest()
+    done = alice_client.get(accepted.json()["status_url"])
+    uploaded_again = upload(alice_client, tar_gz_of(DEMO_SUBMISSION))
+
+    assert done.json()["status"] == "done"
+    assert "Retry-After" not in done
+    assert (uploaded_again.status_code, uploaded_again.json()["status"]) == (200, "done")
+    assert "Retry-After" not in uploaded_again
+
+
+def test_a_failed_upload_has_no_retry_after(
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks, tmp_path
+):
+    not_a_result = tmp_path / "not-a-result"
+    not_a_result.mkdir()
+    (not_a_result / "README.txt").write_text("no IO500 result here\n")
+    with django_capture_on_commit_callbacks(execute=True):
+        accepted = upload(alice_client, tar_gz_of(not_a_result))
+
+    failed = alice_client.get(accepted.json()["status_url"])
+
+    assert failed.json()["status"] == "failed", failed.json()
+    assert "Retry-After" not in failed
+
+
 def test_the_same_bytes_uploaded_again_return_the_existing_upload(
     alice_client, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
 ):
