@@ -121,3 +121,32 @@ def test_cold_path_figures_bound_each_page_by_healthz_and_summarise_the_sorts():
     assert figures["one upload's ingest at 1,000,000 runs; first read of the list after it"] == (
         "0.12 s; 10.0 ms, rank 7 (reference 7)"
     )
+
+
+def test_the_deadline_is_judged_on_its_bursts_median_p95_and_says_how_many_bursts_were_within():
+    from bench.rows import deadline_load
+
+    burst = {"server_p95_seconds": None, "reader_requests": 180, "uploads_seconds": 8.0}
+    result = {
+        "runs": 100_000,
+        "readers": 32,
+        "think_seconds": [1, 5],
+        "uploads": 50,
+        "healthz_median_seconds": 0.002,
+        "readers_p95_seconds": 0.024,
+        "within_bound": False,
+        "bursts": [
+            {**burst, "readers_p95_seconds": 0.018, "within_bound": True},
+            {**burst, "readers_p95_seconds": 0.024, "within_bound": False},
+            {**burst, "readers_p95_seconds": 0.050, "within_bound": False},
+        ],
+        "reader_errors": 0,
+        "failures": [],
+    }
+
+    figures = deadline_load(result)
+
+    assert figures[0].label.endswith("p95, the median of 3 bursts (x idle `/healthz` median; target 10x)")
+    assert figures[0].value == "24.0 ms (12.0x: NOT met)"
+    assert figures[1].value == "9.0x, 12.0x, 25.0x; 1 of 3"
+    assert "3 x 50 uploads from 5 accounts" in figures[3].label
