@@ -1,5 +1,10 @@
+import json
+import os
+import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -38,3 +43,23 @@ def test_docker_compose_accepts_the_file_when_docker_compose_is_installed():
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_images_gunicorn_takes_its_worker_count_from_web_concurrency():
+    """The image's command names no worker count, so WEB_CONCURRENCY (the image's ENV, or the host's .env) sets
+    it, as docs/deployment.md says: about 2 x the host's cores."""
+    dockerfile = (DOCKER / "Dockerfile").read_text()
+    command = json.loads(re.search(r"^CMD (\[.*\])$", dockerfile, re.MULTILINE).group(1))
+    image_default = re.search(r"\bWEB_CONCURRENCY=(\d+)", dockerfile).group(1)
+    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent))
+
+    for workers in (image_default, "7"):
+        printed = subprocess.run(
+            [gunicorn, *command[1:], "--print-config"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "WEB_CONCURRENCY": workers},
+            cwd=REPO_ROOT,
+        ).stdout
+        assert re.search(rf"^workers\s+= {workers}$", printed, re.MULTILINE), printed
