@@ -104,8 +104,9 @@ def test_an_unfinished_upload_tells_its_poller_when_to_ask_again_and_a_finished_
     """Retry-After (seconds, RFC 9110) on the 202 and on every status while the ingest is pending: a client that
     honours it does not poll back-to-back. Once the outcome is final there is nothing to wait for."""
     settings.IOBOARD_UPLOAD_POLL_SECONDS = 7
+    data = tar_gz_of(DEMO_SUBMISSION)
     with django_capture_on_commit_callbacks() as queued:
-        accepted = upload(alice_client, tar_gz_of(DEMO_SUBMISSION))
+        accepted = upload(alice_client, data)
     pending = alice_client.get(accepted.json()["status_url"])
 
     assert (accepted.status_code, accepted["Retry-After"]) == (202, "7")
@@ -114,7 +115,7 @@ def test_an_unfinished_upload_tells_its_poller_when_to_ask_again_and_a_finished_
     for enqueue_ingest in queued:
         enqueue_ingest()
     done = alice_client.get(accepted.json()["status_url"])
-    uploaded_again = upload(alice_client, tar_gz_of(DEMO_SUBMISSION))
+    uploaded_again = upload(alice_client, data)
 
     assert done.json()["status"] == "done"
     assert "Retry-After" not in done
