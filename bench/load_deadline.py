@@ -345,7 +345,7 @@ def main() -> None:
             for service in reversed(services):
                 service.stop()
             if web is not None:
-                served_healthz = harness.server_times(web.log, between=HEALTHZ_MARKS)
+                healthz_log = harness.server_times(web.log, between=HEALTHZ_MARKS)
                 for number, burst in enumerate(bursts):
                     burst["served"] = harness.server_times(web.log, between=reading_marks(number))
             if not args.keep_db:
@@ -361,7 +361,7 @@ def main() -> None:
     if errors:
         failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
     # Answers that were 200s, as the readers' own figure counts them.
-    healthz_served = [seconds for path, status, seconds in served_healthz if path == "/healthz" and status == 200]
+    healthz_served = [seconds for path, status, seconds in healthz_log if path == "/healthz" and status == 200]
     for burst in bursts:
         times = [s[2] for s in burst["samples"] if s[1] == 200]
         burst["p95_seconds"] = harness.percentile(times, 0.95) if times else float("inf")

@@ -153,9 +153,9 @@ def poll_until_finished(base: str, posted: list[dict], deadline: float) -> None:
             headers={"Authorization": f"Token {p['token']}", "Accept": "application/json"},
             timeout=30,
         )
-        state = json.loads(answer.body).get("status") if answer.status == 200 else None
-        if state in ("done", "failed"):
-            p["final"], p["finished_seen"] = json.loads(answer.body), time.perf_counter()
+        status = json.loads(answer.body) if answer.status == 200 else {}
+        if status.get("status") in ("done", "failed"):
+            p["final"], p["finished_seen"] = status, time.perf_counter()
         else:
             heapq.heappush(due, (time.perf_counter() + retry_after(answer.headers), n))
     for _, n in due:

@@ -301,6 +301,7 @@ def fixed_decimals(value, digits: int) -> str:
 
 #: floatformat's quantum for each number of decimals `rounded` writes itself.
 _QUANTUM = {digits: Decimal(1).scaleb(-digits) for digits in range(7)}
+_DIGITS_TEXT = {str(digits) for digits in _QUANTUM}
 
 
 def rounded(value, arg) -> SafeString:
@@ -327,9 +328,6 @@ def rounded(value, arg) -> SafeString:
         return floatformat(value, arg)
     # SafeString itself, not mark_safe (a third of this function's cost): digits, a sign and separators only.
     return SafeString(format(number.copy_abs() if number.is_zero() else number, ",f" if grouped else "f"))
-
-
-_DIGITS_TEXT = {str(digits) for digits in _QUANTUM}
 
 
 def localized(value) -> str:
