@@ -12,7 +12,7 @@ from drf_spectacular.plumbing import _load_enum_name_overrides
 
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.management.commands.ingest import Command
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools import TOOLS
 from apps.ingest.tools.base import Figure, Ingest, Option, Tool, ToolReading, UploadField
 from tests.api.uploading import named_file

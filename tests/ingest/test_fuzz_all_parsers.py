@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from apps.ingest.core.archive import ArchiveError, extract_archive
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, read_sidecar, resolve_metadata
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.lustre import inventory, shell, striping, tunables, versions
 from apps.ingest.parsers.lustre.sidecar import parse_sidecar_lustre
-from apps.ingest.parsers.records import ParseError
 from apps.ingest.tools.mdtest.manifest import parse_manifest
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -19,7 +19,7 @@ from django.db import DatabaseError, transaction
 
 from apps.ingest.core.archive import ArchiveError, is_archive, open_input
 from apps.ingest.core.common import IngestError, archive_caps
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools import upload_kinds
 from apps.results.models import Upload
 from apps.results.services.freshness import bump_data_version_on_commit

@@ -19,7 +19,7 @@ Adding a tool: a new folder with its ``TOOL``, one entry below, its tests in
 
 from __future__ import annotations
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools import fio, ib_write_bw, io500, ior, iozone, lnet_selftest, mdtest, obdfilter_survey, stack, xdd
 from apps.ingest.tools.base import Figure, Tool, ToolReading
 

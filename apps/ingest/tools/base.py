@@ -1,5 +1,5 @@
 """What every tool shares: the registry entry (``Tool``, with its optional reader and upload kind), the
-reading (one figure per operation), the line walk and its limits.
+reading (one figure per operation), a capture's lines and numbers.
 
 A tool reader turns the raw bytes of one capture (prompts, warnings and carriage returns included)
 into a ``ToolReading``: the tool's own aggregate for each operation the log measures, already in the
@@ -16,18 +16,16 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Literal
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.parsers.lines import numbered_lines
 from apps.ingest.parsers.values import NUMBER
 from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, IOPS_OPERATIONS, OPERATIONS, unit_of
 
-# Every line a reader matches is at most this long: the regexes are linear, and a longer line is not a capture.
-MAX_LINE = 64 * 1024
 MB = 10**6
 MIB = 2**20
 __all__ = [
     "BANDWIDTH_OPERATIONS",
     "IOPS_OPERATIONS",
-    "MAX_LINE",
     "MB",
     "MIB",
     "NUMBER",
@@ -38,8 +36,8 @@ __all__ = [
     "Tool",
     "ToolReading",
     "UploadField",
+    "capture_lines",
     "number",
-    "numbered_lines",
     "text_of",
     "unit_of",
 ]
@@ -156,13 +154,12 @@ def text_of(data: bytes) -> str:
     return data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
 
 
-def numbered_lines(text: str, path: str) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` with carriage returns removed (xdd 6.5 starts result lines with one, and
-    ``\\r\\n`` captures end with one); a line over ``MAX_LINE`` is refused."""
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if len(raw) > MAX_LINE:
-            raise ParseError(path, number, f"line is longer than {MAX_LINE} characters")
-        yield number, raw.replace("\r", "")
+def capture_lines(text: str, path: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a capture, strict (``apps.ingest.parsers.lines``: a line over the cap is
+    refused), with carriage returns removed (xdd 6.5 starts result lines with one, and ``\\r\\n`` captures
+    end with one)."""
+    for number, line in numbered_lines(text.split("\n"), path, strict=True):
+        yield number, line.replace("\r", "")
 
 
 def number(token: str, path: str, line: int, what: str) -> float:

@@ -15,8 +15,9 @@ import pytest
 import apps.ingest.core.metadata
 import apps.ingest.parsers
 import apps.ingest.tools
+from apps.ingest.parsers.errors import MAX_KEPT_PROBLEMS, ParseError, joined_problems
+from apps.ingest.parsers.lines import MAX_LINE_CHARS
 from apps.ingest.parsers.lustre.shell import shell_words
-from apps.ingest.parsers.records import MAX_KEPT_PROBLEMS, MAX_LINE_CHARS, ParseError, joined_problems
 from apps.ingest.tools.ior.grammar import parse_ior_bytes
 from apps.ingest.tools.mdtest.grammar import parse_mdtest_bytes, read_mdtest_lenient
 

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.values import PrintedNumber, csv_rows, manifest_text, printed_number, read_manifest_text
 
 

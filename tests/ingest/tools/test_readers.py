@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools import TOOLS, read_log, stack_readers, upload_kinds
-from apps.ingest.tools.base import MAX_LINE
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "tools"
 
@@ -137,9 +136,11 @@ def test_bad_logs_are_refused_naming_the_file(tool, content, message):
     assert refused.value.path == "bad.log"
 
 
-def test_an_over_long_line_is_refused_with_its_number():
-    with pytest.raises(ParseError, match=r"bad.log:2: line is longer"):
-        read_log("xdd", b"ok\n" + b"x" * (MAX_LINE + 1), "bad.log")
+@pytest.mark.parametrize("tool", ["xdd", "iozone", "fio", "ib_write_bw", "lnet_selftest", "obdfilter-survey", "ior"])
+def test_a_line_over_the_256_kib_cap_is_refused_with_its_number(tool):
+    with pytest.raises(ParseError) as refused:
+        read_log(tool, b"ok\n" + b"x" * (256 * 1024 + 1), "bad.log")
+    assert str(refused.value) == "bad.log:2: line of 262145 characters is over the limit of 262144 characters"
 
 
 def test_every_tool_folder_describes_itself():

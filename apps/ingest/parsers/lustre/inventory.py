@@ -7,6 +7,7 @@ import re
 import yaml
 
 from apps.ingest.core.metadata import yaml_alias_line
+from apps.ingest.parsers.lines import numbered_lines
 from apps.ingest.parsers.lustre.shell import shell_words
 from apps.ingest.parsers.lustre.tunables import TunableInfo, tunable_scope
 
@@ -60,7 +61,7 @@ def _walk_inventory(
 def _parse_ini_inventory(text: str, source_file: str) -> list[TunableInfo]:
     found: list[TunableInfo] = []
     section = ""
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in numbered_lines(text.splitlines(), strict=False):
         line = raw.split("#", 1)[0].split(";", 1)[0].strip()
         header = re.fullmatch(r"\[([^\]]+)\]", line)
         if header:

@@ -12,6 +12,8 @@ import operator
 import re
 import shlex
 
+from apps.ingest.parsers.lines import numbered_lines
+
 _COMMAND_END = {";", "&&", "||", "|", "&"}
 # The longest command read: the longest script line in the corpus has 4.8 KB. shlex grows a word one
 # character at a time (quadratic in its length), so a longer command is cut here.
@@ -27,10 +29,11 @@ _ARITHMETIC = {
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
-    """Join backslash-continued lines; each logical line keeps the number of its first line."""
+    """Join backslash-continued lines (each cut to the line cap); each logical line keeps the number of its
+    first line."""
     result: list[tuple[int, str]] = []
     pending, start = "", 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in numbered_lines(text.splitlines(), strict=False):
         if not pending:
             start = number
         if line.rstrip().endswith("\\"):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.lustre.striping import LFS_COMMAND, StripingInfo, parse_striping
 from apps.ingest.parsers.lustre.tunables import TunableInfo, parse_bare_tunable
 from apps.ingest.parsers.lustre.versions import LustreBuildInfo, parse_release_notes
-from apps.ingest.parsers.records import ParseError
 
 
 @dataclass

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from apps.ingest.parsers.lines import capped_lines
+
 _VERSION = (
     r"(?:v?\d+\.\d+(?:\.\d+)*(?:[-_][\w.]+)?"
     r"|'[^'\n]+'(?:\s*branch)?(?:\s*\+\s*patches)?"
@@ -122,7 +124,7 @@ def parse_release_notes(text: str) -> LustreBuildInfo:
         build.base_tag = _base_tag(build.base_description)
     status = "applied"
     orphan_urls: list[str] = []
-    for line in text.splitlines():
+    for line in capped_lines(text.splitlines(), strict=False):
         if _APPLIED_HEADER.search(line):
             status = "applied"
         elif _REVERTED_HEADER.search(line):

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import re
 
-from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools.base import Figure, ToolReading, numbered_lines, text_of
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.base import Figure, ToolReading, capture_lines, text_of
 
 _OBJECT_START = re.compile(r"^\{\s*$")
 _RW = {
@@ -34,7 +34,7 @@ _RW = {
 def read_fio(data: bytes, path: str) -> ToolReading:
     text = text_of(data)
     start_line = None
-    for line_number, line in numbered_lines(text, path):
+    for line_number, line in capture_lines(text, path):
         if start_line is None and _OBJECT_START.match(line):
             start_line = line_number
     if start_line is None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools.base import MIB, Figure, ToolReading, number, numbered_lines, text_of
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.base import MIB, Figure, ToolReading, capture_lines, number, text_of
 
 _HEADER = re.compile(r"^\s*#bytes\s+#iterations\s+BW peak\[[^\]]{1,20}\]\s+BW average\[(?P<unit>[^\]]{1,20})\]")
 _COLUMN = re.compile(r"BW peak\[[^\]]*\]|BW average\[[^\]]*\]|\S+")
@@ -29,7 +29,7 @@ def read_ib_write_bw(data: bytes, path: str) -> ToolReading:
     unit = ""
     result: tuple[str, int] | None = None
     saw_test = False
-    for line_number, line in numbered_lines(text_of(data), path):
+    for line_number, line in capture_lines(text_of(data), path):
         if "RDMA_Write BW Test" in line:
             saw_test = True
         if not reading.version and (match := _VERSION.match(line)):

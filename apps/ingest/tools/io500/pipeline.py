@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
-from apps.ingest.anomaly_facts import facts_from_record
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.core.pipeline import Pipeline
-from apps.ingest.parsers.records import IO500RunRecord, ParseError, joined_problems
-from apps.ingest.provenance import Provenance, collect_provenance
+from apps.ingest.parsers.errors import ParseError, joined_problems
+from apps.ingest.tools.io500.anomaly_facts import facts_from_record
 from apps.ingest.tools.io500.grammar import parse_result_set, survey_tree
+from apps.ingest.tools.io500.provenance import Provenance, collect_provenance
+from apps.ingest.tools.io500.records import IO500RunRecord
 from apps.results.judgements.anomalies.node_counts import resolved_client_nodes
 from apps.results.judgements.rank_stats import summarise_ranks
 from apps.results.judgements.reproducibility import QuestionnaireError, clean_reproducibility

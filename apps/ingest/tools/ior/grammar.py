@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
-from apps.ingest.parsers.records import ParseError, cut_line, strict_lines
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.parsers.lines import capped_lines, numbered_lines
 from apps.ingest.parsers.values import PrintedNumber, printed_number
 from apps.results.judgements.anomalies.facts import TaskReordering
 
@@ -331,22 +332,22 @@ def parse_ior_file(path: str | Path, display_name: str | None = None, *, strict:
 def parse_ior_bytes(data: bytes, path: str, *, strict: bool = True) -> IorLog:
     text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
     digest = hashlib.sha256(data).hexdigest()
-    if strict:
-        strict_lines(text, path)  # a line over the cap fails the log, text or JSON, before any pattern reads it
+    # Strict: a line over the cap fails the log, text or JSON, before any pattern reads it; lenient: it is cut.
+    lines = list(capped_lines(text.split("\n"), path, strict=strict))
     json_start = _json_start(text)
     if json_start is not None:
         runs = _JsonReader(path, text[json_start:], strict, first_line=text.count("\n", 0, json_start) + 1).read()
         return IorLog(path=path, content_hash=digest, format="json", runs=runs)
-    return IorLog(path=path, content_hash=digest, format="text", runs=_TextReader(path, text, strict).read())
+    return IorLog(path=path, content_hash=digest, format="text", runs=_TextReader(path, lines, strict).read())
 
 
 class _TextReader:
     """A line-by-line state machine over IOR's text output; one instance reads one file."""
 
-    def __init__(self, path: str, text: str, strict: bool):
+    def __init__(self, path: str, lines: list[str], strict: bool):
         self.path = path
         self.strict = strict
-        self.lines = [cut_line(line) for line in text.split("\n")]
+        self.lines = lines
         self.runs: list[IorRun] = []
         self.run: IorRun | None = None
         self.test: IorTest | None = None
@@ -643,7 +644,7 @@ def _json_document(text: str, first_line: int) -> tuple[str, list[int]]:
     unavailable values are text.
     """
     kept, numbers = [], []
-    for number, line in enumerate(text.splitlines(), start=first_line):
+    for number, line in numbered_lines(text.splitlines(), strict=False, first=first_line):
         if not _JSON_LINE.match(line):
             continue
         kept.append(_JSON_NON_FINITE.sub(r'\1"\2"', line))

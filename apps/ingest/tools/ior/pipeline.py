@@ -16,7 +16,7 @@ from apps.ingest.core.pipeline import (
     ingest_logs,
     unused_manifest_warning,
 )
-from apps.ingest.parsers.records import ParseError, joined_problems
+from apps.ingest.parsers.errors import ParseError, joined_problems
 from apps.ingest.tools.ior.grammar import looks_like_ior_output, parse_ior_bytes
 from apps.ingest.tools.ior.study import (
     MANIFEST_NAME,

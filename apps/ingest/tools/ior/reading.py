@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.base import MIB, Figure, ToolReading
 from apps.ingest.tools.ior.grammar import parse_ior_bytes
 

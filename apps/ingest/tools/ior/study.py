@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.values import csv_rows, read_manifest_text
 from apps.ingest.tools.ior.grammar import IorLog, IorTest
 

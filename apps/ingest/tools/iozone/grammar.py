@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools.base import NUMBER, Figure, ToolReading, number, numbered_lines, text_of
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.base import NUMBER, Figure, ToolReading, capture_lines, number, text_of
 
 _VERSION = re.compile(r"Version \$Revision:\s*(?P<version>[\d.]+)")
 _CHILDREN = re.compile(
@@ -26,7 +26,7 @@ _KILOBYTE_UNITS = {"KB/sec", "kB/sec"}
 def read_iozone(data: bytes, path: str) -> ToolReading:
     reading = ToolReading(tool="iozone", path=path)
     seen_header = False
-    for line_number, line in numbered_lines(text_of(data), path):
+    for line_number, line in capture_lines(text_of(data), path):
         if not reading.version and (match := _VERSION.search(line)):
             reading.version = match["version"]
         if "Iozone: Performance Test of File I/O" in line:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools.base import MIB, NUMBER, Figure, ToolReading, number, numbered_lines, text_of
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.base import MIB, NUMBER, Figure, ToolReading, capture_lines, number, text_of
 
 _ADD_TEST = re.compile(r"\blst\s+add_test\b(?P<arguments>.*?)\bbrw\s+(?P<direction>read|write)\b")
 _TO_GROUP = re.compile(r"--to\s+(?P<group>\S+)")
@@ -31,7 +31,7 @@ def read_lst_stat(data: bytes, path: str) -> ToolReading:
     server_group = ""
     block: tuple[str, str] | None = None
     samples: dict[str, dict[str, list[tuple[float, int, str]]]] = {}
-    for line_number, line in numbered_lines(text_of(data), path):
+    for line_number, line in capture_lines(text_of(data), path):
         if match := _ADD_TEST.search(line):
             directions.add(match["direction"])
             if to := _TO_GROUP.search(match["arguments"]):

@@ -43,7 +43,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
-from apps.ingest.parsers.records import ParseError, ProblemList, cut_line, strict_lines
+from apps.ingest.parsers.errors import ParseError, ProblemList
+from apps.ingest.parsers.lines import capped_lines
 from apps.ingest.parsers.values import NOT_A_NUMBER, PrintedNumber
 
 RATE = "rate"
@@ -288,7 +289,8 @@ def looks_like_mdtest_output(text: str) -> bool:
     """Whether a file is meant to be mdtest output (so a failure to parse it is an error to report)
     rather than some other file that sits in a results folder (a manifest, notes, JSON)."""
     return any(
-        _LAUNCH.match(line) or _STARTED.match(line) or _SUMMARY.match(line) for line in map(cut_line, text.split("\n"))
+        _LAUNCH.match(line) or _STARTED.match(line) or _SUMMARY.match(line)
+        for line in capped_lines(text.split("\n"), strict=False)
     )
 
 
@@ -306,7 +308,7 @@ def parse_mdtest_bytes(data: bytes, path: str) -> MdtestLog:
     """Strict: every launch in full, or a ``ParseError`` naming the file and line."""
     text = data.decode("utf-8", errors="replace")
     reader = _LogReader(path, lenient=False)
-    launches = reader.read(strict_lines(text, path))
+    launches = reader.read(list(capped_lines(text.split("\n"), path, strict=True)))
     return MdtestLog(path=path, content_hash=hashlib.sha256(data).hexdigest(), launches=launches)
 
 
@@ -318,7 +320,7 @@ def read_mdtest_lenient(lines: Iterable[str], path: str) -> MdtestLog:
     listed in ``problems``. ``content_hash`` stays empty: the caller hashes its own files.
     """
     reader = _LogReader(path, lenient=True)
-    launches = reader.read(map(cut_line, lines))
+    launches = reader.read(capped_lines(lines, path, strict=False))
     return MdtestLog(path=path, content_hash="", launches=launches, problems=reader.problems)
 
 

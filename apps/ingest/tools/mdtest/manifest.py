@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.values import csv_rows, read_manifest_text
 from apps.ingest.tools.mdtest.grammar import (
     MAX_COUNT,

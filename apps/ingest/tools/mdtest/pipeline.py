@@ -17,7 +17,7 @@ from apps.ingest.core.pipeline import (
     ingest_logs,
     unused_manifest_warning,
 )
-from apps.ingest.parsers.records import ParseError, joined_problems
+from apps.ingest.parsers.errors import ParseError, joined_problems
 from apps.ingest.tools.mdtest.grammar import looks_like_mdtest_output, parse_mdtest_bytes
 from apps.ingest.tools.mdtest.manifest import (
     MANIFEST_NAME,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools.base import MIB, NUMBER, Figure, ToolReading, number, numbered_lines, text_of
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.base import MIB, NUMBER, Figure, ToolReading, capture_lines, number, text_of
 
 _POINT = re.compile(r"^\s*ost\s+\d+\s+sz\s+\d+K\s+rsz\s+\d+\s+obj\s+\d+\s+thr\s+\d+\s+(?P<figures>.*)$")
 _FIGURE = re.compile(r"\b(?P<test>write|rewrite|read)\s+(?P<value>[^\s\[]+)\s*(?:\[[^\]]{0,80}\])?")
@@ -22,7 +22,7 @@ def read_obdfilter_survey(data: bytes, path: str) -> ToolReading:
     reading = ToolReading(tool="obdfilter-survey", path=path)
     best: dict[str, tuple[float, str, int]] = {}
     points = 0
-    for line_number, line in numbered_lines(text_of(data), path):
+    for line_number, line in capture_lines(text_of(data), path):
         if not (match := _POINT.match(line)):
             continue
         points += 1

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.values import csv_rows, manifest_text
 from apps.ingest.tools import stack_readers
 from apps.ingest.tools.base import Figure

@@ -19,7 +19,7 @@ from django.utils.text import slugify
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, fit
 from apps.ingest.core.pipeline import Pipeline
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.stack.campaign import Campaign, find_campaign_root, read_campaign
 from apps.results.judgements.stacks.semantics import Evaluation, evaluate, unit_of
 from apps.results.models import (

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.records import ParseError
-from apps.ingest.tools.base import Figure, ToolReading, number, numbered_lines, text_of
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.base import Figure, ToolReading, capture_lines, number, text_of
 
 _VERSION = re.compile(r"XDD version\s+(?:xdd\s+)?(?P<version>\S+)")
 _HEADER_65 = re.compile(r"^\s*T\s+Q\s+Bytes\s+Ops\s+Time\s+Rate\s+IOPS\b")
@@ -37,7 +37,7 @@ def read_xdd(data: bytes, path: str) -> ToolReading:
     combined: dict[str, tuple[dict[str, str], int]] = {}
     averages: dict[str, list[tuple[dict[str, str], int]]] = {}
     patterns: set[str] = set()
-    for line_number, line in numbered_lines(text_of(data), path):
+    for line_number, line in capture_lines(text_of(data), path):
         if not reading.version and (match := _VERSION.search(line)):
             reading.version = match["version"]
         if match := _SEEK_PATTERN.match(line):

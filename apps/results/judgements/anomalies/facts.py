@@ -1,7 +1,7 @@
 """What the anomaly rules read about one run, as plain JSON-friendly data.
 
 Rules never see parser records or database rows: ingest distils a ``RunFacts`` from each parsed
-run (``apps.ingest.anomaly_facts``) and stores ``to_dict()`` next to the run, so the rules can be
+run (``apps.ingest.tools.io500.anomaly_facts``) and stores ``to_dict()`` next to the run, so the rules can be
 re-run later (new thresholds, new rules) without re-reading the submission files.
 ``from_dict`` ignores keys it does not know, so facts stored by a newer version still load.
 """

@@ -4,7 +4,7 @@ from datetime import datetime
 
 import pytest
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar import parse_result_set
 from apps.ingest.tools.io500.grammar.capp_run import parse_version
 from apps.ingest.tools.io500.grammar.hashes import config_hash, format_hash, io500_hash, score_hash

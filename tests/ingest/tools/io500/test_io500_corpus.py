@@ -10,8 +10,9 @@ import time
 
 import pytest
 
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar import parse_tree
+from apps.ingest.tools.io500.records import IO500RunRecord
 from tests.conftest import shared_path
 
 STANDARD_PHASES = (

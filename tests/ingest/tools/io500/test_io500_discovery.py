@@ -3,8 +3,9 @@
 import shutil
 import zipfile
 
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar import find_result_sets, parse_result_set, parse_tree
+from apps.ingest.tools.io500.records import IO500RunRecord
 from tests.ingest.tools.io500.io500_samples import (
     BASH_RUN,
     CAPP_RUN,

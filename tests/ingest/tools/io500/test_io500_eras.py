@@ -4,7 +4,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from apps.ingest.parsers.records import RunEvidence
 from apps.ingest.tools.io500.grammar import parse_result_set
 from apps.ingest.tools.io500.grammar.common import ResultSetFiles
 from apps.ingest.tools.io500.grammar.eras import (
@@ -15,6 +14,7 @@ from apps.ingest.tools.io500.grammar.eras import (
     era_of_record,
     score_formula_for,
 )
+from apps.ingest.tools.io500.records import RunEvidence
 from apps.results.judgements.scoring import (
     FORMULA_CAPP_SKIP_NONPOSITIVE,
     FORMULA_CAPP_ZERO_ENTERS,

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar import find_result_sets, parse_result_set, parse_tree
+from apps.ingest.tools.io500.records import IO500RunRecord
 from tests.ingest.tools.io500.io500_samples import copy_sample
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

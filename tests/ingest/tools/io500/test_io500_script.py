@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar import find_result_sets, parse_result_set
 from tests.ingest.tools.io500.io500_samples import (
     BASH_RUN,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.ior.grammar import parse_ior_bytes, parse_ior_file
 from apps.results.judgements.anomalies.facts import TaskReordering
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.mdtest.grammar import parse_mdtest_file
 from apps.ingest.tools.mdtest.manifest import (
     INHERITED,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.mdtest.grammar import parse_mdtest_bytes, read_mdtest_lenient
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"

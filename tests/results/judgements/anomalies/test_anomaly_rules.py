@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from apps.ingest.anomaly_facts import facts_from_record
-from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
+from apps.ingest.tools.io500.anomaly_facts import facts_from_record
+from apps.ingest.tools.io500.records import IO500RunRecord, PhaseRecord
 from apps.results.judgements.anomalies import (
     DEFAULT_THRESHOLDS,
     RULES,

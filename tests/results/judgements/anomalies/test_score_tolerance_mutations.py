@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from apps.ingest.anomaly_facts import facts_from_record
+from apps.ingest.tools.io500.anomaly_facts import facts_from_record
 from apps.ingest.tools.io500.grammar import parse_result_set
 from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, evaluate_all
 from apps.results.judgements.anomalies.rules import score_reproduction

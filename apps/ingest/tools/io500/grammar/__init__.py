@@ -7,7 +7,7 @@ Public API:
 * :func:`survey_tree` — the result directories and the submissions with nothing scoreable, in one walk;
 * :func:`parse_tree` — both, plus a ``ParseError`` for each submission with nothing scoreable.
 
-No Django here: the package is plain Python over ``apps.ingest.parsers.records``.
+No Django here: the package is plain Python over ``apps.ingest.tools.io500.records``.
 """
 
 from apps.ingest.tools.io500.grammar.discovery import find_result_sets, survey_tree

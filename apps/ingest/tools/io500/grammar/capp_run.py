@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from apps.ingest.parsers.rank_csv import rank_tables
-from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.capp import (
     CappSummary,
     ResultTxt,
@@ -35,6 +34,9 @@ from apps.ingest.tools.io500.grammar.phases import (
     score_group,
     unit_for,
 )
+from apps.ingest.tools.io500.grammar.rank_csv import rank_tables
+from apps.ingest.tools.io500.records import IO500RunRecord, PhaseRecord
+from apps.results.judgements.scoring import Score
 from apps.results.judgements.scoring.generations import (
     ERA_CAPP,
     GENERATION_CAPP_G1,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from apps.ingest.core.metadata import SUBMISSION_DIR
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.eras import SC17_RESULTS, SC17_STDOUT, SUMMARY_ONLY, classify_folder
 from apps.ingest.tools.io500.grammar.files import (
     MAX_SNIFF_BYTES,

@@ -27,13 +27,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.capp import is_capp_summary
 from apps.ingest.tools.io500.grammar.capp_run import build_capp_record
 from apps.ingest.tools.io500.grammar.common import ResultSetFiles
 from apps.ingest.tools.io500.grammar.files import is_junk_name
 from apps.ingest.tools.io500.grammar.script import SC17_RESULTS_FILE, is_sc17_stdout
 from apps.ingest.tools.io500.grammar.script_run import MIB_PER_MB, build_sc17_record, build_script_record
+from apps.ingest.tools.io500.records import IO500RunRecord
 from apps.results.judgements.scoring import (
     FORMULA_SC17,
     FORMULA_SCRIPT,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from apps.ingest.parsers.records import ParseError, cut_line
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.parsers.lines import numbered_lines
 
 ARCHIVE_SUFFIXES = (
     ".zip",
@@ -78,12 +79,12 @@ def iter_lines(path: Path, rel: str) -> Iterator[tuple[int, str]]:
     """(1-based line number, text without line end) for every line, streamed.
 
     A lone ``\\r`` inside a line is kept; ``\\r\\n`` and ``\\n`` both end a line. NUL bytes become
-    U+FFFD (PostgreSQL text cannot hold them). A line is cut to ``MAX_LINE_CHARS`` (``cut_line``).
+    U+FFFD (PostgreSQL text cannot hold them). A line over ``MAX_LINE_CHARS`` is cut (``numbered_lines``, lenient).
     """
     try:
         with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                yield number, cut_line(raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "\ufffd"))
+            decoded = (raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "\ufffd") for raw in handle)
+            yield from numbered_lines(decoded, rel, strict=False)
     except OSError as exc:
         raise ParseError(rel, None, f"cannot read file: {exc.strerror or exc}") from exc
 

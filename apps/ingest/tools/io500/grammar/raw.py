@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.common import NUMBER, to_float
 from apps.ingest.tools.io500.grammar.files import iter_lines
 from apps.ingest.tools.ior.grammar import IorRun, parse_ior_file

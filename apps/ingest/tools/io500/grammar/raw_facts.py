@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 from apps.ingest.tools.io500.grammar.common import ResultSetFiles, relative_difference, to_float, to_int
 from apps.ingest.tools.io500.grammar.phases import MDTEST_READBACK_PHASES, STANDARD_PHASES, mdtest_operation
 from apps.ingest.tools.io500.grammar.raw import (
@@ -20,6 +19,7 @@ from apps.ingest.tools.io500.grammar.raw import (
     parse_ior_output,
     parse_mdtest_output,
 )
+from apps.ingest.tools.io500.records import IO500RunRecord, PhaseRecord
 from apps.ingest.tools.ior.grammar import IorRun, IorTest
 from apps.ingest.tools.mdtest.grammar import rank_shift_option
 

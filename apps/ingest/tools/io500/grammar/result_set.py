@@ -30,7 +30,7 @@ What the record holds beyond the numbers:
     .tar.gz or a .zip; duplicate submissions with identical files share it.
 
 ``evidence``
-    a ``RunEvidence`` (``apps.ingest.parsers.records``): typed evidence for the anomaly rules, each
+    a ``RunEvidence`` (``apps.ingest.tools.io500.records``): typed evidence for the anomaly rules, each
     field documented there.
 """
 
@@ -46,8 +46,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from apps.ingest.core.metadata import from_layout
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.parsers.json_values import json_safe
-from apps.ingest.parsers.records import IO500RunRecord, ParseError
 from apps.ingest.tools.io500.grammar.capp import parse_capp_summary
 from apps.ingest.tools.io500.grammar.common import ResultSetFiles, to_float
 from apps.ingest.tools.io500.grammar.discovery import (
@@ -77,6 +77,7 @@ from apps.ingest.tools.io500.grammar.sysinfo import (
     parse_system_information_json,
     split_info,
 )
+from apps.ingest.tools.io500.records import IO500RunRecord
 from apps.results.judgements.reproducibility import is_find_source
 from apps.results.judgements.scoring import WRITE_PHASES, compute_extended_score, compute_io500_score
 from apps.results.judgements.scoring.generations import ERA_SCRIPT

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.common import NUMBER
 from apps.ingest.tools.io500.grammar.files import MAX_SNIFF_BYTES, file_size, iter_lines
 from apps.ingest.tools.io500.grammar.phases import normalise_phase_name

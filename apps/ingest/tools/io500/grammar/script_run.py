@@ -15,7 +15,7 @@ import math
 from datetime import datetime
 from pathlib import Path
 
-from apps.ingest.parsers.records import IO500RunRecord, ParseError, PhaseRecord, Score
+from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.common import (
     ResultSetFiles,
     parse_timestamp,
@@ -33,7 +33,8 @@ from apps.ingest.tools.io500.grammar.script import (
     parse_script_summary,
 )
 from apps.ingest.tools.io500.grammar.sysinfo import split_info
-from apps.results.judgements.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES
+from apps.ingest.tools.io500.records import IO500RunRecord, PhaseRecord
+from apps.results.judgements.scoring import BW_PHASES, MD_PHASES, SC17_MD_PHASES, Score
 from apps.results.judgements.scoring.generations import (
     ERA_SCRIPT,
     GENERATION_BASH_PRODUCT,

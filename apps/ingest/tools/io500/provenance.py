@@ -19,7 +19,7 @@ from apps.ingest.parsers.lustre.sidecar import parse_sidecar_lustre
 from apps.ingest.parsers.lustre.striping import StripingInfo, parse_striping
 from apps.ingest.parsers.lustre.tunables import TunableInfo, parse_tunables
 from apps.ingest.parsers.lustre.versions import LustreBuildInfo, build_info_from_system_information
-from apps.ingest.parsers.records import IO500RunRecord
+from apps.ingest.tools.io500.records import IO500RunRecord
 
 SCRIPT_SUFFIXES = {".sh", ".bash", ".slurm", ".pbs", ".lsf", ".job", ".sbatch"}
 INVENTORY_SUFFIXES = {".yml", ".yaml"}

@@ -1,9 +1,9 @@
-"""Plain-Python records that parsers hand to the ingest service.
+"""The plain-Python records the IO500 reader hands to its pipeline: a run, its phases, its evidence.
 
-Parsers never import Django: they turn files into these records (or raise
-``ParseError``), and ``apps.ingest.tools.io500.pipeline`` turns records into rows. Keeping the
-boundary a set of dataclasses lets the parsers be tested and fuzzed without a
-database, and lets the storage layer change without touching the grammars.
+The grammar (``grammar/``) never imports Django: it turns a result directory into an ``IO500RunRecord``
+(or raises ``ParseError``), and ``pipeline.py`` turns records into rows. Keeping the boundary a set of
+dataclasses lets the reader be tested and fuzzed without a database, and lets the storage layer change
+without touching the grammars.
 """
 
 from __future__ import annotations
@@ -16,68 +16,6 @@ if TYPE_CHECKING:  # a type only: importing results here at run time would close
     from apps.results.judgements.anomalies.facts import TaskReordering
 
 from apps.results.judgements.scoring import Score
-
-# The longest line a grammar reads. The longest in the real corpus (../shared/io500-corpus) has 62 KB
-# (an mdtest rank list); longer ones are attacks or corruption. Strict readers refuse such a line
-# (``strict_lines``), lenient ones cut it (``cut_line``), so no pattern ever sees more.
-MAX_LINE_CHARS = 256 * 1024
-# How many problems a lenient reader keeps in full; the rest are counted (``ProblemList``).
-MAX_KEPT_PROBLEMS = 20
-
-
-class ParseError(Exception):
-    """A file could not be understood. Always names the file and, when known, the line."""
-
-    def __init__(self, path: str, line: int | None, message: str):
-        self.path = str(path)
-        self.line = line
-        self.message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
-
-
-def strict_lines(text: str, path: str) -> list[str]:
-    """The lines of ``text`` (split at "\\n"), or a ``ParseError`` naming the first over ``MAX_LINE_CHARS``."""
-    lines = text.split("\n")
-    if len(text) > MAX_LINE_CHARS:
-        for number, line in enumerate(lines, start=1):
-            if len(line) > MAX_LINE_CHARS:
-                raise ParseError(
-                    path, number, f"line of {len(line)} characters is over the limit of {MAX_LINE_CHARS} characters"
-                )
-    return lines
-
-
-def cut_line(line: str) -> str:
-    """A line as a lenient reader sees it: at most ``MAX_LINE_CHARS`` characters."""
-    return line[:MAX_LINE_CHARS]
-
-
-class ProblemList(list):
-    """The problems a lenient reader met: the first ``MAX_KEPT_PROBLEMS`` kept, the rest only counted.
-
-    A file of a million bad lines would otherwise keep a million exceptions (1.7 GB).
-    """
-
-    def __init__(self):
-        super().__init__()
-        self.more = 0
-
-    def add(self, problem: ParseError) -> None:
-        if len(self) < MAX_KEPT_PROBLEMS:
-            self.append(problem)
-        else:
-            self.more += 1
-
-
-def joined_problems(problems: list[str]) -> str:
-    """Problems joined for one message: the first ``MAX_KEPT_PROBLEMS`` of them and "and M more"."""
-    shown = "; ".join(str(problem) for problem in problems[:MAX_KEPT_PROBLEMS])
-    more = len(problems) - MAX_KEPT_PROBLEMS
-    return shown + (f"; and {more} more" if more > 0 else "")
 
 
 @dataclass
@@ -108,7 +46,7 @@ class RunEvidence:
     """What the IO500 record builders found beyond the numbers: evidence for the anomaly rules.
 
     Every field is None when there is nothing to say. File references inside are ``source_file``
-    (relative to the ingested root) and ``source_line``. ``apps.ingest.anomaly_facts`` turns this
+    (relative to the ingested root) and ``source_line``. ``apps.ingest.tools.io500.anomaly_facts`` turns this
     into the ``RunFacts`` the rules read; the record itself is not stored.
     """
 
@@ -238,5 +176,5 @@ class IO500RunRecord:
     content_hash: str = ""  # sha256 over the result files: the run's identity
     metadata: dict = field(default_factory=dict)  # institution, system, filesystem, year, submission...
     evidence: RunEvidence = field(default_factory=RunEvidence)  # what the anomaly rules' facts come from
-    rank_tables: dict = field(default_factory=dict)  # phase -> parsers.rank_csv.RankTable (C-app CSVs)
+    rank_tables: dict = field(default_factory=dict)  # phase -> grammar.rank_csv.RankTable (C-app CSVs)
     warnings: list[str] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """RunEvidence: the typed evidence an IO500 record carries for the anomaly rules."""
 
-from apps.ingest.parsers.records import IO500RunRecord, RunEvidence
+from apps.ingest.tools.io500.records import IO500RunRecord, RunEvidence
 
 
 def test_a_new_record_has_nothing_to_say():

@@ -2,14 +2,14 @@
 
 import pytest
 
-from apps.ingest.parsers.rank_csv import (
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.io500.grammar.rank_csv import (
     parse_find_csv,
     parse_ior_rank_csv,
     parse_mdtest_rank_csv,
     phase_of_csv,
     stonewall_spread,
 )
-from apps.ingest.parsers.records import ParseError
 from tests.ingest.tools.io500.io500_samples import CAPP_RUN, SAMPLES
 
 RUN = SAMPLES / CAPP_RUN

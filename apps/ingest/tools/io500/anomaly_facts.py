@@ -13,9 +13,9 @@ from typing import Any
 
 from apps.ingest.core.metadata import from_info, memory_gib, network_gbit
 from apps.ingest.parsers.json_values import json_safe
-from apps.ingest.parsers.records import IO500RunRecord, PhaseRecord
 from apps.ingest.tools.io500.grammar.eras import score_formula_for
 from apps.ingest.tools.io500.grammar.sysinfo import declared_client_nodes
+from apps.ingest.tools.io500.records import IO500RunRecord, PhaseRecord
 from apps.results.judgements.anomalies.facts import PhaseFacts, RunFacts, ScoreFacts
 from apps.results.judgements.rank_stats import summarise_ranks
 from apps.results.judgements.scoring import compute_io500_score

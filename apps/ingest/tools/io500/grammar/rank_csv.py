@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.parsers.lines import capped_lines
 
 # mdtest phase suffix -> the CSV operation its score comes from
 MDTEST_CSV_OPERATION = {
@@ -82,11 +83,16 @@ def _rank(text: str, rel: str, line: int) -> int:
 
 
 def _rows(text: str, rel: str, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [column for column in required if column not in (reader.fieldnames or [])]
-    if missing:
-        raise ParseError(rel, 1, f"per-rank CSV without column(s) {', '.join(missing)}")
-    return [(number, row) for number, row in enumerate(reader, start=2)]
+    """The rows after the header, numbered from 2; a line over the cap, or one csv cannot read (an unclosed
+    quote, a field over csv's own limit), is refused."""
+    reader = csv.DictReader(capped_lines(io.StringIO(text), rel, strict=True))
+    try:
+        missing = [column for column in required if column not in (reader.fieldnames or [])]
+        if missing:
+            raise ParseError(rel, 1, f"per-rank CSV without column(s) {', '.join(missing)}")
+        return [(number, row) for number, row in enumerate(reader, start=2)]
+    except csv.Error as error:
+        raise ParseError(rel, reader.line_num, f"not a CSV row: {error}") from None
 
 
 def parse_ior_rank_csv(text: str, rel: str, phase: str) -> RankTable:
@@ -124,7 +130,7 @@ def parse_mdtest_rank_csv(text: str, rel: str, phase: str, operation: str) -> Ra
 
 
 def parse_find_csv(text: str, rel: str) -> FindRanks:
-    lines = text.splitlines()
+    lines = list(capped_lines(text.splitlines(), rel, strict=True))
     header = FIND_HEADER.match(lines[0]) if lines else None
     if header is None:
         raise ParseError(rel, 1, "find.csv does not start with 'runtime: <s> rate: <ops/s>'")
