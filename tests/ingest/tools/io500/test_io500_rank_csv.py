@@ -70,3 +70,28 @@ def test_a_broken_row_names_the_file_and_line():
 def test_a_csv_without_the_columns_is_rejected():
     with pytest.raises(ParseError, match="time-File stat"):
         parse_mdtest_rank_csv("rank,items\nall,3\n", "m.csv", "mdtest_easy_stat", "File stat")
+
+
+IOR_HEADER = "access,rank,runtime,throughput\n"
+
+
+def test_a_row_over_the_256_kib_line_cap_is_refused_at_its_line():
+    text = IOR_HEADER + "write,0,1," + "2" * 262_144 + "\n"
+    with pytest.raises(ParseError) as caught:
+        parse_ior_rank_csv(text, "r/ior-easy-write.csv", "ior_easy_write")
+    # The line is 10 + 262,144 characters and its newline.
+    assert str(caught.value) == "r/ior-easy-write.csv:2: line of 262155 characters is over the limit of 262144 characters"
+
+
+def test_a_cell_over_csvs_own_limit_is_refused_at_its_line_not_raised_as_csv_error():
+    text = IOR_HEADER + "write,0,1,2\nwrite,1,1," + "2" * 150_000 + "\n"
+    with pytest.raises(ParseError) as caught:
+        parse_ior_rank_csv(text, "r/ior-easy-write.csv", "ior_easy_write")
+    assert (caught.value.line, caught.value.message) == (3, "not a CSV row: field larger than field limit (131072)")
+
+
+def test_a_find_csv_line_over_the_cap_is_refused_at_its_line():
+    text = "runtime: 1.5s rate: 100.0\nrank, found\n0, " + "1" * 262_145 + "\n"
+    with pytest.raises(ParseError) as caught:
+        parse_find_csv(text, "r/find.csv")
+    assert str(caught.value) == "r/find.csv:3: line of 262148 characters is over the limit of 262144 characters"

@@ -92,7 +92,8 @@ def _rows(text: str, rel: str, required: tuple[str, ...]) -> list[tuple[int, dic
             raise ParseError(rel, 1, f"per-rank CSV without column(s) {', '.join(missing)}")
         return [(number, row) for number, row in enumerate(reader, start=2)]
     except csv.Error as error:
-        raise ParseError(rel, reader.line_num, f"not a CSV row: {error}") from None
+        # The csv reader's own count: DictReader's line_num is only updated after a row is read whole.
+        raise ParseError(rel, reader.reader.line_num, f"not a CSV row: {error}") from None
 
 
 def parse_ior_rank_csv(text: str, rel: str, phase: str) -> RankTable:
