@@ -16,7 +16,11 @@ from apps.ingest.tools.mdtest.grammar import parse_mdtest_bytes, read_mdtest_len
 CAP = 262_144
 OVER = "x" * (CAP + 10)
 OVER_CAP = "log.txt:2: line of 262154 characters is over the limit of 262144 characters"
-MDTEST_HEAD = ["-- started at 11/26/2026 05:00:00 --", "", "mdtest-3.3.0 was launched with 4 total task(s) on 1 node(s)"]
+MDTEST_HEAD = [
+    "-- started at 11/26/2026 05:00:00 --",
+    "",
+    "mdtest-3.3.0 was launched with 4 total task(s) on 1 node(s)",
+]
 IOR_HEAD = "IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n\nBegan               : Thu Nov 26 05:00:00 2026\n"
 
 

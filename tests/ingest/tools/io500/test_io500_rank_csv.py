@@ -80,7 +80,9 @@ def test_a_row_over_the_256_kib_line_cap_is_refused_at_its_line():
     with pytest.raises(ParseError) as caught:
         parse_ior_rank_csv(text, "r/ior-easy-write.csv", "ior_easy_write")
     # The line is 10 + 262,144 characters and its newline.
-    assert str(caught.value) == "r/ior-easy-write.csv:2: line of 262155 characters is over the limit of 262144 characters"
+    assert str(caught.value) == (
+        "r/ior-easy-write.csv:2: line of 262155 characters is over the limit of 262144 characters"
+    )
 
 
 def test_a_cell_over_csvs_own_limit_is_refused_at_its_line_not_raised_as_csv_error():
