@@ -100,10 +100,7 @@ def _nearby_files(result_dir: Path, root: Path):
 
 def _unique_tunables(tunables: list[TunableInfo]) -> list[TunableInfo]:
     """The same setting written in two places (script and sidecar) is one tunable: keep the first."""
-    seen, unique = set(), []
+    unique: dict[tuple[str, str, str], TunableInfo] = {}
     for tunable in tunables:
-        key = (tunable.parameter, tunable.value, tunable.scope)
-        if key not in seen:
-            seen.add(key)
-            unique.append(tunable)
-    return unique
+        unique.setdefault((tunable.parameter, tunable.value, tunable.scope), tunable)
+    return list(unique.values())
