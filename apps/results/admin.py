@@ -439,7 +439,8 @@ class EditionAdmin(ResultsAdmin):
     inlines = [EditionEntryInline]
 
     def get_readonly_fields(self, request, obj=None):
-        return ["name", "list_kind", "frozen_at"] if obj else ["frozen_at"]
+        imported = ["source", "released_on", "source_digest"]  # published editions come from import_published only
+        return ["name", "list_kind", "frozen_at", *imported] if obj else ["frozen_at", *imported]
 
     def save_model(self, request, obj, form, change):
         with transaction.atomic():

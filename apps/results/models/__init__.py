@@ -4,9 +4,9 @@ Everything else in ioboard depends on this app and it depends on nothing else: i
 these rows, leaderboard and api read them. `Upload` lives here rather than in ingest because a
 run points at the upload it came from, and that arrow must not point from results to ingest.
 
-A package, one module per sub-domain (changes, lists, provenance, review, runs, series, stacks, systems, uploads),
-with the querysets (`querysets.py`) and the list kinds (`list_kinds.py`) beside them. Every model is
-imported here: Django finds them in `apps.results.models`; the migrations name them `results.<Model>`.
+A package, one module per sub-domain (changes, lists, provenance, published, review, runs, series, stacks,
+systems, uploads), with the querysets (`querysets.py`) and the list kinds (`list_kinds.py`) beside them. Every
+model is imported here: Django finds them in `apps.results.models`; the migrations name them `results.<Model>`.
 """
 
 from apps.results.models.changes import Annotation, Change, MetricNoise
@@ -20,6 +20,7 @@ from apps.results.models.lists import (
     ListState,
 )
 from apps.results.models.provenance import LustreBuild, LustrePatch
+from apps.results.models.published import PublishedChange
 from apps.results.models.review import ReviewCheck, ReviewNote, RulesEdition
 from apps.results.models.runs import Anomaly, PhaseRankStats, PhaseResult, ReviewStatus, Run, RunFile, Striping, Tunable
 from apps.results.models.series import ScalingPoint, ScalingSeries, Study, StudyPoint
@@ -45,6 +46,7 @@ __all__ = [
     "MetricNoise",
     "PhaseRankStats",
     "PhaseResult",
+    "PublishedChange",
     "ReviewCheck",
     "ReviewNote",
     "ReviewStatus",

@@ -4,7 +4,7 @@ custom lists accounts save (querysets in `querysets.py`, the kinds in `list_kind
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Upper
 from django.urls import reverse
 
@@ -71,9 +71,23 @@ class CustomListEntry(models.Model):
 
 
 class Edition(models.Model):
-    """A list frozen under a name (e.g. "ISC19"): its membership and scores never change afterwards."""
+    """A list frozen under a name (e.g. "ISC19"): its membership and scores never change afterwards.
+
+    Either frozen here from a live list, or a list of io500.org's published record (`source` PUBLISHED, imported
+    by apps.results.services.published from the site's SQL files): read-only, with its release date, its rows as
+    the site showed them and the change log of the site's corrections (PublishedChange).
+    """
+
+    class Source(models.TextChoices):
+        FROZEN = "frozen", "frozen from a live list"
+        PUBLISHED = "published", "published by io500.org"
 
     name = models.SlugField(max_length=50)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.FROZEN)
+    released_on = models.DateField(null=True, blank=True, help_text="the release date of a published edition")
+    source_digest = models.CharField(
+        max_length=64, blank=True, help_text="of the files a published edition was imported from (sha256)"
+    )
     list_kind = models.CharField(max_length=20, choices=list_kind_choices, help_text="apps.results.models.list_kinds")
     title = models.CharField(max_length=255, blank=True)
     description = models.TextField(blank=True)
@@ -89,10 +103,14 @@ class Edition(models.Model):
 
     class Meta:
         ordering = ["-frozen_at"]
-        constraints = [models.UniqueConstraint(fields=["name", "list_kind"], name="edition_unique_list")]
+        constraints = [models.UniqueConstraint(fields=["source", "name", "list_kind"], name="edition_unique_list")]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.get_list_kind_display()})"
+
+    @property
+    def is_published(self) -> bool:
+        return self.source == self.Source.PUBLISHED
 
 
 class ListEntry(models.Model):
@@ -212,9 +230,21 @@ class EditionEntry(models.Model):
     score_bw = models.FloatField(null=True)
     score_md = models.FloatField(null=True)
     exclusion_reason = models.TextField(blank=True)
+    submission_number = models.PositiveIntegerField(
+        null=True, blank=True, help_text="of a published entry: io500.org's submission id, the archive's submission-N"
+    )
+    position = models.PositiveIntegerField(null=True, blank=True, help_text="of a published entry: its list row")
+    published = models.JSONField(
+        default=dict, blank=True, help_text="of a published entry: its phase values and declared system information"
+    )
 
     class Meta:
         ordering = ["edition", "rank", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["edition", "position"], name="editionentry_unique_position", condition=Q(position__isnull=False)
+            )
+        ]
         verbose_name_plural = "edition entries"
 
     def __str__(self) -> str:

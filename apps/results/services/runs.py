@@ -30,7 +30,7 @@ from django.db.models import QuerySet
 
 from apps.results.models import Institution, Run, StorageSystem
 from apps.results.models.querysets import run_writes_open
-from apps.results.services import custom_lists, list_entries
+from apps.results.services import custom_lists, list_entries, published
 from apps.results.services.freshness import bump_data_version, bump_data_version_on_commit
 
 #: The storage systems whose runs were written inside the outermost active `writes()`, or None outside one.
@@ -78,6 +78,7 @@ def store(**fields) -> Run:
     with writes(), run_writes_open():
         run = Run.objects.create(**fields)
         _run_written(run, created=True)
+        published.link_run(run)
     return run
 
 
@@ -91,6 +92,7 @@ def rewrite(run: Run, fields: dict) -> Run:
             setattr(run, name, value)
         run.save()
         _run_written(run)
+        published.link_run(run)
     return run
 
 
