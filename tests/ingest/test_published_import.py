@@ -4,6 +4,7 @@ The miniature in tests/data/published_sql runs everywhere; the real files (../sh
 ../shared is present and skip with a notice elsewhere.
 """
 
+import csv
 import shutil
 from io import StringIO
 
@@ -176,3 +177,25 @@ def test_a_broken_statement_in_a_copy_of_the_real_files_stops_naming_it(tmp_path
     with pytest.raises(CommandError, match=r"nothing stored: 2021-07-20-update-earth-system.sql, line 3: "):
         call_command("import_published", str(copy), stdout=StringIO())
     assert not Edition.objects.filter(source=Edition.Source.PUBLISHED).exists()
+
+
+def test_every_rank_of_the_corpus_expected_csv_is_the_rank_stored():
+    """expected.csv (made independently of ioboard) names each corpus submission's published places, e.g.
+    "sc19:io500#1": every one of them is the rank of that submission's entry on that published list."""
+    import_published(shared_path("io500-webpage-sql"))
+    stored: dict[tuple[str, str, int], list[int]] = {}
+    for name, kind, number, rank in EditionEntry.objects.values_list(
+        "edition__name", "edition__list_kind", "submission_number", "rank"
+    ):
+        stored.setdefault((name, kind, number), []).append(rank)
+    kinds = {"io500": "io500", "10node": "ten-node", "full": "full", "historical": "historic", "scc": "scc"}
+    placements = []
+    with (shared_path("io500-corpus") / "expected.csv").open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            for place in filter(None, row["official_lists"].split(";")):
+                where, rank = place.split("#")
+                release, kind = where.split(":")
+                key = (release.upper().replace("_STAR", "-star"), kinds[kind], int(row["submission_id"]))
+                placements.append((key, int(rank), stored.get(key, [])))
+    assert len(placements) > 600
+    assert [(key, rank, ranks) for key, rank, ranks in placements if rank not in ranks] == []
