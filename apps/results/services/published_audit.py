@@ -1,0 +1,147 @@
+"""The audit of the published record (apps.results.judgements.published_audit) over the stored editions: per
+linked entry its differences, per published list a summary, and the export of both."""
+
+from collections import Counter, defaultdict
+
+from apps.results.judgements.published_audit import Difference, PublishedValues, RunValues, audit_entry
+from apps.results.models import Edition, EditionEntry, PhaseResult, PublishedChange
+
+
+def published_values(entry: EditionEntry, listed_times: int, edited: frozenset[str]) -> PublishedValues:
+    record = entry.published or {}
+    return PublishedValues(
+        score=entry.score,
+        bw=entry.score_bw,
+        md=entry.score_md,
+        nodes=entry.client_nodes,
+        phases=record.get("phases", {}),
+        submission_score=_float(record.get("io500_score")),
+        list_kind=entry.edition.list_kind,
+        release=entry.edition.name,
+        listed_times=listed_times,
+        edited_fields=edited,
+    )
+
+
+def _float(value) -> float | None:
+    try:
+        return None if value in (None, "") else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def audited_entries(editions=None):
+    """(entry, differences or None when the entry has no run) for every published entry, in list order."""
+    entries = list(
+        EditionEntry.objects.filter(
+            edition__source=Edition.Source.PUBLISHED, **({"edition__in": editions} if editions else {})
+        )
+        .select_related("edition", "run")
+        .order_by("-edition__released_on", "edition__name", "edition__list_kind", "rank", "pk")
+    )
+    listed = Counter((entry.edition_id, entry.submission_number) for entry in entries)
+    edited: dict[int, set[str]] = defaultdict(set)
+    for number, name in PublishedChange.objects.filter(action=PublishedChange.Action.UPDATE).values_list(
+        "submission_number", "field"
+    ):
+        edited[number].add(name)
+    phases: dict[int, dict[str, float]] = defaultdict(dict)
+    run_ids = {entry.run_id for entry in entries if entry.run_id}
+    for run_id, name, value in PhaseResult.objects.filter(run_id__in=run_ids).values_list("run_id", "name", "value"):
+        phases[run_id][name] = value
+    for entry in entries:
+        if entry.run is None:
+            yield entry, None
+            continue
+        run = entry.run
+        values = RunValues(
+            score=run.score_total,
+            bw=run.score_bw,
+            md=run.score_md,
+            nodes=run.client_nodes,
+            phases=phases[run.pk],
+            score_formula=run.score_formula,
+        )
+        published = published_values(
+            entry, listed[(entry.edition_id, entry.submission_number)], frozenset(edited[entry.submission_number])
+        )
+        yield entry, audit_entry(published, values)
+
+
+def audit_summary() -> list[dict]:
+    """Per published list: "ISC20 io500: 42 entries, 40 with raw files, 37 agree, 3 differ"."""
+    summary: dict[int, dict] = {}
+    for entry, differences in audited_entries():
+        row = summary.setdefault(
+            entry.edition_id,
+            {
+                "release": entry.edition.name,
+                "list": entry.edition.list_kind,
+                "entries": 0,
+                "with_raw_files": 0,
+                "agree": 0,
+                "differ": 0,
+            },
+        )
+        row["entries"] += 1
+        if differences is not None:
+            row["with_raw_files"] += 1
+            row["agree" if not differences else "differ"] += 1
+    return list(summary.values())
+
+
+def difference_dict(difference: Difference) -> dict:
+    return {
+        "field": difference.field,
+        "published": difference.published,
+        "recomputed": difference.recomputed,
+        "cause": difference.cause,
+    }
+
+
+def export_record() -> dict:
+    """{"editions": [{"release", "list", "entries": [{"rank", "submission_id", "published", "run", "source_path",
+    "differences"}]}]}"""
+    editions: dict[int, dict] = {}
+    for entry, differences in audited_entries():
+        edition = editions.setdefault(
+            entry.edition_id, {"release": entry.edition.name, "list": entry.edition.list_kind, "entries": []}
+        )
+        edition["entries"].append(
+            {
+                "rank": entry.rank,
+                "submission_id": entry.submission_number,
+                "published": {
+                    "score": entry.score,
+                    "bw": entry.score_bw,
+                    "md": entry.score_md,
+                    "nodes": entry.client_nodes,
+                    "system": entry.system_name,
+                    "institution": entry.institution_name,
+                    **(entry.published or {}).get("phases", {}),
+                },
+                "run": entry.run_id,
+                "source_path": entry.run.source_path if entry.run else None,
+                "differences": [difference_dict(d) for d in differences or []],
+            }
+        )
+    return {"editions": list(editions.values())}
+
+
+def export_rows() -> list[dict]:
+    """One row per difference, and one per entry without any (for CSV)."""
+    rows = []
+    for edition in export_record()["editions"]:
+        for entry in edition["entries"]:
+            base = {
+                "release": edition["release"],
+                "list": edition["list"],
+                "rank": entry["rank"],
+                "submission_id": entry["submission_id"],
+                "published_score": entry["published"]["score"],
+                "run": entry["run"],
+                "source_path": entry["source_path"],
+            }
+            empty = {"field": "", "published": "", "recomputed": "", "cause": ""}
+            rows += [base | difference for difference in entry["differences"]] or [base | empty]
+    return rows
