@@ -9,7 +9,9 @@ Which count wins: the measurements (each tool's own count, and mdtest's Nodemap,
 really ran) before the labels (the declared count, the hostfile's name). Some MPI stacks make mdtest and IOR count one
 node per process, so a tool count equal to the process count yields to a Nodemap that disagrees. Among conflicting
 measurements the Nodemap (weight 3) outweighs a tool (2), and the labels (1 each) break ties; a tie that remains
-gives no count. Labels alone give a count only when they agree.
+gives no count. Labels alone give a count only when they agree. A Nodemap that puts every rank on one node
+while a tool counted N tasks on M > 1 nodes (N not M) cannot be true (every rank reported the same host name, as
+in containers) and does not count.
 Plain Python: the rule and the ingest both read it.
 """
 
@@ -94,8 +96,19 @@ def disagree(pieces: list[NodeEvidence]) -> bool:
     return len({piece.nodes for piece in pieces}) > 1
 
 
+def impossible_nodemap(piece: NodeEvidence, pieces: list[NodeEvidence]) -> bool:
+    """A Nodemap that puts every rank on rank 0's node while a tool counted its tasks on several nodes (and not one
+    per process): every rank reported the same host name (containers, some MPI stacks), so the map cannot be true."""
+    return (
+        piece.source == "nodemap"
+        and piece.nodes == 1
+        and any(other.source == "tool" and other.nodes > 1 and not other.one_per_process for other in pieces)
+    )
+
+
 def best_supported(pieces: list[NodeEvidence]) -> int | None:
     """The count the evidence supports best (the module's docstring), None when no count wins."""
+    pieces = [piece for piece in pieces if not impossible_nodemap(piece, pieces)]
     nodemaps = {piece.nodes for piece in pieces if piece.source == "nodemap"}
     kept = [piece for piece in pieces if not (piece.one_per_process and nodemaps and nodemaps != {piece.nodes})]
     measured = [piece for piece in kept if piece.source in MEASURED]

@@ -98,3 +98,32 @@ def test_frontera_isc20_is_listed_on_10_nodes_with_a_flag_naming_the_disagreeing
     assert sources == {"tool": 420, "nodemap": 10, "hostfile": 10}
     assert "cli_hosts_10" in anomaly.message
     assert set(ListEntry.objects.filter(run=run).values_list("client_nodes", flat=True)) <= {10}
+
+
+CONTAINER_RUN = [
+    {"phase": "ior_easy_write", "tool": "ior", "nodes": 10, "tasks": 160, "source_file": "ior-easy.txt"},
+    {
+        "phase": "mdtest_easy_write",
+        "tool": "mdtest",
+        "nodes": 10,
+        "tasks": 160,
+        "source_file": "mdtest-easy.txt",
+        "nodemap_nodes": 1,
+    },
+]
+
+
+def test_a_nodemap_of_one_node_cannot_outweigh_the_tools_count_of_several():
+    """Containers: every rank reports the same host name, so mdtest's Nodemap puts all 160 ranks on rank 0's node
+    while IOR and mdtest count 160 tasks on 10 nodes."""
+    facts = RunFacts(tool_node_counts=CONTAINER_RUN)
+    assert resolved_client_nodes(facts, 1) == 10
+    assert best_supported(node_count_evidence(facts)) == 10
+
+
+def test_a_nodemap_of_one_node_still_wins_over_a_count_of_one_node_per_process():
+    pieces = [
+        {"phase": "ior_easy_write", "tool": "ior", "nodes": 16, "tasks": 16, "source_file": "ior.txt"},
+        {"phase": "mdtest_easy_write", "tool": "mdtest", "nodes": 16, "tasks": 16, "nodemap_nodes": 1},
+    ]
+    assert resolved_client_nodes(RunFacts(tool_node_counts=pieces), 16) == 1
