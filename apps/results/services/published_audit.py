@@ -5,6 +5,7 @@ from collections import Counter, defaultdict
 
 from apps.results.judgements.published_audit import Difference, PublishedValues, RunValues, audit_entry
 from apps.results.models import Edition, EditionEntry, PhaseResult, PublishedChange
+from apps.results.services.published import number
 
 
 def published_values(entry: EditionEntry, listed_times: int, edited: frozenset[str]) -> PublishedValues:
@@ -15,19 +16,12 @@ def published_values(entry: EditionEntry, listed_times: int, edited: frozenset[s
         md=entry.score_md,
         nodes=entry.client_nodes,
         phases=record.get("phases", {}),
-        submission_score=_float(record.get("io500_score")),
+        submission_score=number(record.get("io500_score")),
         list_kind=entry.edition.list_kind,
         release=entry.edition.name,
         listed_times=listed_times,
         edited_fields=edited,
     )
-
-
-def _float(value) -> float | None:
-    try:
-        return None if value in (None, "") else float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def audited_entries(editions=None):
