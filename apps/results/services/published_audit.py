@@ -35,10 +35,10 @@ def audited_entries(editions=None):
     )
     listed = Counter((entry.edition_id, entry.submission_number) for entry in entries)
     edited: dict[int, set[str]] = defaultdict(set)
-    for number, name in PublishedChange.objects.filter(action=PublishedChange.Action.UPDATE).values_list(
+    for submission, name in PublishedChange.objects.filter(action=PublishedChange.Action.UPDATE).values_list(
         "submission_number", "field"
     ):
-        edited[number].add(name)
+        edited[submission].add(name)
     phases: dict[int, dict[str, float]] = defaultdict(dict)
     run_ids = {entry.run_id for entry in entries if entry.run_id}
     for run_id, name, value in PhaseResult.objects.filter(run_id__in=run_ids).values_list("run_id", "name", "value"):
