@@ -7,12 +7,13 @@ from pathlib import Path
 
 from apps.ingest.published.corrections import CORRECTIONS, Correction
 from apps.ingest.published.replay import COMMIT_ORDER, PublishedRecord, Replay, read_record
-from apps.results.services.published import StoreResult, store_record
+from apps.results.services.published import RECORD_FORMAT, StoreResult, store_record
 
 
-def files_digest(directory: Path, order: list[str]) -> str:
-    """Of the files in their order: the same files imported again change nothing."""
-    digest = hashlib.sha256()
+def files_digest(directory: Path, order: list[str], corrections: list[Correction]) -> str:
+    """Of the files in their order, the corrections and the way the record is stored: the same files imported
+    again by the same code change nothing."""
+    digest = hashlib.sha256(f"{RECORD_FORMAT}\0{corrections!r}".encode())
     for name in order:
         digest.update(name.encode() + b"\0" + (directory / name).read_bytes())
     return digest.hexdigest()
@@ -29,6 +30,6 @@ def import_published(
         record.lists,
         record.submissions,
         [asdict(change) for change in record.changes],
-        files_digest(directory, order),
+        files_digest(directory, order, corrections),
     )
     return record, result

@@ -19,7 +19,12 @@ from apps.results.models.systems import identity_key
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: io500.org's list names (the last part of `list_<release>_<list>`) -> the list kind of an ioboard edition.
-LIST_KINDS_OF_TABLES = {"io500": "io500", "10node": "ten-node", "full": "full", "historical": "historic", "scc": "scc"}
+LIST_KINDS_OF_TABLES = {"io500": "io500", "10node": "ten-node", "full": "full", "historical": "historic"}
+#: Lists of a kind ioboard has no live list for -> (their own edition's name suffix, the kind they are shown as):
+#: the SC19 student-cluster list is edition SC19-scc's ranked list, so every edition page can show it.
+OWN_EDITION_LISTS = {"scc": ("-scc", "io500")}
+#: The site's names of its lists (its `types` table).
+LIST_TITLES = {"io500": "IO500", "10node": "10 Node", "full": "Full", "historical": "Historical", "scc": "SCC"}
 #: The phase values and sub-scores a submission row of the record holds.
 PHASE_COLUMNS = [
     "ior_easy_write",
@@ -38,6 +43,8 @@ PHASE_COLUMNS = [
     "find_mixed",
 ]
 RECORD_COLUMNS = ["io500_score", "io500_bw", "io500_md", "io500_tot_iops", "status", "repository_url", "release_id"]
+#: Raised when the way the record is stored changes: an import by newer code then replaces the older one.
+RECORD_FORMAT = 2
 SUBMISSION_FOLDER = re.compile(r"(?:^|/)submission-(\d+)(?:/|$)")
 
 
@@ -55,7 +62,10 @@ def published_list(table: str) -> PublishedList:
     """`list_sc18_star_10node` -> release SC18*, edition SC18-star, list ten-node."""
     release, _, name = table.removeprefix("list_").rpartition("_")
     acronym = release.upper().replace("_STAR", "*")
-    return PublishedList(table, acronym, edition_name(acronym), LIST_KINDS_OF_TABLES.get(name, name))
+    if name in OWN_EDITION_LISTS:
+        suffix, kind = OWN_EDITION_LISTS[name]
+        return PublishedList(table, acronym, edition_name(acronym) + suffix, kind)
+    return PublishedList(table, acronym, edition_name(acronym), LIST_KINDS_OF_TABLES[name])
 
 
 def edition_name(acronym: str) -> str:
@@ -100,7 +110,8 @@ def store_record(
                 name=where.edition_name,
                 list_kind=where.list_kind,
                 source=Edition.Source.PUBLISHED,
-                title=f"{where.release} {where.list_kind} list as published by io500.org",
+                title=f"{where.release} {LIST_TITLES[table.rpartition('_')[2]]} list",
+                description="as published by io500.org",
                 released_on=release.get("release_date") or None,
                 source_digest=digest,
             )
@@ -295,9 +306,9 @@ def change_log(edition_name: str):
 
 
 def published_placements(run: Run) -> list[str]:
-    """Where the run was published: "#3 on the ISC20 io500 list", one per ranked published entry."""
+    """Where the run was published: "#3 on the ISC20 IO500 list", one per published entry."""
     entries = EditionEntry.objects.filter(run=run, edition__source=Edition.Source.PUBLISHED).select_related("edition")
     return [
-        f"#{entry.rank} on the {entry.edition.title.split(' ')[0]} {entry.edition.list_kind} list"
+        f"#{entry.rank} on the {entry.edition.title}"
         for entry in entries.order_by("edition__released_on", "edition__list_kind", "rank")
     ]
