@@ -1,14 +1,14 @@
 """The rows of docs/performance.md: one entry per bench, the command it runs and the figures it reports.
 
-``bench.report`` runs every registered row's command with ``--json FILE`` added, hands the JSON to
+``python -m bench report`` runs every registered row's command with ``--json FILE`` added, hands the JSON to
 the row's ``figures`` function and writes one table. A row has a command per scale: ``small`` runs
 in minutes on a 2-CPU machine (what the committed table shows unless it says otherwise), ``full``
 is the size the targets are set at (100k runs, 1000 logs, 3 rounds) and takes much longer.
 
-Adding a row: write the bench as ``bench/<name>.py`` with a ``--json FILE`` option
-(``harness.add_json_option`` / ``harness.write_json``), then register it here with ``@row(...)``: its
-name, what it measures, its arguments per scale, what it needs (``postgres``, ``corpus``), and a
-function from the JSON to a list of ``Figure``. Nothing else changes.
+Adding a row: give the benchmark (registered by name in ``bench/registry.py``) a ``--json FILE`` option
+(``bench.harness.output.add_json_option`` / ``write_json``), then register the row here with ``@row(...)``:
+its name, what it measures, the benchmark it runs and its arguments per scale, what it needs (``postgres``,
+``corpus``), and a function from the JSON to a list of ``Figure``. Nothing else changes.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bench import harness
+from bench.harness import statistics
 
 
 @dataclass(frozen=True)
@@ -31,21 +31,21 @@ class Figure:
 class BenchRow:
     name: str
     title: str
-    module: str
+    benchmark: str  # its name in bench/registry.py
     arguments: dict[str, tuple[str, ...]]
     figures: Callable[[dict], list[Figure]]
     needs: tuple[str, ...] = field(default=())
 
     def command(self, scale: str) -> list[str]:
         """The command as documented (``--json FILE`` is added when it runs)."""
-        return [".venv/bin/python", "-m", self.module, *self.arguments[scale]]
+        return [".venv/bin/python", "-m", "bench", self.benchmark, *self.arguments[scale]]
 
 
 ROWS: dict[str, BenchRow] = {}
 
 
 def row(
-    name: str, *, title: str, module: str, small: tuple[str, ...], full: tuple[str, ...], needs: tuple[str, ...] = ()
+    name: str, *, title: str, benchmark: str, small: tuple[str, ...], full: tuple[str, ...], needs: tuple[str, ...] = ()
 ) -> Callable[[Callable[[dict], list[Figure]]], Callable[[dict], list[Figure]]]:
     """Register the decorated function as the figures of one bench row."""
 
@@ -55,7 +55,7 @@ def row(
         ROWS[name] = BenchRow(
             name=name,
             title=title,
-            module=module,
+            benchmark=benchmark,
             arguments={"small": small, "full": full},
             figures=figures,
             needs=needs,
@@ -72,7 +72,7 @@ def _ms(value: float) -> str:
 @row(
     "ingest_corpus",
     title="IO500 corpus ingest into PostgreSQL vs its parse-only floor",
-    module="bench.bench_ingest",
+    benchmark="ingest_corpus",
     small=("--repeat", "1"),
     full=("--repeat", "3"),
     needs=("postgres", "corpus"),
@@ -92,7 +92,7 @@ def ingest_corpus(result: dict) -> list[Figure]:
 @row(
     "mdtest_ingest",
     title="mdtest ingest of a generated DNE scaling series (`manage.py ingest --kind mdtest`, SQLite)",
-    module="bench.bench_mdtest_ingest",
+    benchmark="mdtest_ingest",
     small=("--logs", "200"),
     full=("--logs", "1000"),
 )
@@ -110,7 +110,7 @@ def mdtest_ingest(result: dict) -> list[Figure]:
 @row(
     "ior_ingest",
     title="IOR ingest of a generated parameter study (`manage.py ingest --kind ior`, SQLite)",
-    module="bench.bench_ior_ingest",
+    benchmark="ior_ingest",
     small=("--logs", "1000"),
     full=("--logs", "1000"),
 )
@@ -131,7 +131,7 @@ def ior_ingest(result: dict) -> list[Figure]:
 @row(
     "list_latency",
     title="List pages over HTTP (gunicorn, DEBUG off), full render, next to /healthz",
-    module="bench.bench_list_latency",
+    benchmark="list_latency",
     small=("--runs", "1000", "--requests", "50", "--warmup", "5", "--cold-requests", "10"),
     full=("--runs", "100000"),
     needs=("postgres",),
@@ -165,12 +165,12 @@ def cold_path(result: dict) -> list[Figure]:
     """Median / p95 of each URL and its ratio to /healthz's (the bound: 5x the median, 10x the p95). The
     historic list's 38 sorts are one figure, their range and the slowest of them; every other URL is its own."""
     timings, labels = result["timings_ms"], result.get("labels", {})
-    floor_median = harness.median(timings["/healthz"])
-    floor_p95 = harness.percentile(timings["/healthz"], 0.95)
+    floor_median = statistics.median(timings["/healthz"])
+    floor_p95 = statistics.percentile(timings["/healthz"], 0.95)
     runs = f"{result['runs']:,} runs"
 
     def ratios(values: list[float]) -> tuple[float, float, float, float]:
-        median, p95 = harness.median(values), harness.percentile(values, 0.95)
+        median, p95 = statistics.median(values), statistics.percentile(values, 0.95)
         return median, p95, median / floor_median, p95 / floor_p95
 
     figures = []
@@ -223,7 +223,7 @@ row(
     "cold_path",
     title="Every page over HTTP with the page cache off, next to /healthz (gunicorn, PostgreSQL, "
     "no manual ANALYZE), at 100k runs",
-    module="bench.bench_cold_path",
+    benchmark="cold_path",
     small=(
         "--runs",
         "100000",
@@ -248,7 +248,7 @@ row(
 row(
     "cold_path_million",
     title="The same at a million runs",
-    module="bench.bench_cold_path",
+    benchmark="cold_path",
     small=(
         "--runs",
         "1000000",
@@ -272,7 +272,7 @@ row(
 @row(
     "memory",
     title="Peak memory: largest corpus submission ingested as an upload; `export_runs` over seeded runs",
-    module="bench.bench_memory",
+    benchmark="memory",
     small=("--runs", "1000"),
     full=("--runs", "10000,100000"),
     needs=("postgres", "corpus"),
@@ -300,7 +300,7 @@ def memory(result: dict) -> list[Figure]:
 @row(
     "concurrent_uploads",
     title="Concurrent API uploads, two Celery workers, PostgreSQL and Redis",
-    module="bench.load_uploads",
+    benchmark="load_uploads",
     small=("--uploads", "20"),
     full=("--uploads", "50"),
     needs=("postgres", "corpus"),
@@ -329,7 +329,7 @@ DEADLINE_SCENARIO = (
 @row(
     "deadline_load",
     title="Readers during a deadline burst of uploads (gunicorn, two Celery workers, page cache off)",
-    module="bench.load_deadline",
+    benchmark="load_deadline",
     small=DEADLINE_SCENARIO,
     full=DEADLINE_SCENARIO,
     needs=("postgres", "corpus"),
@@ -341,7 +341,7 @@ def deadline_load(result: dict) -> list[Figure]:
     The readers are 32 people: each pauses 1 to 5 s between pages (locust's `between(1, 5)`) and they arrive
     over the first 5 s, not at one instant. The five accounts post at once, each its archives one after another.
     The Celery workers run at a lower CPU priority than the web workers (`--worker-nice 19`, as the one-host
-    deployment gives them less CPU weight: docs/deployment.md). `bench.load_deadline` without these options
+    deployment gives them less CPU weight: docs/deployment.md). `python -m bench load_deadline` without these options
     runs the harshest form (readers in a closed loop, every archive at the same instant, workers at the web's
     priority), where the readers' latency is the number of readers over the throughput (Little's law)."""
     healthz = result["healthz_median_seconds"]

@@ -5,7 +5,7 @@ import pytest
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Change
 from apps.results.services.changes.history import detect_all_changes
-from tests.results.services.changes import small_history
+from synth import small_history
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/changes/"

@@ -8,8 +8,8 @@ import pytest
 
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study, StudyPoint, Upload
+from synth.study import StudySpec, write_study
 from tests.api.uploading import named_file, tar_gz_of
-from tests.results.judgements.studies.study_generator import StudySpec, write_study
 
 pytestmark = pytest.mark.django_db
 

@@ -1,8 +1,8 @@
-"""bench.load_uploads: its uploaders poll as often as the API asks them to, as a well-behaved client does."""
+"""bench.load.uploads: its uploaders poll as often as the API asks them to, as a well-behaved client does."""
 
 from http.client import HTTPMessage
 
-from bench.load_uploads import POLL_SECONDS_WITHOUT_HINT, retry_after
+from bench.load.uploads import POLL_SECONDS_WITHOUT_HINT, retry_after
 
 
 def headers(**fields: str) -> HTTPMessage:

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bench import harness
+import rig
+from rig import client, processes
 from tests.conftest import REPO_ROOT
 
 ENV_EXAMPLE = REPO_ROOT / "docker" / ".env.example"
@@ -54,20 +55,20 @@ def production_gunicorn(tmp_path_factory):
     log_dir = tmp_path_factory.mktemp("healthcheck")
     environment = {**reachable_here(documented, log_dir), "STATIC_ROOT": str(log_dir / "static")}
     # As the image does at build time: DEBUG=0 serves from the manifest, and the error pages need it too.
-    harness.manage(["collectstatic", "--noinput", "-v", "0"], env=environment, timeout=600)
-    port = harness.free_port()
+    processes.manage(["collectstatic", "--noinput", "-v", "0"], env=environment, timeout=600)
+    port = processes.free_port()
     argv = [
-        str(harness.VENV_BIN / "gunicorn"),
+        str(rig.VENV_BIN / "gunicorn"),
         "config.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
         "1",
     ]
-    server = harness.Service("gunicorn-healthcheck", argv, env=environment, log_dir=log_dir, raw_env=True)
+    server = processes.Service("gunicorn-healthcheck", argv, env=environment, log_dir=log_dir, raw_env=True)
     try:
-        harness.wait_until(
-            lambda: harness.http("GET", f"http://127.0.0.1:{port}/healthz", timeout=2)[0] != 0,
+        processes.wait_until(
+            lambda: client.http("GET", f"http://127.0.0.1:{port}/healthz", timeout=2)[0] != 0,
             timeout=60,
             what="gunicorn with the documented settings",
         )
@@ -100,7 +101,7 @@ def test_the_health_check_passes_under_the_documented_settings(production_gunico
 
 
 def test_the_health_check_host_reaches_healthz_and_nothing_else(production_gunicorn):
-    status, _, _ = harness.http("GET", f"http://127.0.0.1:{production_gunicorn}/lists/io500/")
+    status, _, _ = client.http("GET", f"http://127.0.0.1:{production_gunicorn}/lists/io500/")
     assert status == 400
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bench import harness
+import rig
+from rig import client, processes, servers
 from tests.conftest import REPO_ROOT
 
 #: A replica further behind than this is skipped; it is read again once it catches up.
@@ -39,7 +40,7 @@ pytestmark = pytest.mark.skipif(
 
 def _two_free_ports() -> int:
     while True:
-        port = harness.free_port()
+        port = processes.free_port()
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port + 1))
@@ -83,7 +84,7 @@ class Pair:
 
     def pause_replay(self) -> None:
         """Replay stops after everything written so far has been replayed."""
-        harness.wait_until(self.replayed_everything, timeout=30, what="the replica to catch up")
+        processes.wait_until(self.replayed_everything, timeout=30, what="the replica to catch up")
         self.sql(self.replica_url, "SELECT pg_wal_replay_pause()")
 
     def resume_replay(self) -> None:
@@ -100,16 +101,16 @@ def pair():
     pair.script("start")
     try:
         pair.sql(pair.primary_url.rsplit("/", 1)[0] + "/postgres", f"CREATE DATABASE {pair.database}")
-        env = harness.bench_env({"DATABASE_URL": pair.primary_url})
+        env = processes.child_env({"DATABASE_URL": pair.primary_url})
         subprocess.run(
-            [str(harness.PYTHON), "manage.py", "migrate", "--noinput", "-v", "0"],
+            [str(rig.PYTHON), "manage.py", "migrate", "--noinput", "-v", "0"],
             cwd=REPO_ROOT,
             env=env,
             check=True,
             timeout=600,
         )
         subprocess.run(
-            [str(harness.PYTHON), "manage.py", "seed_synthetic", "--runs", "30"],
+            [str(rig.PYTHON), "manage.py", "seed_synthetic", "--runs", "30"],
             cwd=REPO_ROOT,
             env=env,
             check=True,
@@ -126,7 +127,7 @@ def pair():
 def site(pair, tmp_path_factory):
     """gunicorn on the pair; (base URL, an API token, a system's id)."""
     log_dir = tmp_path_factory.mktemp("replica-gunicorn")
-    env = harness.bench_env(
+    env = processes.child_env(
         {
             "DATABASE_URL": pair.primary_url,
             "DATABASE_REPLICA_URL": pair.replica_url,
@@ -137,11 +138,11 @@ def site(pair, tmp_path_factory):
     )
     token = subprocess.run(
         [
-            str(harness.PYTHON),
+            str(rig.PYTHON),
             "manage.py",
             "shell",
             "-c",
-            "from bench.harness import create_token_user; print(create_token_user('replica-reader'))",
+            "from rig.databases import create_token_user; print(create_token_user('replica-reader'))",
         ],
         cwd=REPO_ROOT,
         env=env,
@@ -151,12 +152,12 @@ def site(pair, tmp_path_factory):
         text=True,
     ).stdout.split()[-1]
     system_id = pair.sql(pair.primary_url, "SELECT min(id) FROM results_storagesystem")[0][0]
-    port = harness.free_port()
-    server = harness.gunicorn(port, env=env, log_dir=log_dir, workers=1, threads=4)
+    port = processes.free_port()
+    server = servers.gunicorn(port, env=env, log_dir=log_dir, workers=1, threads=4)
     base = f"http://127.0.0.1:{port}"
     try:
-        harness.wait_until(
-            lambda: harness.http("GET", f"{base}/healthz", timeout=2)[0] == 200,
+        processes.wait_until(
+            lambda: client.http("GET", f"{base}/healthz", timeout=2)[0] == 200,
             timeout=90,
             what="gunicorn on the replica pair",
         )
@@ -166,7 +167,7 @@ def site(pair, tmp_path_factory):
 
 
 def system_name(base: str, system_id: int, **headers) -> str:
-    status, body, _ = harness.http(
+    status, body, _ = client.http(
         "GET", f"{base}/api/v1/systems/{system_id}/", headers={"Accept": "application/json", **headers}, timeout=20
     )
     assert status == 200, body[:300]
@@ -180,7 +181,7 @@ def replay_paused_after_a_rename(pair, site):
     pair.resume_replay()
     old = f"before-{uuid.uuid4().hex[:6]}"
     pair.rename(system_id, old)
-    harness.wait_until(
+    processes.wait_until(
         lambda: (
             pair.sql(pair.replica_url, "SELECT name FROM results_storagesystem WHERE id = %s", (system_id,)) == [(old,)]
         ),
@@ -217,9 +218,9 @@ def test_anonymous_readers_read_the_replica_and_an_api_client_the_primary(site, 
 def test_a_browser_that_just_wrote_reads_its_write_from_the_primary(site, replay_paused_after_a_rename):
     base, _, system_id = site
     _, new = replay_paused_after_a_rename
-    status, _, _ = harness.http("POST", f"{base}/api/v1/uploads/", timeout=20)
+    status, _, _ = client.http("POST", f"{base}/api/v1/uploads/", timeout=20)
     assert status in (401, 403)
-    # harness.http keeps no cookies: carry the pin cookie the write set, as the browser would.
+    # client.http keeps no cookies: carry the pin cookie the write set, as the browser would.
     with_pin = subprocess.run(
         ["curl", "-s", "-c", "-", "-o", "/dev/null", "-X", "POST", f"{base}/api/v1/uploads/"],
         capture_output=True,
@@ -235,7 +236,7 @@ def test_a_lagging_replica_is_left_for_the_primary_within_the_lag_bound(site, re
     base, _, system_id = site
     _, new = replay_paused_after_a_rename
     started = time.monotonic()
-    harness.wait_until(
+    processes.wait_until(
         lambda: system_name(base, system_id) == new,
         timeout=MAX_LAG_SECONDS + CHECK_SECONDS + 20,
         interval=0.25,
@@ -247,11 +248,11 @@ def test_a_lagging_replica_is_left_for_the_primary_within_the_lag_bound(site, re
 def test_a_replica_that_is_down_costs_readers_no_answer(pair, site):
     base, _, system_id = site
     pair.resume_replay()
-    harness.wait_until(pair.replayed_everything, timeout=30, what="the replica to catch up")
+    processes.wait_until(pair.replayed_everything, timeout=30, what="the replica to catch up")
     pair.script("stop", "replica")
     try:
         started = time.monotonic()
-        statuses = [harness.http("GET", f"{base}/api/v1/systems/{system_id}/", timeout=20)[0] for _ in range(20)]
+        statuses = [client.http("GET", f"{base}/api/v1/systems/{system_id}/", timeout=20)[0] for _ in range(20)]
         elapsed = time.monotonic() - started
         assert statuses == [200] * 20
         assert elapsed < 15  # one connect attempt per check interval at most, not one per request

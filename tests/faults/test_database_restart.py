@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import harness
+from rig import client, databases, processes, servers
 
 pytestmark = pytest.mark.services
 
@@ -34,17 +34,17 @@ def private_stack():
     if not can_run_private_postgres():
         pytest.skip("no PostgreSQL server binaries, or not allowed to start a private instance")
     logs = Path(tempfile.mkdtemp(prefix="ioboard-test-pg-restart-"))
-    pg = harness.PrivatePostgres()
+    pg = databases.PrivatePostgres()
     server = None
     try:
-        url = harness.fresh_database("ioboard_restart", port=pg.port)
-        port = harness.free_port()
-        server = harness.gunicorn(
+        url = databases.fresh_database("ioboard_restart", port=pg.port)
+        port = processes.free_port()
+        server = servers.gunicorn(
             port, env={"DATABASE_URL": url, "DB_CONN_MAX_AGE": "60"}, log_dir=logs, workers=2, timeout=30
         )
         base = f"http://127.0.0.1:{port}"
-        harness.wait_until(
-            lambda: harness.http("GET", base + "/healthz", timeout=5)[0] == 200, timeout=60, what="gunicorn"
+        processes.wait_until(
+            lambda: client.http("GET", base + "/healthz", timeout=5)[0] == 200, timeout=60, what="gunicorn"
         )
         yield pg, server, base
     finally:
@@ -57,14 +57,14 @@ def private_stack():
 def answers(base: str) -> dict[str, tuple[int, float]]:
     found = {}
     for path in ("/healthz", "/api/v1/runs/"):
-        status, _, seconds = harness.http("GET", base + path, timeout=15, headers={"Accept": "application/json"})
+        status, _, seconds = client.http("GET", base + path, timeout=15, headers={"Accept": "application/json"})
         found[path] = (status, seconds)
     return found
 
 
 def test_requests_fail_cleanly_while_postgresql_is_down_and_recover_after(private_stack):
     pg, server, base = private_stack
-    processes = sorted([server.pid, *harness.children_of(server.pid)])
+    pids = sorted([server.pid, *processes.children_of(server.pid)])
     assert {path: status for path, (status, _) in answers(base).items()} == {"/healthz": 200, "/api/v1/runs/": 200}
 
     pg.stop("fast")
@@ -76,13 +76,13 @@ def test_requests_fail_cleanly_while_postgresql_is_down_and_recover_after(privat
         assert sample["/api/v1/runs/"][0] == 500
         assert max(seconds for _, seconds in sample.values()) < 5, sample  # fails fast, never hangs
     restarted = time.monotonic()
-    harness.wait_until(
+    processes.wait_until(
         lambda: all(status == 200 for status, _ in answers(base).values()),
         timeout=15,
         what="both URLs to answer 200 again",
     )
     assert time.monotonic() - restarted < 15
     # The same gunicorn master and workers served before, during and after: nothing was restarted.
-    assert sorted([server.pid, *harness.children_of(server.pid)]) == processes
-    health = json.loads(harness.http("GET", base + "/healthz", timeout=15)[1])
+    assert sorted([server.pid, *processes.children_of(server.pid)]) == pids
+    health = json.loads(client.http("GET", base + "/healthz", timeout=15)[1])
     assert health["checks"]["database"] == "ok"

@@ -21,7 +21,7 @@ from apps.ingest.models import IngestJob
 from apps.ingest.tasks import requeue_jobs
 from apps.results.models import CustomList, Run, Upload
 from apps.results.services import freshness
-from bench import harness
+from rig import processes, servers
 from tests.factories import RunFactory
 from tests.faults.conftest import needs_real_services, prefork_worker_argv, wait_for, worker_env
 from tests.faults.test_broker_down import closed_loopback_port, post_demo, use_broker
@@ -160,7 +160,7 @@ def test_a_custom_list_saves_and_reads_as_being_ranked(alice_client, client, red
 @contextmanager
 def stopped_redis(port: int, log_dir):
     """A private redis-server started on ``port`` and stopped again: what a client meets when Redis went down."""
-    harness.private_redis(port, log_dir=log_dir).stop()
+    servers.private_redis(port, log_dir=log_dir).stop()
     yield
 
 
@@ -174,7 +174,7 @@ def test_an_upload_kept_while_redis_is_away_is_ingested_once_by_a_real_worker_wh
         pytest.skip("no redis-server binary to start a private Redis that can be stopped")
     logs = private_storage / "logs"
     logs.mkdir()
-    port = harness.free_port()
+    port = processes.free_port()
     away = stopped_redis(port, logs) if fault == "stopped" else silent_server()
     with away as silent_port:
         port = silent_port or port
@@ -186,7 +186,7 @@ def test_an_upload_kept_while_redis_is_away_is_ingested_once_by_a_real_worker_wh
     job = IngestJob.objects.get()
     assert job.status == IngestJob.Status.PENDING
 
-    redis = harness.private_redis(port, log_dir=logs)  # Redis is back, on the address the site was given
+    redis = servers.private_redis(port, log_dir=logs)  # Redis is back, on the address the site was given
     worker = None
     try:
         back = time.monotonic()

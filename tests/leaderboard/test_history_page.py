@@ -10,9 +10,9 @@ from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Change, StorageSystem
 from apps.results.services.changes.events import Event
 from apps.results.services.changes.history import detect_all_changes, history_runs
+from synth import small_history
 from tests.factories import UserFactory
 from tests.queries import run_details_queries
-from tests.results.services.changes import small_history
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -9,8 +9,8 @@ import pytest
 
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.results.models import Study
+from synth.study import StudySpec, write_study
 from tests.pages import cdn_hosts
-from tests.results.judgements.studies.study_generator import StudySpec, write_study
 
 pytestmark = pytest.mark.django_db
 

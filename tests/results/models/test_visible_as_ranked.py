@@ -11,8 +11,8 @@ from apps.results.models import Change, ReviewStatus, Run, StorageSystem
 from apps.results.services import runs
 from apps.results.services.changes import history as services
 from apps.results.services.review import review_run
+from synth import small_history
 from tests.factories import RunFactory, UserFactory
-from tests.results.services.changes import small_history
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ import pytest
 from apps.ingest.tools.mdtest.grammar import parse_mdtest_file
 from apps.ingest.tools.mdtest.manifest import place_log, read_manifest, scaling_point_records
 from apps.results.judgements.scaling.analysis import analyse_points, coefficient_of_variation, knee, operation_label
+from synth.campaign import OPERATION_LABELS, CampaignSpec, write_campaign
 from tests.conftest import shared_path
-from tests.results.judgements.scaling.campaign_factory import OPERATION_LABELS, CampaignSpec, write_campaign
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "mdtest"
 

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
-from tests.results.judgements.studies.study_generator import StudySpec, write_study
+from synth.study import StudySpec, write_study
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
 """Acceptance of change detection against injected truth: the shared history sample and held-out histories.
 
 The expected steps, outliers and flat systems come from truth.json or from the held-out generator's own
-record of what it injected (tests/results/services/changes/history_generator.py), never from the detector.
+record of what it injected (synth/history.py), never from the detector.
 """
 
 import json
@@ -13,11 +13,10 @@ import pytest
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Change
 from apps.results.services.changes.history import detect_all_changes
+from synth.history import DERIVED, change_record, names_cause, write_history
 from tests.conftest import shared_path
-from tests.results.services.changes.history_generator import write_history
 
 pytestmark = pytest.mark.django_db
-DERIVED = {"score", "score_bw", "score_md"}
 DETECTABLE_Z = 6
 
 
@@ -28,38 +27,7 @@ def held_out_seeds() -> list[int]:
 
 
 def detected_changes() -> list[dict]:
-    return [
-        {
-            "system": c.system.name,
-            "metric": c.metric,
-            "kind": c.kind,
-            "direction": c.direction,
-            "after": int(c.run_after.submission_id),
-            "before": int(c.run_before.submission_id),
-            "attribution": c.attribution,
-        }
-        for c in Change.objects.select_related("system", "run_before", "run_after")
-    ]
-
-
-def names_in(entry: dict) -> set[str]:
-    """What one attribution entry names: its field, the patch ticket or tunable parameter in it, its new value.
-
-    ``patch:LU-16338 lock-free stat path`` names LU-16338, ``tunable:client: osc.*.max_pages_per_rpc`` names
-    osc.*.max_pages_per_rpc and max_pages_per_rpc, ``lustre.server_version`` with after 2.15.4 names 2.15.4.
-    """
-    field = entry["field"]
-    names = {field, str(entry["after"])}
-    if field.startswith("patch:"):
-        names.add(field.removeprefix("patch:").split(" ")[0])
-    if field.startswith("tunable:"):
-        parameter = field.rsplit(": ", 1)[-1]
-        names |= {parameter, parameter.rsplit(".", 1)[-1]}
-    return names
-
-
-def names_cause(attribution: list[dict], token: str) -> bool:
-    return any(token in names_in(entry) for entry in attribution)
+    return [change_record(c) for c in Change.objects.select_related("system", "run_before", "run_after")]
 
 
 def assert_matches_truth(truth: dict, changes: list[dict]) -> None:

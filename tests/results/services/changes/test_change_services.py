@@ -8,7 +8,7 @@ from django.core.management import call_command
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Annotation, Change, MetricNoise, StorageSystem
 from apps.results.services.changes import history as services
-from tests.results.services.changes import small_history
+from synth import small_history
 
 pytestmark = pytest.mark.django_db
 

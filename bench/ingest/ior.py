@@ -1,0 +1,84 @@
+"""IOR ingest throughput: N generated IOR logs of a parameter study through ``manage.py ingest --kind ior``.
+
+    .venv/bin/python -m bench ior_ingest [--logs 1000] [--postgres ioboard_bench_ior] [--json FILE]
+
+Generates a study of ``--logs`` IOR-3.3 text logs (tests/results/judgements/studies/study_generator.py: file
+systems x APIs x node counts x hint configs, 3 repetitions each) and its manifest in a temporary
+folder, then runs ``manage.py ingest --kind ior FOLDER --study bench --manifest FOLDER/manifest.csv``
+in a child process against an empty, migrated database (a temporary SQLite file, or with --postgres
+a fresh PostgreSQL database on 127.0.0.1), timing the whole command: interpreter and Django start-up,
+strict parsing, axes and one savepoint per log. The same command then runs a second time (every log
+unchanged), and ``export_study bench`` is timed (every pairwise comparison of the study).
+Prints the figures; ``--json FILE`` also writes them for ``python -m bench report`` (row ``ior_ingest``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from bench.harness import ingestion, output
+from synth.study import StudySpec, write_study
+
+STUDY = "bench"
+FILESYSTEMS = {"Lustre": 0.08, "GPFS": 0.05}
+APIS = ["POSIX", "MPIIO", "HDF5", "PNETCDF"]
+NODES = [1, 2, 4, 8, 16]
+
+
+def generate(folder: Path, logs: int) -> int:
+    """A study of at least ``logs`` logs: the config count is chosen to reach it; returns the count."""
+    cells = len(FILESYSTEMS) * len(APIS) * len(NODES)
+    configs = [f"hint{index}" for index in range(-(-logs // cells))]
+    write_study(
+        StudySpec(seed=logs, filesystems=FILESYSTEMS, apis=APIS, nodes=NODES, configs=configs, repetitions=3), folder
+    )
+    return cells * len(configs)
+
+
+def main(argv: list[str]) -> int | None:
+    parser = argparse.ArgumentParser(prog="python -m bench ior_ingest", description=__doc__.split("\n")[0])
+    parser.add_argument("--logs", type=int, default=1000)
+    parser.add_argument("--postgres", metavar="DATABASE", help="a fresh PostgreSQL database ioboard_* on 127.0.0.1")
+    output.add_json_option(parser)
+    options = parser.parse_args(argv)
+
+    run = ingestion.time_log_ingest(
+        kind="ior",
+        generate=generate,
+        logs=options.logs,
+        postgres=options.postgres,
+        target=["--study", STUDY],
+        after={"export": ["export_study", STUDY]},
+    )
+    logs, first, second = run.logs, run.first, run.second
+    export_wall, export_text = run.after["export"]
+    comparisons = export_text.count('"significant"')
+    print(
+        output.table(
+            ["run", "logs", "points created", "wall s", "logs/s"],
+            [
+                ["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
+                ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall],
+                [f"export_study ({comparisons} comparisons)", logs, 0, export_wall, logs / export_wall],
+            ],
+        )
+    )
+    print(
+        f"- {output.now_utc()} · `{output.this_command()}` · {logs} IOR logs ({run.size_mib:.1f} MiB, "
+        f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
+        f"command incl. start-up; re-ingest {run.second_wall:.1f} s; export_study {export_wall:.1f} s "
+        f"({comparisons} comparisons) · {run.database} · {output.machine_line()}"
+    )
+    output.write_json(
+        options.json,
+        {
+            "logs": logs,
+            "points": first["points"],
+            "first_seconds": run.first_wall,
+            "reingest_seconds": run.second_wall,
+            "export_seconds": export_wall,
+            "comparisons": comparisons,
+            "database": run.database,
+        },
+    )

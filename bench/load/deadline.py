@@ -1,0 +1,510 @@
+"""Load at the deadline: readers browse lists, runs and compare while accounts upload through the API.
+
+    .venv/bin/python -m bench load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--bursts 3]
+                                             [--think MIN MAX] [--worker-nice N] [--uploads-at-once]
+                                             [--reader-processes N] [--json FILE]
+
+Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
+synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
+First warms the workers on the readers' pages and measures idle `/healthz` (the yardstick) and the readers'
+pages asked for one at a time (what a page costs alone: the floor under the readers' p95), then runs
+--readers readers (threads, spread over --reader-processes processes of their own), each looping over list
+pages (filtered, sorted, deep pages), run pages and compare pages of the seeded runs, while 5 accounts post
+--uploads real corpus archives through the API with their tokens, the accounts at once and each account's
+archives one after another (--uploads-at-once: all at the same instant), and poll them until done, each as
+often as its Retry-After asks (as `python -m bench load_uploads` does, whose archive building, polling and
+database checks this reuses). Readers keep reading until every upload is done. The page cache is off (the cold
+path) unless --page-cache. By default a reader asks for its next page as soon as it is answered (a closed loop: 32 such
+readers keep every CPU busy, so their latency is N / throughput whatever the pages cost); --think MIN MAX makes
+each pause between pages as a person (or locust's `between(MIN, MAX)`) does, which is the load 32 concurrent
+people put on a site.
+
+The deadline is run --bursts times on the same stack, one after another, each burst with archives of its own,
+and the readers' p95 is taken for each burst apart. A burst is the unit of replication: its requests are not
+independent of each other (the few hundred of them share one burst of uploads), so their pooled p95 would hide
+how much a whole deadline varies; on a shared 2-CPU machine one burst's p95 moved between 22x and 39x of
+`/healthz` from one run of the same code to the next.
+
+Checks: no reader error (any status but 200, or no answer), every upload done, each expected run stored exactly
+once; exit status 1 when one fails. The latency target (readers' p95 within 10x the idle `/healthz` median) is
+judged on the bursts' median p95, with how many bursts were within it beside it, and reported as met or not
+without failing the command, so that `python -m bench report` still writes the figures that miss it.
+
+Each latency is reported twice: as the readers saw it (the target's figure), and as gunicorn timed the same
+requests (its access log, from the request read to the response written), which has no client in it: the
+difference is the load generator's own share (urllib's per-request cost, threads waiting on one interpreter
+lock). The readers run in processes apart from the uploaders, as locust runs its users in worker processes, so
+that building and posting the archives and polling the jobs does not hold the readers' interpreter.
+
+Why threads and urllib rather than locust: the bench harness already drives gunicorn, Celery and the uploads
+this way (`bench/harness.py`, `python -m bench load_uploads`), and the load is a fixed set of 32 readers, which
+needs no event loop; locust would add gevent to the shared environment for that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from bench.harness import in_process, ingestion, output, statistics
+from bench.load_uploads import (
+    USERS,
+    build_archives,
+    poll_until_finished,
+    post_upload,
+    uploads_env,
+    verify,
+)
+from rig import client, databases, processes, servers
+
+#: Readers' p95 must stay within this multiple of the idle /healthz median.
+BOUND_X_HEALTHZ = 10
+#: The requests that bracket, in gunicorn's access log, the idle /healthz yardstick (`reading_marks` bracket each
+#: burst's reading window).
+HEALTHZ_MARKS = ("/healthz?mark=idle-start", "/healthz?mark=idle-stop")
+#: The page types the readers ask for (`reader_pages`): the rest of the window's requests are the uploaders'.
+READER_PAGES = ("/lists/", "/runs/", "/compare/")
+
+
+def reader_pages(run_ids: list[int], rng: random.Random) -> list[str]:
+    """What one reader asks for next: a list page, a run page or a compare page (lists twice as often)."""
+    kind = rng.choice(["list", "list", "run", "compare"])
+    if kind == "list":
+        return [
+            rng.choice(
+                [
+                    "/lists/io500/",
+                    "/lists/ten-node/",
+                    "/lists/historic/",
+                    "/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw",
+                    "/lists/ten-node/?sort=-md",
+                    f"/lists/historic/?page={rng.randint(2, 40)}",
+                ]
+            )
+        ]
+    if kind == "run":
+        return [f"/runs/{rng.choice(run_ids)}/"]
+    first, second = rng.sample(run_ids, 2)
+    return [f"/compare/?runs={first}&runs={second}"]
+
+
+def read_until(
+    base: str,
+    run_ids: list[int],
+    stop: threading.Event,
+    seed: int,
+    samples: list,
+    think: tuple[float, float] = (0.0, 0.0),
+) -> None:
+    """One reader: ask for a page, wait for the answer, then think for a time drawn uniformly from ``think``
+    (seconds; locust's ``between(a, b)``) before the next page. ``(0, 0)``: a closed loop with no pause."""
+    rng = random.Random(seed)
+    if think[1] > 0:
+        stop.wait(rng.uniform(0, think[1]))  # people arrive over time (locust spawns users at a rate), not at once
+    while not stop.is_set():
+        for path in reader_pages(run_ids, rng):
+            status, _, seconds = client.http("GET", base + path, timeout=60)
+            samples.append((path.split("?")[0].split("/")[1], status, seconds, path))
+        if think[1] > 0:
+            stop.wait(rng.uniform(*think))
+
+
+def read_in_process(base: str, run_ids: list[int], seeds: list[int], think: tuple[float, float], stop, results) -> None:
+    """A process of readers: a thread per seed (`read_until`) until `stop` (a multiprocessing Event) is set,
+    then every sample they took, sent back on `results`."""
+    samples: list = []
+    readers = [
+        threading.Thread(target=read_until, args=(base, run_ids, stop, seed, samples, think), daemon=True)
+        for seed in seeds
+    ]
+    for reader in readers:
+        reader.start()
+    stop.wait()
+    for reader in readers:
+        reader.join(timeout=90)
+    results.put(samples)
+
+
+def post_all(base: str, tokens: list[str], chosen: list[dict], *, at_once: bool) -> list[dict]:
+    """Post every archive, account n taking archives n, n + USERS, ...: by default each account posts its
+    archives one after another (an uploader waits for its 202 before sending the next), the accounts all at once;
+    `at_once`: every archive at the same instant, each from a thread of its own."""
+    numbered = list(enumerate(chosen))
+    senders = [[pair] for pair in numbered] if at_once else [numbered[account::USERS] for account in range(USERS)]
+    barrier = threading.Barrier(len(senders))
+
+    def post_in_turn(archives: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
+        """One sender's archives, the first once every sender is ready."""
+        return [
+            (n, post_upload(base, tokens[n % USERS], item, barrier if index == 0 else None))
+            for index, (n, item) in enumerate(archives)
+        ]
+
+    with ThreadPoolExecutor(max_workers=len(senders)) as pool:
+        answered = [pair for answers in pool.map(post_in_turn, senders) for pair in answers]
+    return [answer for _, answer in sorted(answered, key=lambda pair: pair[0])]
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages: the machine is shared, so they say what else was running."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def warm_pages(base: str, run_ids: list[int], gunicorn_workers: int) -> None:
+    """Ask each gunicorn worker for every page type a few times before anything is timed, as `/healthz` is
+    warmed before its yardstick is taken: a worker's first page compiles its templates and opens its database
+    connection, which is start-up, not the answer a reader gets from a running site."""
+    rng = random.Random(0)
+    for _ in range(8 * gunicorn_workers):
+        for path in reader_pages(run_ids, rng):
+            client.http("GET", base + path, timeout=60)
+
+
+def idle_pages(base: str, run_ids: list[int], requests: int = 100) -> list[float]:
+    """The readers' pages asked for one at a time before anything else runs: what a page costs alone, the floor
+    under the readers' p95 that no handling of the uploads can lower."""
+    rng = random.Random(1)
+    return [client.http("GET", base + reader_pages(run_ids, rng)[0], timeout=60)[2] for _ in range(requests)]
+
+
+def idle_healthz(base: str, requests: int = 100) -> list[float]:
+    for _ in range(10):
+        client.http("GET", f"{base}/healthz")
+    return [client.http("GET", f"{base}/healthz")[2] for _ in range(requests)]
+
+
+def reading_marks(burst: int) -> tuple[str, str]:
+    """The requests that bracket one burst's reading window in gunicorn's access log."""
+    return f"/healthz?mark=readers-start-{burst}", f"/healthz?mark=readers-stop-{burst}"
+
+
+def one_burst(base: str, run_ids: list[int], tokens: list[str], archives: list[dict], args, burst: int) -> dict:
+    """One deadline: the readers start reading, then the accounts post `archives` and poll them until done; the
+    readers stop once every upload is done. Returns the readers' samples, the uploads' answers and the window."""
+    processes = multiprocessing.get_context("spawn")
+    stop, results = processes.Event(), processes.Queue()
+    seeds = [list(range(args.readers))[n :: args.reader_processes] for n in range(args.reader_processes)]
+    readers = [
+        processes.Process(target=read_in_process, args=(base, run_ids, group, args.think, stop, results), daemon=True)
+        for group in seeds
+        if group
+    ]
+    samples: list = []
+    start_mark, stop_mark = reading_marks(burst)
+    try:
+        client.http("GET", f"{base}{start_mark}")
+        reading_started = time.perf_counter()
+        for reader in readers:
+            reader.start()
+        time.sleep(5 + args.think[1])  # every reader reading before the uploads start
+        started = time.perf_counter()
+        posted = post_all(base, tokens, archives, at_once=args.uploads_at_once)
+        poll_until_finished(base, posted, deadline=started + args.timeout)
+        uploads_seconds = time.perf_counter() - started
+        stop.set()
+        for _ in readers:
+            samples += results.get(timeout=120)
+        for reader in readers:
+            reader.join(timeout=30)
+        reading_seconds = time.perf_counter() - reading_started
+        client.http("GET", f"{base}{stop_mark}")
+    finally:
+        stop.set()
+    return {
+        "samples": samples,
+        "posted": posted,
+        "uploads_seconds": uploads_seconds,
+        "reading_seconds": reading_seconds,
+        "reader_processes": len(readers),
+    }
+
+
+def main(argv: list[str]) -> int | None:
+    parser = argparse.ArgumentParser(prog="python -m bench load_deadline", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--readers", type=int, default=32)
+    parser.add_argument("--uploads", type=int, default=50, help="archives posted in each burst")
+    parser.add_argument(
+        "--bursts",
+        type=int,
+        default=3,
+        help="deadlines run one after another on the same stack, each with archives of its own: the readers' p95 "
+        "is reported for each, since one burst's p95 (a few hundred requests) moves by half between runs",
+    )
+    parser.add_argument("--corpus", type=Path, default=ingestion.CORPUS)
+    parser.add_argument("--db", default="ioboard_load_deadline")
+    parser.add_argument("--gunicorn-workers", type=int, default=4)
+    parser.add_argument(
+        "--reader-processes",
+        type=int,
+        default=4,
+        help="processes the readers are spread over, apart from the uploaders' (each reader is a thread)",
+    )
+    parser.add_argument("--gunicorn-threads", type=int, default=1, help="threads per gunicorn worker (gthread above 1)")
+    parser.add_argument(
+        "--worker-nice",
+        type=int,
+        default=0,
+        help="start the Celery workers at this niceness (`nice -n`; 0: as the web)",
+    )
+    parser.add_argument(
+        "--uploads-at-once",
+        action="store_true",
+        help="post every archive at the same instant (default: each account posts its archives one after another)",
+    )
+    parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
+    parser.add_argument("--keep-db", action="store_true")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(0.0, 0.0),
+        metavar=("MIN", "MAX"),
+        help="seconds each reader pauses between pages, drawn uniformly (locust's between(MIN, MAX)); "
+        "default 0 0: every reader asks again as soon as it is answered",
+    )
+    output.add_json_option(parser)
+    args = parser.parse_args(argv)
+
+    services: list[processes.Service] = []
+    bursts: list[dict] = []
+    web = None
+    with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch_dir:
+        scratch = Path(scratch_dir)
+        media, archives, logs, static = (scratch / name for name in ("media", "archives", "logs", "static"))
+        for folder in (media, archives, logs):
+            folder.mkdir()
+        try:
+            redis_port = processes.free_port()
+            services.append(servers.private_redis(redis_port, log_dir=logs))
+            redis_url = f"redis://127.0.0.1:{redis_port}/0"
+            url = databases.fresh_database(args.db)
+            seed_started = time.perf_counter()
+            processes.manage(["seed_synthetic", "--runs", str(args.runs)], env={"DATABASE_URL": url}, timeout=3600)
+            print(f"seeded {args.runs} runs in {time.perf_counter() - seed_started:.0f} s")
+            in_process.django_setup(url)
+            from apps.results.models import Run
+
+            run_ids = list(Run.objects.order_by("?").values_list("pk", flat=True)[:2000])
+            seeded = Run.objects.count()
+            print(f"building {args.uploads * args.bursts} distinct archives from {args.corpus} …")
+            chosen = build_archives(args.corpus.resolve(), args.uploads * args.bursts, archives)
+            tokens = [databases.create_token_user(f"deadline{n}") for n in range(USERS)]
+            env = {
+                **uploads_env(url, redis_url, media),
+                "STATIC_ROOT": str(static),
+                "THROTTLE_ANON": "1000000/min",
+                "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0",
+            }
+            processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
+            port = processes.free_port()
+            web = servers.gunicorn(
+                port, env=env, log_dir=logs, workers=args.gunicorn_workers, threads=args.gunicorn_threads, timeout=300
+            )
+            services.append(web)
+            workers = [
+                servers.celery_worker(f"deadline{n}", env=env, log_dir=logs, nice=args.worker_nice) for n in (1, 2)
+            ]
+            services += workers
+            base = f"http://127.0.0.1:{port}"
+            servers.wait_until_serving(base, timeout=90)
+            servers.wait_until_workers_ready(workers)
+            warm_pages(base, run_ids, args.gunicorn_workers)
+            client.http("GET", f"{base}{HEALTHZ_MARKS[0]}")
+            healthz = idle_healthz(base)
+            client.http("GET", f"{base}{HEALTHZ_MARKS[1]}")
+            alone = idle_pages(base, run_ids)
+            load_before = load_average()
+            for burst in range(args.bursts):
+                print(
+                    f"burst {burst + 1} of {args.bursts}: {args.readers} readers and {args.uploads} uploads "
+                    f"from {USERS} accounts at {base} …"
+                )
+                archives_of_burst = chosen[burst * args.uploads : (burst + 1) * args.uploads]
+                bursts.append(one_burst(base, run_ids, tokens, archives_of_burst, args, burst))
+            load_after = load_average()
+            posted = [p for burst in bursts for p in burst["posted"]]
+            failures, figures = verify(chosen, posted, media, seeded_runs=seeded)
+        except Exception:
+            for service in services:
+                print(f"--- {service.name} (last lines)\n{service.tail()}")
+            raise
+        finally:
+            for service in reversed(services):
+                service.stop()
+            if web is not None:
+                healthz_log = servers.server_times(web.log, between=HEALTHZ_MARKS)
+                for number, burst in enumerate(bursts):
+                    burst["served"] = servers.server_times(web.log, between=reading_marks(number))
+            if not args.keep_db:
+                from django.db import connections
+
+                connections.close_all()
+                databases.drop_database(args.db)
+
+    healthz_median = statistics.median(healthz)
+    bound = BOUND_X_HEALTHZ * healthz_median
+    samples = [sample for burst in bursts for sample in burst["samples"]]
+    errors = [s for s in samples if s[1] != 200]
+    if errors:
+        failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
+    # Answers that were 200s, as the readers' own figure counts them.
+    healthz_served = [seconds for path, status, seconds in healthz_log if path == "/healthz" and status == 200]
+    for burst in bursts:
+        times = [s[2] for s in burst["samples"] if s[1] == 200]
+        burst["p95_seconds"] = statistics.percentile(times, 0.95) if times else float("inf")
+        burst["requests"] = len(burst["samples"])
+        burst["served_readers"] = [
+            (path, seconds)
+            for path, status, seconds in burst.get("served", [])
+            if path.startswith(READER_PAGES) and status == 200
+        ]
+    burst_p95s = [burst["p95_seconds"] for burst in bursts]
+    p95_median = statistics.median(burst_p95s)
+    within_bursts = sum(p95 <= bound for p95 in burst_p95s)
+    within_bound = p95_median <= bound
+    healthz_p95 = statistics.percentile(healthz, 0.95)
+    alone_p95 = statistics.percentile(alone, 0.95)
+    rows = [
+        ["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"],
+        [
+            "readers' pages alone (one at a time, no uploads) median / p95 ms (p95 x /healthz)",
+            f"{statistics.median(alone) * 1e3:.1f} / {alone_p95 * 1e3:.1f} ({alone_p95 / healthz_median:.1f}x)",
+        ],
+    ]
+    served_readers = [pair for burst in bursts for pair in burst["served_readers"]]
+    page_types = {}
+    for kind in sorted({s[0] for s in samples}):
+        times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
+        if not times:
+            continue
+        p95 = statistics.percentile(times, 0.95)
+        page_types[kind] = {"requests": len(times), "median_seconds": statistics.median(times), "p95_seconds": p95}
+        served_kind = [seconds for path, seconds in served_readers if path.startswith(f"/{kind}/")]
+        as_served = ""
+        if served_kind:
+            page_types[kind]["server_p95_seconds"] = statistics.percentile(served_kind, 0.95)
+            as_served = f"; as gunicorn timed them {page_types[kind]['server_p95_seconds'] * 1e3:.1f}"
+        rows.append(
+            [
+                f"readers, every burst: /{kind}/ ({len(times)} requests) median / p95 ms "
+                "(p95 x /healthz; server-side p95 ms)",
+                f"{statistics.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x{as_served})",
+            ]
+        )
+    server = {}
+    if healthz_served and all(burst["served_readers"] for burst in bursts):
+        server_p95s = [statistics.percentile([t for _, t in burst["served_readers"]], 0.95) for burst in bursts]
+        server = {
+            "healthz_median_seconds": statistics.median(healthz_served),
+            "readers_requests": len(served_readers),
+            "readers_median_seconds": statistics.median([seconds for _, seconds in served_readers]),
+            "readers_p95_seconds": statistics.median(server_p95s),
+        }
+        for burst, p95 in zip(bursts, server_p95s, strict=True):
+            burst["server_p95_seconds"] = p95
+        rows.append(
+            [
+                "as gunicorn timed them (no client): idle /healthz median ms; the readers' "
+                f"{server['readers_requests']} pages median ms / each burst's p95 ms (x its /healthz)",
+                f"{server['healthz_median_seconds'] * 1e3:.2f}; {server['readers_median_seconds'] * 1e3:.1f} / "
+                + ", ".join(f"{p95 * 1e3:.1f} ({p95 / server['healthz_median_seconds']:.1f}x)" for p95 in server_p95s),
+            ]
+        )
+    reading_seconds = sum(burst["reading_seconds"] for burst in bursts)
+    finals = Counter(p["final"].get("status") for p in posted)
+    twice = ">0" if any("more than once" in f for f in failures) else "0"
+    throughput = len(samples) / reading_seconds
+    rows += [
+        [
+            "readers: each burst's requests / p95 ms (x /healthz)",
+            ", ".join(
+                f"{burst['requests']} / {burst['p95_seconds'] * 1e3:.1f} ({burst['p95_seconds'] / healthz_median:.1f}x)"
+                for burst in bursts
+            ),
+        ],
+        [
+            "readers: errors; the bursts' median p95 ms (x /healthz)",
+            f"{len(errors)}; {p95_median * 1e3:.1f} ({p95_median / healthz_median:.1f}x)",
+        ],
+        [
+            "readers: requests/s over the reading windows; mean latency it implies for closed-loop readers (N / X)",
+            f"{throughput:.1f}; {args.readers / throughput * 1e3:.0f} ms",
+        ],
+        [
+            "uploads: bursts x archives from accounts / final states",
+            f"{len(bursts)} x {args.uploads} from {USERS} / "
+            + ", ".join(f"{state}: {n}" for state, n in sorted(finals.items())),
+        ],
+        [
+            "uploads: each burst's first POST to last done s",
+            ", ".join(f"{burst['uploads_seconds']:.1f}" for burst in bursts),
+        ],
+        [
+            "uploads: each POST's answer (the archive stored, the job queued) median / max s",
+            f"{statistics.median([p['seconds'] for p in posted]):.2f} / {max(p['seconds'] for p in posted):.2f}",
+        ],
+        [
+            "runs from uploads expected / stored / stored twice",
+            f"{figures['expected_runs']} / {figures['runs']} / {twice}",
+        ],
+        ["job attempts (attempts: jobs)", ", ".join(f"{a}: {n}" for a, n in sorted(figures["attempts"].items()))],
+        ["load average before / after (other engineers share the machine)", f"{load_before} / {load_after}"],
+        [
+            "checks (reader errors, uploads done exactly once)",
+            "all passed" if not failures else f"{len(failures)} FAILED",
+        ],
+        [
+            f"readers' p95 within {BOUND_X_HEALTHZ}x the idle /healthz median: the bursts' median (bursts within)",
+            f"{'yes' if within_bound else 'NO'} ({within_bursts} of {len(bursts)})",
+        ],
+    ]
+    print()
+    print(output.table(["figure", "value"], rows))
+    for failure in failures:
+        print("FAILED:", failure)
+    output.write_json(
+        args.json,
+        {
+            "runs": args.runs,
+            "readers": args.readers,
+            "think_seconds": list(args.think),
+            "uploads": args.uploads,
+            "healthz_median_seconds": healthz_median,
+            "pages_alone_median_seconds": statistics.median(alone),
+            "pages_alone_p95_seconds": alone_p95,
+            "readers_p95_seconds": p95_median,
+            "bursts": [
+                {
+                    "readers_p95_seconds": burst["p95_seconds"],
+                    "server_p95_seconds": burst.get("server_p95_seconds"),
+                    "reader_requests": burst["requests"],
+                    "uploads_seconds": burst["uploads_seconds"],
+                    "within_bound": burst["p95_seconds"] <= bound,
+                }
+                for burst in bursts
+            ],
+            "reader_errors": len(errors),
+            "reader_requests": len(samples),
+            "reading_seconds": reading_seconds,
+            "page_types": page_types,
+            "server": server,
+            "reader_processes": bursts[0]["reader_processes"] if bursts else 0,
+            "cpus": os.cpu_count(),
+            "load_before": load_before,
+            "load_after": load_after,
+            "within_bound": within_bound,
+            "failures": failures,
+        },
+    )
+    sys.exit(1 if failures else 0)

@@ -1,0 +1,381 @@
+"""Cold-path latency of every page, page cache off, next to /healthz on the same server in the same run.
+
+    .venv/bin/python -m bench cold_path --runs 100000 --database-url postgres://postgres@127.0.0.1:5432/NAME
+
+The database is created if missing, migrated and, unless it already holds exactly --runs synthetic runs, seeded with
+`manage.py seed_synthetic --replace --runs N`. No manual ANALYZE or VACUUM: the pages are measured
+on the statistics the product itself gathered (seed_synthetic analyses what it loads; `SHOW autovacuum`
+is printed, and is off on the development machine). gunicorn serves the site with DEBUG off and
+IOBOARD_PAGE_CACHE_SECONDS=0, so every request renders and runs its queries.
+
+Each round requests every URL once, /healthz among them, in a shuffled order; --rounds rounds after
+--warmup rounds. Interleaving puts every URL under the same background load as /healthz. The table
+gives median and p95 per URL and their ratio to /healthz's median and p95.
+
+Then one upload: a sample IO500 result directory (tests/data/io500/capp-result-dir) is ingested as
+an upload's ingest task does, timed; the first read of the IO500 list after it must show the new run
+with the rank a reference count over the run table gives (1 + systems whose best eligible run scores
+higher). Maintenance tasks (settle, medians) are queued on a private Redis, not run inline, as a
+worker elsewhere would run them; their duration is measured separately. The run is deleted after.
+
+Prints a Markdown section (and --json PATH writes the numbers) for docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from bench.harness import in_process, output, statistics
+from rig import REPO_ROOT, client, databases, processes, servers
+
+SAMPLE = REPO_ROOT / "tests" / "data" / "io500" / "capp-result-dir"
+MEDIAN_BOUND, P95_BOUND = 5.0, 10.0
+
+
+def prepare(database_url: str, runs: int) -> dict:
+    database = database_url.rsplit("/", 1)[1]
+    if not databases.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'", capture=True).strip():
+        databases.psql(f'CREATE DATABASE "{database}"')
+    env = {"DATABASE_URL": database_url}
+    processes.manage(["migrate", "--noinput", "-v", "0"], env=env, timeout=900)
+    from apps.results.models import Run
+
+    synthetic = Run.objects.filter(submission_id="synthetic").count()
+    seeded = None
+    if synthetic != runs:
+        print(f"seeding {runs} synthetic runs (found {synthetic})…", flush=True)
+        started = time.monotonic()
+        output = processes.manage(
+            ["seed_synthetic", "--replace", "--runs", str(runs), "--batch", "20000"], env=env, timeout=7200
+        )
+        seeded = time.monotonic() - started
+        print(output.strip(), flush=True)
+    return {"env": env, "seed_seconds": seeded}
+
+
+def pages() -> list[tuple[str, str]]:
+    from apps.results.models import ListEntry, Run, ScalingSeries, StorageSystem
+    from apps.results.models.list_columns import SORT_CHOICES
+
+    run = ListEntry.objects.filter(kind="ten-node").order_by("run_id").values_list("run_id", flat=True).first()
+    system = Run.objects.filter(pk=run).values_list("system_id", flat=True).get()
+    busiest = StorageSystem.objects.order_by("pk").values_list("pk", flat=True)[10]
+    compared = ListEntry.objects.listed("io500").values_list("run_id", flat=True)[:3]
+    series = ScalingSeries.objects.order_by("pk").values_list("pk", flat=True).first()
+    urls = [
+        ("/healthz", "health check (the floor)"),
+        ("/", "front door"),
+        ("/systems/", "systems index"),
+        ("/systems/?q=lustre&page=3", "systems search, page 3"),
+        ("/compare/?q=ddn", "compare run picker"),
+        ("/lists/io500/", "IO500 list"),
+        ("/lists/io500/?filesystem=Lustre&nodes_min=10&sort=-bw", "IO500 list, filtered and sorted"),
+        ("/lists/ten-node/", "10-node list"),
+        ("/lists/ten-node/?vendor=DDN&sort=-md", "10-node list, filtered and sorted"),
+        ("/lists/historic/?page=20", "historic list, page 20"),
+        ("/lists/production/", "Production list"),
+        ("/lists/full/?sort=-bw", "Full list, sorted"),
+        ("/lists/historic/?year=2020&sort=nodes", "historic list, filtered and sorted"),
+        *[(f"/lists/historic/?sort={key}", f"historic list sorted by {key}") for key, _ in SORT_CHOICES],
+        ("/lists/io500/?sort=institution", "IO500 list sorted by institution"),
+        ("/api/v1/lists/historic/?ordering=-score_per_node", "API historic list sorted by -score_per_node"),
+        ("/api/v1/lists/historic/?ordering=institution", "API historic list sorted by institution"),
+        (f"/runs/{run}/", "run page"),
+        (f"/systems/{system}/", "system page"),
+        (f"/systems/{busiest}/", "another system page"),
+        (f"/compare/?runs={','.join(map(str, compared))}", "compare 3 runs"),
+        ("/api/v1/lists/io500/", "API IO500 list"),
+        ("/api/v1/lists/ten-node/?nodes_min=10&ordering=-bw", "API 10-node list, filtered and sorted"),
+        ("/api/v1/lists/historic/?page=20", "API historic list, page 20"),
+        ("/api/v1/runs/?page_size=50", "API runs"),
+        (f"/api/v1/runs/{run}/", "API run detail"),
+    ]
+    if series:
+        urls.append((f"/scaling/{series}/", "scaling series page"))
+    custom = custom_list()
+    urls += [
+        (f"/lists/custom/{custom}/", "custom list"),
+        (f"/lists/custom/{custom}/?page=20", "custom list, page 20"),
+        (f"/api/v1/custom-lists/{custom}/", "API custom list"),
+    ]
+    study, stack = study_and_stack()
+    urls += [
+        (f"/systems/{busiest}/history/", "system history"),
+        ("/changes/feed/", "changes feed"),
+        ("/scaling/", "scaling index"),
+        ("/studies/", "studies index"),
+        (f"/studies/{study}/", "study page"),
+        ("/stacks/", "stacks index"),
+        (f"/stacks/{stack}/", "stack page"),
+        ("/editions/", "editions index"),
+        (CUSTOM_LIST_BUILDER, "custom-list builder (signed in)"),
+        ("/lists/custom/check/?equation=sqrt(ior_easy_write*mdtest_easy_write)", "builder's live equation check"),
+    ]
+    return urls
+
+
+#: The one page served only to a signed-in account: measured with a session of its own.
+CUSTOM_LIST_BUILDER = "/lists/custom/new/"
+
+
+def study_and_stack() -> tuple[int, str]:
+    """The pk of an IOR study and the name of a stack, the demo's (fixtures/demo-ior-study, fixtures/demo-stack),
+    ingested before anything is timed if the database has none: synthetic seeding makes neither."""
+    from apps.ingest.tools.ior.pipeline import ingest_ior_paths
+    from apps.ingest.tools.stack.pipeline import ingest_paths as ingest_stack_paths
+    from apps.results.models import Stack, Study
+
+    if not Study.objects.exists():
+        ingest_ior_paths([REPO_ROOT / "fixtures" / "demo-ior-study"], study_name="bench: demo IOR study")
+    if not Stack.objects.exists():
+        ingest_stack_paths([REPO_ROOT / "fixtures" / "demo-stack"], {"name": "bench-beacon"})
+    return Study.objects.order_by("pk").values_list("pk", flat=True)[0], Stack.objects.order_by("pk")[0].name
+
+
+def session_cookie() -> str:
+    """A Cookie header of a signed-in account (an ordinary one), for the builder page."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(username="bench-reader")
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+def custom_list() -> str:
+    """The token of a custom list over the Full list, saved (its values computed) before anything is timed."""
+    from apps.results.models import CustomList
+    from apps.results.services.custom_lists import fill_custom_list, save_custom_list
+
+    name, equation = "bench: easy write x easy write", "sqrt(ior_easy_write * mdtest_easy_write)"
+    saved = CustomList.objects.filter(name=name, equation=equation, base_list="full").first()
+    if saved is None:
+        started = time.monotonic()
+        saved = save_custom_list(name, equation, base_list="full")
+        fill_custom_list(saved.pk)  # the task a worker runs after the save, run here so it can be timed
+        print(f"custom list saved and filled in {time.monotonic() - started:.1f} s", flush=True)
+    return saved.token
+
+
+def measure(base: str, urls: list[tuple[str, str]], rounds: int, warmup: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {url: [] for url, _ in urls}
+    order = [url for url, _ in urls]
+    signed_in = {"Cookie": session_cookie()}
+    shuffler = random.Random(13)
+    for round_number in range(warmup + rounds):
+        shuffler.shuffle(order)
+        for url in order:
+            headers = signed_in if url == CUSTOM_LIST_BUILDER else None
+            status, _, seconds = client.http("GET", base + url, headers=headers, timeout=180)
+            if status != 200:
+                raise SystemExit(f"{url} answered {status}")
+            if round_number >= warmup:
+                timings[url].append(seconds * 1000)
+    return timings
+
+
+def reference_rank(score: float) -> int:
+    """1 + storage systems with an accepted research run scoring higher (the IO500 list is the Research list
+    since SC21): counted over runs, not list entries."""
+    from datetime import UTC, datetime
+
+    from apps.results.models import Run
+
+    research = Run.objects.ranked().exclude(
+        run_timestamp__gte=datetime(2021, 11, 1, tzinfo=UTC),
+        production_accepted=True,
+        reproducibility_level="fully_reproducible",
+    )
+    return 1 + research.filter(score_total__gt=score).values("system_id").distinct().count()
+
+
+def _submitter():
+    """A site submitter whose uploads are published without review, so the upload is ranked at once."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    user, _ = get_user_model().objects.get_or_create(username="bench-submitter")
+    user.user_permissions.add(Permission.objects.get(codename="publish_without_review"))
+    return user
+
+
+def one_upload(base: str) -> dict:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.ingest.core.pipeline import ingest_upload
+    from apps.ingest.uploads import receive_upload
+    from apps.results.models import ListEntry
+    from apps.results.services import list_entries
+    from apps.results.services.runs import delete as delete_runs
+
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-upload-"))
+    try:
+        archive = shutil.make_archive(str(scratch / "upload"), "gztar", SAMPLE.parent, SAMPLE.name)
+        content = Path(archive).read_bytes()
+        name = f"bench-{time.time_ns()}.tar.gz"
+        received = receive_upload(
+            SimpleUploadedFile(name, content),
+            name=name,
+            kind="io500",
+            uploader=_submitter(),
+            metadata={"institution": "Bench Institute", "system": f"Bench {time.time_ns()}"},
+        )
+        upload = received.upload
+        started = time.perf_counter()
+        runs = ingest_upload(upload)
+        ingest_seconds = time.perf_counter() - started
+        run = runs[0]
+        run.refresh_from_db()
+        started = time.perf_counter()
+        status, body, _ = client.http("GET", f"{base}/api/v1/lists/io500/?system={run.system_id}")
+        first_read_ms = (time.perf_counter() - started) * 1000
+        listed = json.loads(body)["results"] if status == 200 else []
+        shown = next((row["rank"] for row in listed if row["run"] == run.pk), None)
+        expected = reference_rank(run.score_total) if run.is_ranked else None
+        maintenance = {}
+        for kind in ListEntry.objects.filter(run=run).values_list("kind", flat=True):
+            started = time.perf_counter()
+            list_entries.refresh_statistics(kind)
+            maintenance[kind] = time.perf_counter() - started
+        delete_runs([run])
+        upload.delete()
+        return {
+            "ingest_seconds": ingest_seconds,
+            "first_read_ms": first_read_ms,
+            "rank_shown": shown,
+            "rank_expected": expected,
+            "statistics_refresh_seconds": maintenance,
+        }
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int | None:
+    parser = argparse.ArgumentParser(prog="python -m bench cold_path", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100000)
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--rounds", type=int, default=20, help="timed requests per URL")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="measure only the URLs matching a shell-style PATTERN ('/', '/stacks/*'; repeatable; /healthz is"
+        " always measured) and skip the upload: before/after figures of a few pages on a seeded database",
+    )
+    output.add_json_option(parser)
+    args = parser.parse_args(argv)
+    if not args.database_url:
+        raise SystemExit("give --database-url (a database of yours; it is seeded if it lacks the runs)")
+
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-cold-"))
+    redis_port, port = processes.free_port(), processes.free_port()
+    redis = servers.private_redis(redis_port, log_dir=scratch)
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    in_process.django_setup(args.database_url, redis_url)
+    server = None
+    try:
+        prepared = prepare(args.database_url, args.runs)
+        autovacuum = databases.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
+        urls = [
+            (url, label)
+            for url, label in pages()
+            if not args.only or url == "/healthz" or any(fnmatch.fnmatchcase(url, pattern) for pattern in args.only)
+        ]
+        env = {
+            **prepared["env"],
+            "REDIS_URL": redis_url,
+            "IOBOARD_PAGE_CACHE_SECONDS": "0",
+            "STATIC_ROOT": str(scratch / "static"),
+        }
+        processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
+        server = servers.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=120)
+        base = f"http://127.0.0.1:{port}"
+        servers.wait_until_serving(base)
+        load_before = os.getloadavg()
+        timings = measure(base, urls, args.rounds, args.warmup)
+        load_after = os.getloadavg()
+        upload = None if args.only else one_upload(base)
+    finally:
+        if server:
+            server.stop()
+        redis.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    from apps.results.models import Run
+
+    floor_median = statistics.median(timings["/healthz"])
+    floor_p95 = statistics.percentile(timings["/healthz"], 0.95)
+    rows, verdicts = [], []
+    for url, label in urls:
+        median, p95 = statistics.median(timings[url]), statistics.percentile(timings[url], 0.95)
+        within = median <= MEDIAN_BOUND * floor_median and p95 <= P95_BOUND * floor_p95
+        verdicts.append(within)
+        rows.append(
+            (
+                f"`{url}`",
+                label,
+                f"{median:.1f}",
+                f"{p95:.1f}",
+                f"{median / floor_median:.1f}x",
+                f"{p95 / floor_p95:.1f}x",
+                "yes" if within else "NO",
+            )
+        )
+    runs_total = Run.objects.count()
+    table = output.table(
+        [
+            "URL",
+            "page",
+            "median ms",
+            "p95 ms",
+            "median / healthz",
+            "p95 / healthz",
+            f"within {MEDIAN_BOUND:.0f}x / {P95_BOUND:.0f}x",
+        ],
+        rows,
+    )
+    seeded = f"seed_synthetic took {prepared['seed_seconds']:.0f} s in this run; " if prepared["seed_seconds"] else ""
+    body = (
+        f"{runs_total:,} runs in PostgreSQL (autovacuum {autovacuum.strip()}; {seeded}no manual ANALYZE), gunicorn "
+        f"{args.workers} sync workers, DEBUG off, page cache off (IOBOARD_PAGE_CACHE_SECONDS=0). {args.rounds} "
+        f"rounds of one request per URL in shuffled order after {args.warmup} warm-up rounds, one client on "
+        f"127.0.0.1. Load average (1/5/15 min) {'/'.join(f'{x:.1f}' for x in load_before)} before, "
+        f"{'/'.join(f'{x:.1f}' for x in load_after)} after; the machine has {os.cpu_count()} CPUs shared with "
+        f"other work.\n\n{table}\n\n"
+        f"{sum(verdicts)} of {len(verdicts)} URLs within the bound.\n\n"
+    )
+    if upload:
+        body += (
+            f"One upload (tests/data/io500/capp-result-dir as a new system): ingest {upload['ingest_seconds']:.2f} s; "
+            f"first read of the API IO500 list after it {upload['first_read_ms']:.1f} ms, showing rank "
+            f"{upload['rank_shown']} (reference count over the run table: {upload['rank_expected']}). "
+            f"Median refresh after it (a worker's task): "
+            + ", ".join(f"{kind} {seconds:.2f} s" for kind, seconds in upload["statistics_refresh_seconds"].items())
+            + ".\n"
+        )
+    print(body)
+    output.write_json(
+        args.json,
+        {
+            "runs": runs_total,
+            "timings_ms": timings,
+            "labels": dict(urls),
+            "upload": upload,
+            "seed_seconds": prepared["seed_seconds"],
+            "load_before": load_before,
+            "load_after": load_after,
+        },
+    )
