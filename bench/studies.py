@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench study_verdicts [--studies N]
 
-Generates studies with ``tests/results/judgements/studies/study_generator.py`` (several jobs per configuration,
+Generates studies with ``synth.study`` (several jobs per configuration,
 each job's iterations sharing a log-normal job factor), runs ``apps.results.judgements.studies.analysis.compare``
 on their points in memory (the fields ingest stores; no database) and prints, with 95 % Wilson
 intervals (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``):

@@ -363,7 +363,7 @@ IOBOARD_UPLOAD_MAX_RUNS = envint("IOBOARD_UPLOAD_MAX_RUNS", 50)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
 # How long an uploader is asked to wait before polling an unfinished upload again (the Retry-After of its 202 and
 # of its status while pending or processing): an IO500 submission ingests in about a second, a queue of them in a
-# few, and a client polling back-to-back costs the readers of a shared server their CPU (bench/load_deadline.py).
+# few, and a client polling back-to-back costs the readers of a shared server their CPU (bench load_deadline).
 IOBOARD_UPLOAD_POLL_SECONDS = envint("IOBOARD_UPLOAD_POLL_SECONDS", 2)
 # A worker's claim on an ingest job lapses after this (apps.ingest.models.IngestJob.claim): by then the ingest
 # task's hard time limit has killed it, so a redelivered message may take the job over; earlier, a duplicate is dropped.

@@ -3,7 +3,7 @@
 A worker loads everything its pages need before its first request, then freezes it (`gc.freeze`): the URLconf with
 every view, serializer and form it imports, and the compiled templates: a large number of objects that live as long
 as the process. CPython's full garbage collections walked all of them, once in every hundred or so requests, and
-that one pause set a page's p95 (bench/bench_cold_path.py; docs/performance.md). Frozen objects are never walked
+that one pause set a page's p95 (`python -m bench cold_path`; docs/performance.md). Frozen objects are never walked
 again; everything created after still is, so real garbage is still collected.
 """
 

@@ -30,7 +30,7 @@ def child_env(extra: dict | None = None) -> dict:
     )
     env.update(extra or {})
     for key in ("DATABASE_URL", "REDIS_URL"):
-        if env.get(key):
+        if env.get(key) and not env[key].startswith("sqlite:"):  # a SQLite file is local by nature
             require_loopback(env[key])
     return env
 

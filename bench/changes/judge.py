@@ -3,7 +3,7 @@
 Run: .venv/bin/python -m bench change_judge [--seeds held-out|training|FIRST-LAST] [--no-otava]
      [--set PARAMETER=VALUE ...]
 
-Each seed is one system's history from bench/change_histories.py (15 series: 12 phases and the three
+Each seed is one system's history from synth/change_series.py (15 series: 12 phases and the three
 scores). Our detector gets each series with the runs whose provenance changed (the hints the service gives
 it); Otava gets the values alone, as it would from a CSV, once with its defaults (p = 0.001) and once with
 p = 0.01. Otava runs in its own virtualenv, `bench/.venv-otava` (gitignored; it pins numpy 2.2 / scipy 1.16

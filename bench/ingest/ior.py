@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench ior_ingest [--logs 1000] [--postgres ioboard_bench_ior] [--json FILE]
 
-Generates a study of ``--logs`` IOR-3.3 text logs (tests/results/judgements/studies/study_generator.py: file
+Generates a study of ``--logs`` IOR-3.3 text logs (synth/study.py: file
 systems x APIs x node counts x hint configs, 3 repetitions each) and its manifest in a temporary
 folder, then runs ``manage.py ingest --kind ior FOLDER --study bench --manifest FOLDER/manifest.csv``
 in a child process against an empty, migrated database (a temporary SQLite file, or with --postgres

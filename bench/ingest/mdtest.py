@@ -3,7 +3,7 @@
     .venv/bin/python -m bench mdtest_ingest [--logs 1000] [--postgres ioboard_bench_mdtest] [--json FILE]
 
 Generates a campaign of ``--logs`` mdtest 1.8.3 logs (the format of shared/dne-campaign-sample, with
-per-iteration lines; tests/results/judgements/scaling/campaign_factory.py) and its manifest in a temporary folder, then
+per-iteration lines; synth/campaign.py) and its manifest in a temporary folder, then
 runs ``manage.py ingest --kind mdtest FOLDER --series bench --manifest FOLDER/manifest.csv`` in a
 child process against an empty, migrated database (a temporary SQLite file, or with --postgres a
 fresh PostgreSQL database on 127.0.0.1), timing the whole command: interpreter and Django start-up,

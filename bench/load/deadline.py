@@ -37,7 +37,7 @@ lock). The readers run in processes apart from the uploaders, as locust runs its
 that building and posting the archives and polling the jobs does not hold the readers' interpreter.
 
 Why threads and urllib rather than locust: the bench harness already drives gunicorn, Celery and the uploads
-this way (`bench/harness.py`, `python -m bench load_uploads`), and the load is a fixed set of 32 readers, which
+this way (`rig`, `python -m bench load_uploads`), and the load is a fixed set of 32 readers, which
 needs no event loop; locust would add gevent to the shared environment for that.
 """
 

@@ -20,7 +20,7 @@ and a verdict, and the cache rules name the decisive one:
   for easy) is also beyond the p90 of its ratio: both read back faster than the corpus's spread.
 
 **Pieces that did not earn their place.** Each piece was A/B-tested on the labelled public corpus, in
-sample and on the out-of-sample folds (``bench/cache_piece_ab.py``, docs/anomalies.md): a stat cache
+sample and on the out-of-sample folds (``python -m bench cache_piece_ab``, docs/anomalies.md): a stat cache
 effect as corroboration of an IOR read (``stat_cache``) and an mdtest phase without ``-N`` as
 support (``cache_weight_mdtest_own_data``) gained no recall anywhere and added false positives
 (sub-212; sub-42 and, for ``cache_effect_stat``, sub-42 and sub-63), so they are gone.

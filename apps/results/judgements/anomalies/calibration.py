@@ -1,6 +1,6 @@
 """Calibration of the anomaly thresholds against a corpus, and agreement with expected labels.
 
-Used by ``bench/anomaly_calibration.py`` (prints the tables of docs/anomalies.md) and by the
+Used by ``python -m bench anomaly_calibration`` (prints the tables of docs/anomalies.md) and by the
 corpus test. Thresholds come from distributions over all runs, never from individual runs:
 a ratio threshold is ``RATIO_MULTIPLE`` times the ``RATIO_QUANTILE`` quantile of that ratio,
 rounded to two significant digits.

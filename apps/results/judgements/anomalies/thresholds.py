@@ -1,6 +1,6 @@
 """Default thresholds of the anomaly rules; ``settings.IOBOARD_ANOMALY_THRESHOLDS`` overrides them.
 
-The ratio thresholds are calibrated on the public IO500 corpus by ``bench/anomaly_calibration.py``
+The ratio thresholds are calibrated on the public IO500 corpus by ``python -m bench anomaly_calibration``
 (see ``docs/anomalies.md``): each is five times the 90th percentile of that ratio over all runs,
 rounded to two significant digits. The 90th percentile describes the spread of legitimate
 architectures (flash, DoM, replicated storage) and is not moved by the handful of cached runs in

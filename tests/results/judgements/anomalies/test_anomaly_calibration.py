@@ -1,4 +1,4 @@
-"""The calibration helpers behind bench/anomaly_calibration.py and the corpus test."""
+"""The calibration helpers behind `python -m bench anomaly_calibration` and the corpus test."""
 
 import pytest
 

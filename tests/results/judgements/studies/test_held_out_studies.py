@@ -1,7 +1,7 @@
 """Held-out parameter studies: other file systems, APIs, node counts, repetitions (3-5), noise and effects,
 each configuration run as several jobs whose iterations share a job factor (job-level noise).
 
-The studies are generated as IOR-3.3 text with known true means (``study_generator``), ingested like
+The studies are generated as IOR-3.3 text with known true means (``synth.study``), ingested like
 any study and exported. Acceptance: every per-iteration value stored exactly; >= 95 % of the truly
 different pairs (2x or more apart) called ``different``; <= 5 % of the equal pairs; the 95 % interval of
 the ratio covering the true ratio for >= 90 % of the pairs; and one job a side never tested.
