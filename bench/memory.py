@@ -140,24 +140,24 @@ def measure_exports(sizes: list[int], database: str, scratch: Path) -> list[dict
         }
         seeded = size
         for fmt in ("json", "csv"):
-            output = scratch / f"export-{size}.{fmt}"
+            export_file = scratch / f"export-{size}.{fmt}"
             export = timing.run_measured(
-                [rig.PYTHON, "manage.py", "export_runs", "--format", fmt, "-o", str(output)], env=env, timeout=3600
+                [rig.PYTHON, "manage.py", "export_runs", "--format", fmt, "-o", str(export_file)], env=env, timeout=3600
             )
             if export.returncode != 0:
                 raise RuntimeError(f"export_runs failed:\n{export.stderr[-4000:]}")
             if fmt == "json":
-                exported = len(json.loads(output.read_text()))
+                exported = len(json.loads(export_file.read_text()))
             else:
-                with open(output) as handle:
+                with open(export_file) as handle:
                     exported = sum(1 for _ in handle) - 1
             row[fmt] = {
                 "wall": export.wall,
                 "peak_rss_mib": export.peak_rss_mib,
-                "bytes": output.stat().st_size,
+                "bytes": export_file.stat().st_size,
                 "exported": exported,
             }
-            output.unlink()
+            export_file.unlink()
         rows.append(row)
         print(
             f"{count} runs: seeded in {seed.wall:.1f} s; export json {row['json']['wall']:.1f} s "

@@ -68,15 +68,15 @@ def measure(bench: BenchRow, scale: str, scratch: Path) -> tuple[list[Figure], f
     missing = missing_needs(bench)
     if missing:
         raise SystemExit(f"{bench.name}: needs {' and '.join(missing)}")
-    output = scratch / f"{bench.name}.json"
-    argv = [rig.PYTHON, "-m", "bench", bench.benchmark, *bench.arguments[scale], "--json", str(output)]
+    figures_file = scratch / f"{bench.name}.json"
+    argv = [rig.PYTHON, "-m", "bench", bench.benchmark, *bench.arguments[scale], "--json", str(figures_file)]
     print(f"== {bench.name}: {shlex.join(bench.command(scale))}", flush=True)
     started = time.monotonic()
     done = subprocess.run(argv, cwd=rig.REPO_ROOT, check=False, timeout=4 * 3600)
     elapsed = time.monotonic() - started
-    if done.returncode != 0 or not output.exists():
+    if done.returncode != 0 or not figures_file.exists():
         raise SystemExit(f"{bench.name}: {shlex.join(bench.command(scale))} failed (exit {done.returncode})")
-    return bench.figures(json.loads(output.read_text(encoding="utf-8"))), elapsed
+    return bench.figures(json.loads(figures_file.read_text(encoding="utf-8"))), elapsed
 
 
 def kept_section(text: str) -> str:

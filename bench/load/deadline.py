@@ -190,11 +190,11 @@ def reading_marks(burst: int) -> tuple[str, str]:
 def one_burst(base: str, run_ids: list[int], tokens: list[str], archives: list[dict], args, burst: int) -> dict:
     """One deadline: the readers start reading, then the accounts post `archives` and poll them until done; the
     readers stop once every upload is done. Returns the readers' samples, the uploads' answers and the window."""
-    processes = multiprocessing.get_context("spawn")
-    stop, results = processes.Event(), processes.Queue()
+    context = multiprocessing.get_context("spawn")
+    stop, results = context.Event(), context.Queue()
     seeds = [list(range(args.readers))[n :: args.reader_processes] for n in range(args.reader_processes)]
     readers = [
-        processes.Process(target=read_in_process, args=(base, run_ids, group, args.think, stop, results), daemon=True)
+        context.Process(target=read_in_process, args=(base, run_ids, group, args.think, stop, results), daemon=True)
         for group in seeds
         if group
     ]

@@ -53,11 +53,11 @@ def prepare(database_url: str, runs: int) -> dict:
     if synthetic != runs:
         print(f"seeding {runs} synthetic runs (found {synthetic})…", flush=True)
         started = time.monotonic()
-        output = processes.manage(
+        seeded_report = processes.manage(
             ["seed_synthetic", "--replace", "--runs", str(runs), "--batch", "20000"], env=env, timeout=7200
         )
         seeded = time.monotonic() - started
-        print(output.strip(), flush=True)
+        print(seeded_report.strip(), flush=True)
     return {"env": env, "seed_seconds": seeded}
 
 
@@ -147,9 +147,9 @@ def session_cookie() -> str:
     from django.test import Client
 
     user, _ = get_user_model().objects.get_or_create(username="bench-reader")
-    client = Client()
-    client.force_login(user)
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    browser = Client()
+    browser.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
 def custom_list() -> str:

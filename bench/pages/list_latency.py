@@ -74,11 +74,11 @@ def query_counts(pages: list[tuple[str, str]]) -> dict[str, int]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    client = Client(SERVER_NAME="127.0.0.1")
+    browser = Client(SERVER_NAME="127.0.0.1")
     counts = {}
     for url, _ in pages:
         with CaptureQueriesContext(connection) as captured:
-            response = client.get(url)
+            response = browser.get(url)
             if response.streaming:
                 b"".join(response.streaming_content)
         if response.status_code != 200:

@@ -71,15 +71,15 @@ def child_explain(database_url: str) -> dict:
         return explain_urls(Client(SERVER_NAME="127.0.0.1"))
 
 
-def explain_urls(client) -> dict:
+def explain_urls(browser) -> dict:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     found = {}
     for url in CHECKED:
-        client.get(url)  # warm caches and connections
+        browser.get(url)  # warm caches and connections
         with CaptureQueriesContext(connection) as captured:
-            response = client.get(url)
+            response = browser.get(url)
         if response.status_code != 200:
             found[url] = {"status": response.status_code}
             continue
@@ -107,7 +107,7 @@ def explain_urls(client) -> dict:
 
             started = time.perf_counter()
             with connection.execute_wrapper(timed):
-                client.get(url)
+                browser.get(url)
             totals.append((time.perf_counter() - started) * 1000)
             db_times.append(spent["db"] * 1000)
         found[url] = {
