@@ -29,7 +29,7 @@ from apps.results.judgements.anomalies.calibration import (
     load_expected_labels,
     submission_id,
 )
-from bench.anomaly_calibration import load_runs
+from bench.anomalies.calibration import load_runs
 from rig import REPO_ROOT
 
 CACHE_KINDS = {"cache_effect_read": "cache_effect_read", "cache_effect_stat": "cache_effect_stat"}

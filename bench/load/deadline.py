@@ -47,16 +47,16 @@ import argparse
 import multiprocessing
 import os
 import random
-import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.harness import in_process, ingestion, output, statistics
-from bench.load_uploads import (
+from bench.load.uploads import (
     USERS,
     build_archives,
     poll_until_finished,
@@ -228,7 +228,7 @@ def one_burst(base: str, run_ids: list[int], tokens: list[str], archives: list[d
     }
 
 
-def main(argv: list[str]) -> int | None:
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench load_deadline", description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--readers", type=int, default=32)
@@ -274,67 +274,110 @@ def main(argv: list[str]) -> int | None:
         "default 0 0: every reader asks again as soon as it is answered",
     )
     output.add_json_option(parser)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+@dataclass
+class Stack:
+    """The site as deployed on one host, seeded and warm: its address, the runs the readers visit, the uploaders'
+    tokens and archives (every burst's), and where the uploads' files land."""
+
+    base: str
+    run_ids: list[int]
+    seeded: int
+    tokens: list[str]
+    archives: list[dict]
+    media: Path
+
+
+@dataclass
+class Deadline:
+    """What one run of the scenario measured: the idle yardsticks, each burst, and the uploads' checks."""
+
+    healthz: list[float]
+    alone: list[float]
+    bursts: list[dict]
+    posted: list[dict]
+    failures: list[str]
+    figures: dict
+    load_before: str
+    load_after: str
+    healthz_log: list[tuple[str, int, float]] = field(default_factory=list)
+
+
+def start_stack(args: argparse.Namespace, scratch: Path, services: list[processes.Service]) -> Stack:
+    """A private Redis, a fresh database seeded with ``--runs`` runs, the archives and accounts of every burst,
+    gunicorn and two Celery workers (appended to ``services`` as each starts), every worker warm."""
+    media, archives, logs, static = (scratch / name for name in ("media", "archives", "logs", "static"))
+    for folder in (media, archives, logs):
+        folder.mkdir()
+    redis_port = processes.free_port()
+    services.append(servers.private_redis(redis_port, log_dir=logs))
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    url = databases.fresh_database(args.db)
+    seed_started = time.perf_counter()
+    processes.manage(["seed_synthetic", "--runs", str(args.runs)], env={"DATABASE_URL": url}, timeout=3600)
+    print(f"seeded {args.runs} runs in {time.perf_counter() - seed_started:.0f} s")
+    in_process.django_setup(url)
+    from apps.results.models import Run
+
+    run_ids = list(Run.objects.order_by("?").values_list("pk", flat=True)[:2000])
+    seeded = Run.objects.count()
+    print(f"building {args.uploads * args.bursts} distinct archives from {args.corpus} …")
+    chosen = build_archives(args.corpus.resolve(), args.uploads * args.bursts, archives)
+    tokens = [databases.create_token_user(f"deadline{n}") for n in range(USERS)]
+    env = {
+        **uploads_env(url, redis_url, media),
+        "STATIC_ROOT": str(static),
+        "THROTTLE_ANON": "1000000/min",
+        "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0",
+    }
+    processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
+    port = processes.free_port()
+    services.append(
+        servers.gunicorn(
+            port, env=env, log_dir=logs, workers=args.gunicorn_workers, threads=args.gunicorn_threads, timeout=300
+        )
+    )
+    workers = [servers.celery_worker(f"deadline{n}", env=env, log_dir=logs, nice=args.worker_nice) for n in (1, 2)]
+    services += workers
+    base = f"http://127.0.0.1:{port}"
+    servers.wait_until_serving(base, timeout=90)
+    servers.wait_until_workers_ready(workers)
+    warm_pages(base, run_ids, args.gunicorn_workers)
+    return Stack(base=base, run_ids=run_ids, seeded=seeded, tokens=tokens, archives=chosen, media=media)
+
+
+def run_bursts(args: argparse.Namespace, stack: Stack) -> Deadline:
+    """The idle yardsticks (/healthz, then the readers' pages one at a time), then ``--bursts`` deadlines one
+    after another, each with archives of its own; the uploads checked against what their archives hold."""
+    base = stack.base
+    client.http("GET", f"{base}{HEALTHZ_MARKS[0]}")
+    healthz = idle_healthz(base)
+    client.http("GET", f"{base}{HEALTHZ_MARKS[1]}")
+    alone = idle_pages(base, stack.run_ids)
+    load_before = load_average()
+    bursts = []
+    for burst in range(args.bursts):
+        print(
+            f"burst {burst + 1} of {args.bursts}: {args.readers} readers and {args.uploads} uploads "
+            f"from {USERS} accounts at {base} …"
+        )
+        archives_of_burst = stack.archives[burst * args.uploads : (burst + 1) * args.uploads]
+        bursts.append(one_burst(base, stack.run_ids, stack.tokens, archives_of_burst, args, burst))
+    load_after = load_average()
+    posted = [p for burst in bursts for p in burst["posted"]]
+    failures, figures = verify(stack.archives, posted, stack.media, seeded_runs=stack.seeded)
+    return Deadline(healthz, alone, bursts, posted, failures, figures, load_before, load_after)
+
+
+def run_deadline(args: argparse.Namespace) -> Deadline:
+    """Start the stack, run the bursts, stop every service (printing their last lines on a failure), read what
+    gunicorn timed from its access log, drop the database unless ``--keep-db``."""
     services: list[processes.Service] = []
-    bursts: list[dict] = []
-    web = None
-    with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch_dir:
-        scratch = Path(scratch_dir)
-        media, archives, logs, static = (scratch / name for name in ("media", "archives", "logs", "static"))
-        for folder in (media, archives, logs):
-            folder.mkdir()
+    with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch:
         try:
-            redis_port = processes.free_port()
-            services.append(servers.private_redis(redis_port, log_dir=logs))
-            redis_url = f"redis://127.0.0.1:{redis_port}/0"
-            url = databases.fresh_database(args.db)
-            seed_started = time.perf_counter()
-            processes.manage(["seed_synthetic", "--runs", str(args.runs)], env={"DATABASE_URL": url}, timeout=3600)
-            print(f"seeded {args.runs} runs in {time.perf_counter() - seed_started:.0f} s")
-            in_process.django_setup(url)
-            from apps.results.models import Run
-
-            run_ids = list(Run.objects.order_by("?").values_list("pk", flat=True)[:2000])
-            seeded = Run.objects.count()
-            print(f"building {args.uploads * args.bursts} distinct archives from {args.corpus} …")
-            chosen = build_archives(args.corpus.resolve(), args.uploads * args.bursts, archives)
-            tokens = [databases.create_token_user(f"deadline{n}") for n in range(USERS)]
-            env = {
-                **uploads_env(url, redis_url, media),
-                "STATIC_ROOT": str(static),
-                "THROTTLE_ANON": "1000000/min",
-                "IOBOARD_PAGE_CACHE_SECONDS": "600" if args.page_cache else "0",
-            }
-            processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)  # DEBUG=0: the manifest
-            port = processes.free_port()
-            web = servers.gunicorn(
-                port, env=env, log_dir=logs, workers=args.gunicorn_workers, threads=args.gunicorn_threads, timeout=300
-            )
-            services.append(web)
-            workers = [
-                servers.celery_worker(f"deadline{n}", env=env, log_dir=logs, nice=args.worker_nice) for n in (1, 2)
-            ]
-            services += workers
-            base = f"http://127.0.0.1:{port}"
-            servers.wait_until_serving(base, timeout=90)
-            servers.wait_until_workers_ready(workers)
-            warm_pages(base, run_ids, args.gunicorn_workers)
-            client.http("GET", f"{base}{HEALTHZ_MARKS[0]}")
-            healthz = idle_healthz(base)
-            client.http("GET", f"{base}{HEALTHZ_MARKS[1]}")
-            alone = idle_pages(base, run_ids)
-            load_before = load_average()
-            for burst in range(args.bursts):
-                print(
-                    f"burst {burst + 1} of {args.bursts}: {args.readers} readers and {args.uploads} uploads "
-                    f"from {USERS} accounts at {base} …"
-                )
-                archives_of_burst = chosen[burst * args.uploads : (burst + 1) * args.uploads]
-                bursts.append(one_burst(base, run_ids, tokens, archives_of_burst, args, burst))
-            load_after = load_average()
-            posted = [p for burst in bursts for p in burst["posted"]]
-            failures, figures = verify(chosen, posted, media, seeded_runs=seeded)
+            deadline = run_bursts(args, start_stack(args, Path(scratch), services))
         except Exception:
             for service in services:
                 print(f"--- {service.name} (last lines)\n{service.tail()}")
@@ -342,24 +385,20 @@ def main(argv: list[str]) -> int | None:
         finally:
             for service in reversed(services):
                 service.stop()
-            if web is not None:
-                healthz_log = servers.server_times(web.log, between=HEALTHZ_MARKS)
-                for number, burst in enumerate(bursts):
-                    burst["served"] = servers.server_times(web.log, between=reading_marks(number))
             if not args.keep_db:
                 from django.db import connections
 
                 connections.close_all()
                 databases.drop_database(args.db)
+        web = next(service for service in services if service.name.startswith("gunicorn"))
+        deadline.healthz_log = servers.server_times(web.log, between=HEALTHZ_MARKS)
+        for number, burst in enumerate(deadline.bursts):
+            burst["served"] = servers.server_times(web.log, between=reading_marks(number))
+    return deadline
 
-    healthz_median = statistics.median(healthz)
-    bound = BOUND_X_HEALTHZ * healthz_median
-    samples = [sample for burst in bursts for sample in burst["samples"]]
-    errors = [s for s in samples if s[1] != 200]
-    if errors:
-        failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
-    # Answers that were 200s, as the readers' own figure counts them.
-    healthz_served = [seconds for path, status, seconds in healthz_log if path == "/healthz" and status == 200]
+
+def time_each_burst(bursts: list[dict]) -> None:
+    """Each burst's readers' p95 and request count as they saw them, and their 200s as gunicorn timed them."""
     for burst in bursts:
         times = [s[2] for s in burst["samples"] if s[1] == 200]
         burst["p95_seconds"] = statistics.percentile(times, 0.95) if times else float("inf")
@@ -369,20 +408,12 @@ def main(argv: list[str]) -> int | None:
             for path, status, seconds in burst.get("served", [])
             if path.startswith(READER_PAGES) and status == 200
         ]
-    burst_p95s = [burst["p95_seconds"] for burst in bursts]
-    p95_median = statistics.median(burst_p95s)
-    within_bursts = sum(p95 <= bound for p95 in burst_p95s)
-    within_bound = p95_median <= bound
-    healthz_p95 = statistics.percentile(healthz, 0.95)
-    alone_p95 = statistics.percentile(alone, 0.95)
-    rows = [
-        ["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"],
-        [
-            "readers' pages alone (one at a time, no uploads) median / p95 ms (p95 x /healthz)",
-            f"{statistics.median(alone) * 1e3:.1f} / {alone_p95 * 1e3:.1f} ({alone_p95 / healthz_median:.1f}x)",
-        ],
-    ]
-    served_readers = [pair for burst in bursts for pair in burst["served_readers"]]
+
+
+def page_type_figures(samples: list, served_readers: list, healthz_median: float) -> tuple[dict, list[list[str]]]:
+    """Per page type (lists, runs, compare), over every burst: the readers' median and p95, and the p95 as
+    gunicorn timed it; the figures and their rows."""
+    rows = []
     page_types = {}
     for kind in sorted({s[0] for s in samples}):
         times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
@@ -402,6 +433,13 @@ def main(argv: list[str]) -> int | None:
                 f"{statistics.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x{as_served})",
             ]
         )
+    return page_types, rows
+
+
+def server_figures(bursts: list[dict], healthz_served: list[float], served_readers: list) -> tuple[dict, list]:
+    """The readers' pages as gunicorn timed them (no client in the figure), next to /healthz timed the same way;
+    nothing when the access log lacks a burst's window."""
+    rows = []
     server = {}
     if healthz_served and all(burst["served_readers"] for burst in bursts):
         server_p95s = [statistics.percentile([t for _, t in burst["served_readers"]], 0.95) for burst in bursts]
@@ -421,6 +459,43 @@ def main(argv: list[str]) -> int | None:
                 + ", ".join(f"{p95 * 1e3:.1f} ({p95 / server['healthz_median_seconds']:.1f}x)" for p95 in server_p95s),
             ]
         )
+    return server, rows
+
+
+def judge(args: argparse.Namespace, deadline: Deadline) -> int:
+    """The readers' figures against the idle /healthz median, per burst and per page type, as the readers saw
+    them and as gunicorn timed them; printed as a table, written as JSON with ``--json``. Exit status 1 when
+    any check failed."""
+    healthz, alone, bursts, posted = deadline.healthz, deadline.alone, deadline.bursts, deadline.posted
+    failures, figures, healthz_log = deadline.failures, deadline.figures, deadline.healthz_log
+    load_before, load_after = deadline.load_before, deadline.load_after
+    healthz_median = statistics.median(healthz)
+    bound = BOUND_X_HEALTHZ * healthz_median
+    samples = [sample for burst in bursts for sample in burst["samples"]]
+    errors = [s for s in samples if s[1] != 200]
+    if errors:
+        failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
+    # Answers that were 200s, as the readers' own figure counts them.
+    healthz_served = [seconds for path, status, seconds in healthz_log if path == "/healthz" and status == 200]
+    time_each_burst(bursts)
+    burst_p95s = [burst["p95_seconds"] for burst in bursts]
+    p95_median = statistics.median(burst_p95s)
+    within_bursts = sum(p95 <= bound for p95 in burst_p95s)
+    within_bound = p95_median <= bound
+    healthz_p95 = statistics.percentile(healthz, 0.95)
+    alone_p95 = statistics.percentile(alone, 0.95)
+    rows = [
+        ["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"],
+        [
+            "readers' pages alone (one at a time, no uploads) median / p95 ms (p95 x /healthz)",
+            f"{statistics.median(alone) * 1e3:.1f} / {alone_p95 * 1e3:.1f} ({alone_p95 / healthz_median:.1f}x)",
+        ],
+    ]
+    served_readers = [pair for burst in bursts for pair in burst["served_readers"]]
+    page_types, page_rows = page_type_figures(samples, served_readers, healthz_median)
+    rows += page_rows
+    server, server_rows = server_figures(bursts, healthz_served, served_readers)
+    rows += server_rows
     reading_seconds = sum(burst["reading_seconds"] for burst in bursts)
     finals = Counter(p["final"].get("status") for p in posted)
     twice = ">0" if any("more than once" in f for f in failures) else "0"
@@ -507,4 +582,9 @@ def main(argv: list[str]) -> int | None:
             "failures": failures,
         },
     )
-    sys.exit(1 if failures else 0)
+    return 1 if failures else 0
+
+
+def main(argv: list[str]) -> int:
+    args = parse_arguments(argv)
+    return judge(args, run_deadline(args))
