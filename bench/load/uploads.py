@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import heapq
 import json
-import sys
 import tarfile
 import tempfile
 import threading
@@ -28,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import in_process, ingestion, output, statistics
@@ -225,7 +225,7 @@ def verify(chosen: list[dict], posted: list[dict], media: Path, *, seeded_runs: 
     }
 
 
-def main(argv: list[str]) -> int | None:
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench load_uploads", description=__doc__.split("\n\n")[0])
     parser.add_argument("--uploads", type=int, default=50)
     parser.add_argument("--corpus", type=Path, default=ingestion.CORPUS)
@@ -240,54 +240,86 @@ def main(argv: list[str]) -> int | None:
         raise SystemExit("--uploads must be between 1 and 500")
     if args.redis_url:
         client.require_loopback(args.redis_url)
+    return args
 
+
+@dataclass
+class Fired:
+    """The uploads fired at once and followed to their end: the archives, each POST's answer and final status,
+    the first POST sent, the last accepted and the last seen done, the services' peak memory, the checks."""
+
+    chosen: list[dict]
+    posted: list[dict]
+    first_sent: float
+    accepted_at: float
+    finished_at: float
+    rss: dict[str, float]
+    rss_children: dict[str, float]
+    failures: list[str]
+    figures: dict
+
+
+def start_stack(args: argparse.Namespace, scratch: Path, services: list[processes.Service]) -> tuple[str, Path]:
+    """Redis (``--redis-url`` or a private one), a fresh database, gunicorn and two Celery workers (appended to
+    ``services`` as each starts); the site's address and where the uploads' files land."""
+    media, logs = scratch / "media", scratch / "logs"
+    for folder in (media, logs):
+        folder.mkdir()
+    if args.redis_url:
+        redis_url = args.redis_url
+    else:
+        redis_port = processes.free_port()
+        services.append(servers.private_redis(redis_port, log_dir=logs))
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    url = databases.fresh_database(args.db)
+    in_process.django_setup(url)
+    env = uploads_env(url, redis_url, media)
+    port = processes.free_port()
+    services.append(servers.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers, timeout=300))
+    workers = [servers.celery_worker(f"load{n}", env=env, log_dir=logs) for n in (1, 2)]
+    services += workers
+    base = f"http://127.0.0.1:{port}"
+    servers.wait_until_serving(base)
+    servers.wait_until_workers_ready(workers)
+    return base, media
+
+
+def fire_uploads(args: argparse.Namespace, scratch: Path, services: list[processes.Service]) -> Fired:
+    """Build ``--uploads`` distinct archives and an account per uploader, post them all at the same instant,
+    poll each until done, then check the database against what the archives hold."""
+    base, media = start_stack(args, scratch, services)
+    archives = scratch / "archives"
+    archives.mkdir()
+    print(f"building {args.uploads} distinct archives from {args.corpus} …")
+    chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
+    tokens = [databases.create_token_user(f"load{n}") for n in range(USERS)]
+    print(f"firing {len(chosen)} concurrent uploads at {base} …")
+    barrier = threading.Barrier(len(chosen))
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
+        posted = list(
+            pool.map(lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier), enumerate(chosen))
+        )
+    first_sent = min(p["sent"] for p in posted)
+    accepted_at = max(p["sent"] + p["seconds"] for p in posted)
+    poll_until_finished(base, posted, deadline=started + args.timeout)
+    finished_at = max(p.get("finished_seen", accepted_at) for p in posted)
+    measured = [s for s in services if s.name.startswith(("load", "gunicorn"))]
+    rss = {s.name: processes.peak_rss_mib(s.pid) for s in measured}
+    rss_children = {
+        s.name: max([processes.peak_rss_mib(c) for c in processes.children_of(s.pid)] or [0]) for s in measured
+    }
+    failures, figures = verify(chosen, posted, media)
+    return Fired(chosen, posted, first_sent, accepted_at, finished_at, rss, rss_children, failures, figures)
+
+
+def run_uploads(args: argparse.Namespace) -> Fired:
+    """Fire the uploads on a stack of their own; stop every service (printing their last lines on a failure)
+    and drop the database unless ``--keep-db``."""
     services: list[processes.Service] = []
-    with tempfile.TemporaryDirectory(prefix="ioboard-load-") as scratch_dir:
-        scratch = Path(scratch_dir)
-        media, archives, logs = scratch / "media", scratch / "archives", scratch / "logs"
-        for folder in (media, archives, logs):
-            folder.mkdir()
+    with tempfile.TemporaryDirectory(prefix="ioboard-load-") as scratch:
         try:
-            if args.redis_url:
-                redis_url = args.redis_url
-            else:
-                redis_port = processes.free_port()
-                services.append(servers.private_redis(redis_port, log_dir=logs))
-                redis_url = f"redis://127.0.0.1:{redis_port}/0"
-            url = databases.fresh_database(args.db)
-            in_process.django_setup(url)
-            print(f"building {args.uploads} distinct archives from {args.corpus} …")
-            chosen = build_archives(args.corpus.resolve(), args.uploads, archives)
-            tokens = [databases.create_token_user(f"load{n}") for n in range(USERS)]
-            env = uploads_env(url, redis_url, media)
-            port = processes.free_port()
-            web = servers.gunicorn(port, env=env, log_dir=logs, workers=args.gunicorn_workers, timeout=300)
-            services.append(web)
-            workers = [servers.celery_worker(f"load{n}", env=env, log_dir=logs) for n in (1, 2)]
-            services += workers
-            base = f"http://127.0.0.1:{port}"
-            servers.wait_until_serving(base)
-            servers.wait_until_workers_ready(workers)
-            print(f"firing {len(chosen)} concurrent uploads at {base} …")
-            barrier = threading.Barrier(len(chosen))
-            started = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
-                posted = list(
-                    pool.map(
-                        lambda pair: post_upload(base, tokens[pair[0] % USERS], pair[1], barrier), enumerate(chosen)
-                    )
-                )
-            first_sent = min(p["sent"] for p in posted)
-            accepted_at = max(p["sent"] + p["seconds"] for p in posted)
-            poll_until_finished(base, posted, deadline=started + args.timeout)
-            finished_at = max(p.get("finished_seen", accepted_at) for p in posted)
-            rss = {s.name: processes.peak_rss_mib(s.pid) for s in services if s.name.startswith(("load", "gunicorn"))}
-            rss_children = {
-                s.name: max([processes.peak_rss_mib(c) for c in processes.children_of(s.pid)] or [0])
-                for s in services
-                if s.name.startswith(("load", "gunicorn"))
-            }
-            failures, figures = verify(chosen, posted, media)
+            return fire_uploads(args, Path(scratch), services)
         except Exception:
             for service in services:
                 print(f"--- {service.name} (last lines)\n{service.tail()}")
@@ -301,6 +333,12 @@ def main(argv: list[str]) -> int | None:
                 connections.close_all()
                 databases.drop_database(args.db)
 
+
+def report(args: argparse.Namespace, fired: Fired) -> int:
+    """The uploads' figures as a table, and as JSON with ``--json``; exit status 1 when any check failed."""
+    chosen, posted, failures, figures = fired.chosen, fired.posted, fired.failures, fired.figures
+    first_sent, accepted_at, rss, rss_children = fired.first_sent, fired.accepted_at, fired.rss, fired.rss_children
+    finished_at = fired.finished_at
     latencies = [p["seconds"] for p in posted]
     sizes = [item["bytes"] for item in chosen]
     twice = ">0" if any("more than once" in f for f in failures) else "0"
@@ -353,4 +391,9 @@ def main(argv: list[str]) -> int | None:
             "failures": failures,
         },
     )
-    sys.exit(1 if failures else 0)
+    return 1 if failures else 0
+
+
+def main(argv: list[str]) -> int:
+    args = parse_arguments(argv)
+    return report(args, run_uploads(args))

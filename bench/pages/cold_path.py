@@ -31,6 +31,7 @@ import random
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import in_process, output, statistics
@@ -260,7 +261,7 @@ def one_upload(base: str) -> dict:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def main(argv: list[str]) -> int | None:
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench cold_path", description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=100000)
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
@@ -279,7 +280,26 @@ def main(argv: list[str]) -> int | None:
     args = parser.parse_args(argv)
     if not args.database_url:
         raise SystemExit("give --database-url (a database of yours; it is seeded if it lacks the runs)")
+    return args
 
+
+@dataclass
+class ColdRun:
+    """What one run measured: each URL's timings (ms) and label, how the database was prepared, the load
+    average either side of the timing, and the one upload (None with ``--only``)."""
+
+    timings: dict[str, list[float]]
+    urls: list[tuple[str, str]]
+    prepared: dict
+    autovacuum: str
+    load_before: tuple[float, float, float]
+    load_after: tuple[float, float, float]
+    upload: dict | None
+
+
+def measure_on_a_server(args: argparse.Namespace) -> ColdRun:
+    """Seed the database if it lacks the runs, start a private Redis and gunicorn with the page cache off, time
+    every page (or those ``--only`` matches) next to /healthz, then one upload; stop both."""
     scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-cold-"))
     redis_port, port = processes.free_port(), processes.free_port()
     redis = servers.private_redis(redis_port, log_dir=scratch)
@@ -313,9 +333,12 @@ def main(argv: list[str]) -> int | None:
             server.stop()
         redis.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+    return ColdRun(timings, urls, prepared, autovacuum, load_before, load_after, upload)
 
-    from apps.results.models import Run
 
+def bound_rows(cold: ColdRun) -> tuple[list[tuple[str, ...]], list[bool]]:
+    """Each URL's median and p95 and their ratios to /healthz's; whether each is within the bound."""
+    timings, urls = cold.timings, cold.urls
     floor_median = statistics.median(timings["/healthz"])
     floor_p95 = statistics.percentile(timings["/healthz"], 0.95)
     rows, verdicts = [], []
@@ -334,6 +357,16 @@ def main(argv: list[str]) -> int | None:
                 "yes" if within else "NO",
             )
         )
+    return rows, verdicts
+
+
+def report(args: argparse.Namespace, cold: ColdRun) -> None:
+    """The table and what it was measured on, printed; the figures as JSON with ``--json``."""
+    from apps.results.models import Run
+
+    prepared, autovacuum, upload, timings, urls = cold.prepared, cold.autovacuum, cold.upload, cold.timings, cold.urls
+    load_before, load_after = cold.load_before, cold.load_after
+    rows, verdicts = bound_rows(cold)
     runs_total = Run.objects.count()
     table = output.table(
         [
@@ -379,3 +412,8 @@ def main(argv: list[str]) -> int | None:
             "load_after": load_after,
         },
     )
+
+
+def main(argv: list[str]) -> None:
+    args = parse_arguments(argv)
+    report(args, measure_on_a_server(args))

@@ -179,7 +179,7 @@ def run_benchmark(database_url: str, args, scratch: Path):
     return results, counts, (total_runs, listed, keys_plan, rows_plan, load_before, load_after)
 
 
-def main(argv: list[str]) -> int | None:
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench list_latency", description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10000, help="synthetic runs in the database (1000, 10000, 100000)")
     parser.add_argument("--requests", type=int, default=200, help="timed requests per URL")
@@ -193,17 +193,12 @@ def main(argv: list[str]) -> int | None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn workers")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
     output.add_json_option(parser)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    database_url = args.database_url or databases.fresh_database(PRIVATE_DB)
-    client.require_loopback(database_url)
-    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-lists-"))
-    try:
-        results, counts, facts = run_benchmark(database_url, args, scratch)
-    except BaseException:
-        print(f"logs and static files kept in {scratch}", file=sys.stderr)
-        raise
-    shutil.rmtree(scratch)
+
+def report(args: argparse.Namespace, results: list[dict], counts: dict[str, int], facts: tuple) -> None:
+    """The timings as a table with what they were measured on and the list query's plans, printed; the figures
+    as JSON with ``--json``."""
     total_runs, listed, keys_plan, rows_plan, load_before, load_after = facts
 
     rows = [
@@ -272,3 +267,17 @@ def main(argv: list[str]) -> int | None:
             "queries": counts,
         },
     )
+
+
+def main(argv: list[str]) -> None:
+    args = parse_arguments(argv)
+    database_url = args.database_url or databases.fresh_database(PRIVATE_DB)
+    client.require_loopback(database_url)
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-lists-"))
+    try:
+        results, counts, facts = run_benchmark(database_url, args, scratch)
+    except BaseException:
+        print(f"logs and static files kept in {scratch}", file=sys.stderr)
+        raise
+    shutil.rmtree(scratch)
+    report(args, results, counts, facts)
