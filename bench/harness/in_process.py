@@ -1,11 +1,15 @@
-"""Django set up in the benchmark's own process, for set-up and checks (never for timing)."""
+"""Django set up in the benchmark's own process, for set-up and checks (never for timing), and the services a
+benchmark runs against the database it set up."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 from rig.client import require_loopback
-from rig.processes import child_env
+from rig.databases import drop_database
+from rig.processes import Service, child_env
 
 
 def django_setup(database_url: str, redis_url: str | None = None) -> None:
@@ -18,3 +22,25 @@ def django_setup(database_url: str, redis_url: str | None = None) -> None:
     import django
 
     django.setup()
+
+
+@contextlib.contextmanager
+def services_on(database: str, *, keep_database: bool) -> Iterator[list[Service]]:
+    """The services a benchmark starts against ``database`` (it appends each as it starts it): on a failure
+    each one's last log lines are printed; whatever happens all are stopped, the last started first, and the
+    database is dropped unless ``keep_database``."""
+    services: list[Service] = []
+    try:
+        yield services
+    except Exception:
+        for service in services:
+            print(f"--- {service.name} (last lines)\n{service.tail()}")
+        raise
+    finally:
+        for service in reversed(services):
+            service.stop()
+        if not keep_database:
+            from django.db import connections
+
+            connections.close_all()
+            drop_database(database)

@@ -374,22 +374,9 @@ def run_bursts(args: argparse.Namespace, stack: Stack) -> Deadline:
 def run_deadline(args: argparse.Namespace) -> Deadline:
     """Start the stack, run the bursts, stop every service (printing their last lines on a failure), read what
     gunicorn timed from its access log, drop the database unless ``--keep-db``."""
-    services: list[processes.Service] = []
     with tempfile.TemporaryDirectory(prefix="ioboard-deadline-") as scratch:
-        try:
+        with in_process.services_on(args.db, keep_database=args.keep_db) as services:
             deadline = run_bursts(args, start_stack(args, Path(scratch), services))
-        except Exception:
-            for service in services:
-                print(f"--- {service.name} (last lines)\n{service.tail()}")
-            raise
-        finally:
-            for service in reversed(services):
-                service.stop()
-            if not args.keep_db:
-                from django.db import connections
-
-                connections.close_all()
-                databases.drop_database(args.db)
         web = next(service for service in services if service.name.startswith("gunicorn"))
         deadline.healthz_log = servers.server_times(web.log, between=HEALTHZ_MARKS)
         for number, burst in enumerate(deadline.bursts):

@@ -316,22 +316,11 @@ def fire_uploads(args: argparse.Namespace, scratch: Path, services: list[process
 def run_uploads(args: argparse.Namespace) -> Fired:
     """Fire the uploads on a stack of their own; stop every service (printing their last lines on a failure)
     and drop the database unless ``--keep-db``."""
-    services: list[processes.Service] = []
-    with tempfile.TemporaryDirectory(prefix="ioboard-load-") as scratch:
-        try:
-            return fire_uploads(args, Path(scratch), services)
-        except Exception:
-            for service in services:
-                print(f"--- {service.name} (last lines)\n{service.tail()}")
-            raise
-        finally:
-            for service in reversed(services):
-                service.stop()
-            if not args.keep_db:
-                from django.db import connections
-
-                connections.close_all()
-                databases.drop_database(args.db)
+    with (
+        tempfile.TemporaryDirectory(prefix="ioboard-load-") as scratch,
+        in_process.services_on(args.db, keep_database=args.keep_db) as services,
+    ):
+        return fire_uploads(args, Path(scratch), services)
 
 
 def report(args: argparse.Namespace, fired: Fired) -> int:
