@@ -1,9 +1,12 @@
 """python -m bench: one entry point names every benchmark and runs one by its name."""
 
 import ast
+import inspect
 import subprocess
 import sys
 from pathlib import Path
+
+from bench.registry import BENCHMARKS, entry_point
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -38,8 +41,6 @@ def test_list_names_every_benchmark_with_its_summary():
     lines = dict(line.split(None, 1) for line in listed.stdout.splitlines())
     assert {"cold_path", "ingest_corpus", "load_deadline", "fault_scenarios", "report"} <= lines.keys()
     assert lines["cold_path"].startswith("Cold-path latency of every page")
-    from bench.registry import BENCHMARKS
-
     assert set(BENCHMARKS) == set(lines)
     assert set(BENCHMARKS.values()) == modules_with_a_main(), "a benchmark module missing from the registry"
 
@@ -65,3 +66,9 @@ def test_a_benchmarks_options_are_its_own_under_its_name():
 
     assert answer.returncode == 0, answer.stderr
     assert answer.stdout.startswith("usage: python -m bench change_heldout [-h] first last")
+
+
+def test_every_registered_benchmark_imports_and_takes_its_arguments_as_a_list():
+    for name in BENCHMARKS:
+        parameters = list(inspect.signature(entry_point(name)).parameters)
+        assert parameters == ["argv"], name
