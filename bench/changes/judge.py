@@ -171,7 +171,7 @@ def per_100(k: int, n: int) -> str:
     return f"{100 * k / n:.1f} ({100 * low:.1f}-{100 * high:.1f})"
 
 
-def main(argv: list[str]) -> int | None:
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench change_judge", description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="held-out")
     parser.add_argument("--no-otava", action="store_true")
@@ -182,24 +182,30 @@ def main(argv: list[str]) -> int | None:
         metavar="PARAMETER=VALUE",
         help="override a DetectionParameters field (tuning: on the training seeds only)",
     )
-    arguments = parser.parse_args(argv)
-    parameters = DetectionParameters.from_mapping(
-        {name: float(value) for name, _, value in (text.partition("=") for text in arguments.set)}
-    )
-    cases = [history(seed) for seed in seeds_of(arguments.seeds)]
+    return parser.parse_args(argv)
+
+
+def tally_methods(cases: list[History], parameters: DetectionParameters, with_otava: bool) -> dict[str, Tally]:
+    """Each method's tally over every history's series: ioboard's detector, and Otava at its default p-value
+    and at ours."""
     methods: dict[str, Tally] = {"ioboard": Tally()}
     for case in cases:
         for metric in METRICS:
             methods["ioboard"].score(case, metric, *ours(case, metric, parameters))
-    if not arguments.no_otava:
+    if with_otava:
         for label, pvalue in (("Otava defaults (p = 0.001)", None), ("Otava p = 0.01", 0.01)):
             tally = methods[label] = Tally()
             found = otava(cases, pvalue)
             for case in cases:
                 for metric in METRICS:
                     tally.score(case, metric, found[(case.seed, metric)], None)
+    return methods
+
+
+def print_table(seeds: str, cases: list[History], methods: dict[str, Tally]) -> None:
+    """The methods side by side: recall per bin of detectability, precision, false alarms, outliers, causes."""
     names = list(methods)
-    print(f"seeds {arguments.seeds}: {len(cases)} histories, {methods['ioboard'].series} series\n")
+    print(f"seeds {seeds}: {len(cases)} histories, {methods['ioboard'].series} series\n")
     print("| | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for name, _ in BINS:
@@ -223,3 +229,12 @@ def main(argv: list[str]) -> int | None:
     ]
     for label, show in rows:
         print(f"| {label} | " + " | ".join(show(t) for t in methods.values()) + " |")
+
+
+def main(argv: list[str]) -> None:
+    arguments = parse_arguments(argv)
+    parameters = DetectionParameters.from_mapping(
+        {name: float(value) for name, _, value in (text.partition("=") for text in arguments.set)}
+    )
+    cases = [history(seed) for seed in seeds_of(arguments.seeds)]
+    print_table(arguments.seeds, cases, tally_methods(cases, parameters, not arguments.no_otava))
