@@ -18,8 +18,8 @@ import argparse
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from apps.ingest.anomaly_facts import facts_from_record
-from apps.ingest.parsers.records import ParseError
+from apps.ingest.parsers.errors import ParseError
+from apps.ingest.tools.io500.anomaly_facts import facts_from_record
 from apps.ingest.tools.io500.grammar import parse_tree
 from apps.results.judgements.anomalies import DEFAULT_THRESHOLDS, RunFacts, evaluate_all
 from apps.results.judgements.anomalies.calibration import (

@@ -30,7 +30,7 @@ def expected_run_identities(archive: Path) -> tuple[set[str], list[str]]:
     """The run identities the ingest of an archive must produce, and its parse failures (Django set up)."""
     from apps.ingest.core.archive import open_input
     from apps.ingest.core.common import archive_caps
-    from apps.ingest.parsers.records import ParseError
+    from apps.ingest.parsers.errors import ParseError
     from apps.results.models import Run
 
     identities, failures = set(), []

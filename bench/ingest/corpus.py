@@ -77,7 +77,7 @@ def block_database():
 
 def child_floor(corpus: Path, files_out: Path | None) -> dict:
     child_setup()
-    from apps.ingest.parsers.records import ParseError
+    from apps.ingest.parsers.errors import ParseError
 
     trace = OpenTrace(corpus)
     with block_database():
