@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import tempfile
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.harness import output
 from rig import PYTHON, REPO_ROOT
 from rig.databases import drop_database, fresh_database, psql
 from rig.processes import child_env
@@ -73,6 +75,16 @@ def ingest_counts(report: str) -> dict[str, int]:
     if not match:
         raise SystemExit(f"unexpected ingest report:\n{report[-2000:]}")
     return dict(zip(("stored", "points", "updated", "unchanged", "failed"), map(int, match.groups()), strict=True))
+
+
+def log_ingest_arguments(name: str, description: str, argv: list[str]) -> argparse.Namespace:
+    """The options of a benchmark that times ``manage.py ingest`` on generated logs (``time_log_ingest``):
+    how many logs, a PostgreSQL database instead of SQLite, and ``--json``."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench {name}", description=description)
+    parser.add_argument("--logs", type=int, default=1000)
+    parser.add_argument("--postgres", metavar="DATABASE", help="a fresh PostgreSQL database ioboard_* on 127.0.0.1")
+    output.add_json_option(parser)
+    return parser.parse_args(argv)
 
 
 @dataclass

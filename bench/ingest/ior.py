@@ -14,7 +14,6 @@ Prints the figures; ``--json FILE`` also writes them for ``python -m bench repor
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from bench.harness import ingestion, output
@@ -37,11 +36,7 @@ def generate(folder: Path, logs: int) -> int:
 
 
 def main(argv: list[str]) -> int | None:
-    parser = argparse.ArgumentParser(prog="python -m bench ior_ingest", description=__doc__.split("\n")[0])
-    parser.add_argument("--logs", type=int, default=1000)
-    parser.add_argument("--postgres", metavar="DATABASE", help="a fresh PostgreSQL database ioboard_* on 127.0.0.1")
-    output.add_json_option(parser)
-    options = parser.parse_args(argv)
+    options = ingestion.log_ingest_arguments("ior_ingest", __doc__.split("\n")[0], argv)
 
     run = ingestion.time_log_ingest(
         kind="ior",
