@@ -100,6 +100,35 @@ class LogIngestTimings:
     second: dict[str, int]
     after: dict[str, tuple[float, str]]
 
+    #: The columns of ``rows``.
+    HEADERS = ("run", "logs", "points created", "wall s", "logs/s")
+
+    def rows(self) -> list[list]:
+        return [
+            ["first ingest", self.logs, self.first["points"], self.first_wall, self.logs / self.first_wall],
+            ["re-ingest (unchanged)", self.logs, self.second["points"], self.second_wall, self.logs / self.second_wall],
+        ]
+
+    def summary(self, logs_named: str, after_reingest: str) -> str:
+        """One line to paste into a doc: when, the command, the logs (``logs_named``: "IOR logs"), the two walls
+        (``after_reingest`` follows the second's) and where it ran."""
+        return (
+            f"- {output.now_utc()} · `{output.this_command()}` · {self.logs} {logs_named} ({self.size_mib:.1f} MiB, "
+            f"{self.first['points']} points) in {self.first_wall:.1f} s = {self.logs / self.first_wall:.0f} logs/s, "
+            f"whole command incl. start-up; re-ingest {self.second_wall:.1f} s{after_reingest} · {self.database} · "
+            f"{output.machine_line()}"
+        )
+
+    def figures(self) -> dict:
+        """The figures ``bench.rows`` reads."""
+        return {
+            "logs": self.logs,
+            "points": self.first["points"],
+            "first_seconds": self.first_wall,
+            "reingest_seconds": self.second_wall,
+            "database": self.database,
+        }
+
 
 def time_log_ingest(
     *,

@@ -46,34 +46,9 @@ def main(argv: list[str]) -> int | None:
         target=["--study", STUDY],
         after={"export": ["export_study", STUDY]},
     )
-    logs, first, second = run.logs, run.first, run.second
     export_wall, export_text = run.after["export"]
     comparisons = export_text.count('"significant"')
-    print(
-        output.table(
-            ["run", "logs", "points created", "wall s", "logs/s"],
-            [
-                ["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
-                ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall],
-                [f"export_study ({comparisons} comparisons)", logs, 0, export_wall, logs / export_wall],
-            ],
-        )
-    )
-    print(
-        f"- {output.now_utc()} · `{output.this_command()}` · {logs} IOR logs ({run.size_mib:.1f} MiB, "
-        f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
-        f"command incl. start-up; re-ingest {run.second_wall:.1f} s; export_study {export_wall:.1f} s "
-        f"({comparisons} comparisons) · {run.database} · {output.machine_line()}"
-    )
-    output.write_json(
-        options.json,
-        {
-            "logs": logs,
-            "points": first["points"],
-            "first_seconds": run.first_wall,
-            "reingest_seconds": run.second_wall,
-            "export_seconds": export_wall,
-            "comparisons": comparisons,
-            "database": run.database,
-        },
-    )
+    export_row = [f"export_study ({comparisons} comparisons)", run.logs, 0, export_wall, run.logs / export_wall]
+    print(output.table(run.HEADERS, [*run.rows(), export_row]))
+    print(run.summary("IOR logs", f"; export_study {export_wall:.1f} s ({comparisons} comparisons)"))
+    output.write_json(options.json, {**run.figures(), "export_seconds": export_wall, "comparisons": comparisons})

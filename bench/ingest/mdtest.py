@@ -51,30 +51,6 @@ def main(argv: list[str]) -> int | None:
     run = ingestion.time_log_ingest(
         kind="mdtest", generate=generate, logs=options.logs, postgres=options.postgres, target=["--series", SERIES]
     )
-    logs, first, second = run.logs, run.first, run.second
-    print(
-        output.table(
-            ["run", "logs", "points created", "wall s", "logs/s"],
-            [
-                ["first ingest", logs, first["points"], run.first_wall, logs / run.first_wall],
-                ["re-ingest (unchanged)", logs, second["points"], run.second_wall, logs / run.second_wall],
-            ],
-        )
-    )
-    line = (
-        f"- {output.now_utc()} · `{output.this_command()}` · {logs} logs ({run.size_mib:.1f} MiB, "
-        f"{first['points']} points) in {run.first_wall:.1f} s = {logs / run.first_wall:.0f} logs/s, whole "
-        f"command incl. start-up; re-ingest {run.second_wall:.1f} s, 0 new points · {run.database} · "
-        f"{output.machine_line()}"
-    )
-    print(line)
-    output.write_json(
-        options.json,
-        {
-            "logs": logs,
-            "points": first["points"],
-            "first_seconds": run.first_wall,
-            "reingest_seconds": run.second_wall,
-            "database": run.database,
-        },
-    )
+    print(output.table(run.HEADERS, run.rows()))
+    print(run.summary("logs", ", 0 new points"))
+    output.write_json(options.json, run.figures())
