@@ -39,7 +39,7 @@ TARGET_RATIO = 3.0
 
 
 def parse_table(stdout: str) -> dict[str, dict]:
-    """bench_list_latency's Markdown table: URL -> median, p95 (ms) and queries."""
+    """list_latency's Markdown table: URL -> median, p95 (ms) and queries."""
     rows = {}
     for line in stdout.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -158,7 +158,7 @@ def main(argv: list[str]) -> int | None:
             argv, cwd=REPO_ROOT, env=processes.child_env(), capture_output=True, text=True, timeout=7200, check=False
         )
         if done.returncode != 0:
-            raise SystemExit(f"bench_list_latency --runs {size} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+            raise SystemExit(f"bench list_latency --runs {size} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
         timings = parse_table(done.stdout)
         explained = timing.run_measured(
             [rig.PYTHON, "-m", "bench", "list_scaling", "--child-explain", url], timeout=1800
@@ -242,7 +242,7 @@ def report(results: list[dict], args) -> None:
         "Latency over HTTP from `python -m bench list_latency` (gunicorn, DEBUG off, Redis cache and page cache on "
         f"as in production, the same server and run for the list and /healthz, {args.requests} sequential "
         "requests per URL; 'after a write' = each request right after a data-version bump, a full render); "
-        "the ratio is of warm reads, what readers get between writes. bench_list_latency prints the "
+        "the ratio is of warm reads, what readers get between writes. bench list_latency prints the "
         "EXPLAIN ANALYZE of the ranking query per size. Query plans and the DB/rest split below come from a child "
         "process that captured every SQL statement of each URL and EXPLAINed it (ANALYZE) against the same "
         "database.\n\n"
