@@ -307,13 +307,13 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    # DRF's parsers, with a depth bound on JSON and every value checked for unstorable text (apps/api/inputs.py).
+    # DRF's parsers, with a depth bound on JSON and every value checked for unstorable text (apps/api/common/inputs.py).
     "DEFAULT_PARSER_CLASSES": [
-        "apps.api.inputs.JSONParser",
-        "apps.api.inputs.FormParser",
-        "apps.api.inputs.MultiPartParser",
+        "apps.api.common.inputs.JSONParser",
+        "apps.api.common.inputs.FormParser",
+        "apps.api.common.inputs.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "apps.api.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "apps.api.common.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 from rest_framework import serializers
 
-from apps.api.serializers import ListEntrySerializer, ManyRowsSerializer, RunSummarySerializer
+from apps.api.common.serializers import ManyRowsSerializer, RunSummarySerializer
+from apps.api.lists.serializers import ListEntrySerializer
 from apps.results.models import ListEntry, Run
 from apps.results.models.querysets import load_listed
 from tests.factories import AnomalyFactory, InstitutionFactory, RunFactory, StorageSystemFactory

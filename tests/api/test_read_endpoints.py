@@ -77,7 +77,7 @@ def test_runs_are_filtered_by_system_fields_year_nodes_and_verdicts(anonymous_cl
 def test_a_page_of_runs_with_no_filter_builds_no_filter_set_and_a_filter_still_narrows(anonymous_client, monkeypatch):
     """Only page, page size and format: every run in the endpoint's order, without the FilterSet's per-request copy
     of its two dozen filters. Any other parameter goes through the FilterSet."""
-    from apps.api.filters import RunFilter
+    from apps.api.runs.filters import RunFilter
 
     built = []
     monkeypatch.setattr(

@@ -4,7 +4,7 @@ import pytest
 from django.core.cache.backends.locmem import LocMemCache
 from rest_framework.throttling import SimpleRateThrottle
 
-from apps.api.throttles import AnonReadThrottle, UploadRateThrottle
+from apps.api.common.throttles import AnonReadThrottle, UploadRateThrottle
 from tests.api.uploading import named_file
 
 pytestmark = pytest.mark.django_db
@@ -60,7 +60,7 @@ def test_a_burst_of_100_custom_lists_meets_a_429(alice_client, monkeypatch, djan
     """The production rate ("30/hour"): a script saving lists in a loop is stopped at the rate, per account."""
     from django.conf import settings
 
-    from apps.api.throttles import CustomListRateThrottle
+    from apps.api.common.throttles import CustomListRateThrottle
     from config.settings import REST_FRAMEWORK
 
     monkeypatch.setattr(

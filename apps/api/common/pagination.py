@@ -1,3 +1,5 @@
+"""The page-number pagination every collection shares (settings' DEFAULT_PAGINATION_CLASS)."""
+
 from rest_framework import pagination
 
 

@@ -8,12 +8,10 @@ adjustable per request.
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
-from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import serializers, viewsets
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
 
-from apps.api.serializers import SystemSummarySerializer
-from apps.api.views import ApiDefaults
+from apps.api.common.serializers import SystemSummarySerializer
 from apps.results.judgements.scaling.analysis import (
     DEFAULT_DECLINE_TOLERANCE,
     DEFAULT_SATURATION_THRESHOLD,
@@ -172,34 +170,3 @@ class ScalingSeriesDetailSerializer(ScalingSeriesSummarySerializer):
     @extend_schema_field(ScalingAnalysisSerializer)
     def get_analysis(self, series: ScalingSeries) -> dict:
         return ScalingAnalysisSerializer(self.analysis_of(series)).data
-
-
-class ScalingSeriesViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
-    """DNE scaling series (campaigns of mdtest runs over MDT and client counts). The list gives each
-    series' size; the detail adds every point and the saturation analysis per operation, files per
-    directory and striping (thresholds adjustable with query parameters)."""
-
-    filterset_fields = {"name": ["exact", "icontains"]}
-    lookup_value_regex = r"\d+"
-
-    def get_queryset(self):
-        series = ScalingSeries.with_counts().select_related("study").order_by("name", "pk")
-        if self.action == "retrieve":
-            points = ScalingPoint.objects.order_by("operation", "files_per_dir", "striping", "mdt_count", "tasks", "pk")
-            series = series.prefetch_related(Prefetch("points", queryset=points))
-        return series
-
-    def get_serializer_class(self):
-        return ScalingSeriesDetailSerializer if self.action == "retrieve" else ScalingSeriesSummarySerializer
-
-    @extend_schema(parameters=[AnalysisQuerySerializer])
-    def retrieve(self, request, *args, **kwargs):
-        return super().retrieve(request, *args, **kwargs)
-
-    def get_serializer_context(self):
-        context = super().get_serializer_context()
-        if self.action == "retrieve":
-            query = AnalysisQuerySerializer(data=self.request.query_params)
-            query.is_valid(raise_exception=True)
-            context["analysis_options"] = dict(query.validated_data)
-        return context

@@ -10,7 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework.permissions import SAFE_METHODS, IsAuthenticated
 
-from apps.api.serializers import ErrorSerializer
+from apps.api.common.serializers import ErrorSerializer
 
 VALIDATION_ERROR = OpenApiResponse(OpenApiTypes.OBJECT, description="invalid input: a message per field")
 UNAUTHENTICATED = OpenApiResponse(ErrorSerializer, description="missing or invalid credentials")

@@ -7,12 +7,10 @@ request from the stored points (``apps.results.judgements.studies``), with the s
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers, viewsets
+from rest_framework import serializers
 
-from apps.api.serializers import SystemSummarySerializer
-from apps.api.views import ApiDefaults
+from apps.api.common.serializers import SystemSummarySerializer
 from apps.results.judgements.studies.analysis import Verdict, axis_names, comparisons_of
 from apps.results.models import Study, StudyPoint
 
@@ -109,21 +107,3 @@ class StudyDetailSerializer(StudySummarySerializer):
             {**comparison.as_dict(), "verdict_sentence": comparison.verdict}
             for comparison in comparisons_of(study.compare())
         ]
-
-
-class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
-    """Parameter studies (IOR runs over named axes). The list gives each study's size; the detail adds
-    every point and the pairwise comparisons of every varying axis."""
-
-    filterset_fields = {"name": ["exact", "icontains"]}
-    lookup_value_regex = r"\d+"
-
-    def get_queryset(self):
-        studies = Study.with_counts().order_by("name", "pk")
-        if self.action == "retrieve":
-            points = StudyPoint.objects.order_by("source", "test_index", "operation", "pk")
-            studies = studies.prefetch_related(Prefetch("points", queryset=points))
-        return studies
-
-    def get_serializer_class(self):
-        return StudyDetailSerializer if self.action == "retrieve" else StudySummarySerializer
