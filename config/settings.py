@@ -86,7 +86,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "apps.leaderboard.health.HealthCheckHostMiddleware",
+    "apps.leaderboard.front.health.HealthCheckHostMiddleware",
     "config.security.SecureCookiesOverHttpsMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -244,7 +244,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "apps.leaderboard.finders.PlotlyWheelFinder",
+    "apps.leaderboard.common.finders.PlotlyWheelFinder",
 ]
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
@@ -280,7 +280,7 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
 # The container's health check asks http://127.0.0.1:8000/healthz: plain HTTP, and a host that is not the
 # site's. /healthz is kept out of the https redirect, and answered for these hosts (and only /healthz is:
-# apps.leaderboard.health.HealthCheckHostMiddleware).
+# apps.leaderboard.front.health.HealthCheckHostMiddleware).
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 IOBOARD_HEALTHCHECK_HOSTS = envlist("IOBOARD_HEALTHCHECK_HOSTS", "127.0.0.1,localhost")
 # Content-Security-Policy (django-csp): every script, style, font and image comes from this site (Plotly is

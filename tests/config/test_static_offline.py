@@ -1,6 +1,6 @@
 from django.contrib.staticfiles import finders
 
-from apps.leaderboard.finders import PLOTLY_STATIC_PATH
+from apps.leaderboard.common.finders import PLOTLY_STATIC_PATH
 from tests.pages import cdn_hosts
 
 

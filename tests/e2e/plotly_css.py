@@ -6,7 +6,7 @@ plotly.js builds these rules in a <style> element when it draws its first chart,
 without inline styles refuses; the page links them as a file instead. Run after upgrading plotly.
 """
 
-from apps.leaderboard.finders import PLOTLY_WHEEL_FILE
+from apps.leaderboard.common.finders import PLOTLY_WHEEL_FILE
 
 HEADER = """/* The global styles plotly.js {version} injects into a <style> element, kept as a file so the
    Content-Security-Policy needs no inline styles (templates/includes/_chart_scripts.html). Regenerate after a

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
-from apps.leaderboard.finders import PLOTLY_CSS_STATIC_PATH
+from apps.leaderboard.common.finders import PLOTLY_CSS_STATIC_PATH
 from apps.results.models import ScalingSeries, Study
 from apps.results.services.editions import freeze_edition
 from tests.conftest import REPO_ROOT

@@ -3,7 +3,7 @@ widget templates write for the same form, whatever the submitted values."""
 
 import pytest
 
-from apps.leaderboard.filters import ListFilterForm
+from apps.leaderboard.lists.filters import ListFilterForm
 from tests.pages import elements
 
 

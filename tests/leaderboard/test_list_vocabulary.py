@@ -12,7 +12,7 @@ import io
 import pytest
 
 from apps.api.lists.filters import RankedListFilter
-from apps.leaderboard.filters import ListFilterForm
+from apps.leaderboard.lists.filters import ListFilterForm
 from apps.results.models.list_columns import CRITERIA, LIST_COLUMNS, SORT_KEYS, TABLE_COLUMNS
 from apps.results.services.editions import freeze_edition
 from tests.factories import InstitutionFactory, RunFactory, StorageSystemFactory

@@ -12,7 +12,7 @@ from django.utils.formats import localize
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from apps.leaderboard.tables import localized, rounded
+from apps.leaderboard.lists.tables import localized, rounded
 
 ARGUMENTS = ["0", "1", "2", "3", "0g", "1g", "3g", 0, 1, 2]
 

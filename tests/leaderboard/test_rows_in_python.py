@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.template import Context, Template
 
-from apps.leaderboard.stack_views import Node
+from apps.leaderboard.stacks.views import Node
 from apps.leaderboard.templatetags.ioboard import (
     chart,
     delta_rows,

@@ -118,6 +118,6 @@ def test_a_production_run_is_drawn_against_the_production_medians(
     ],
 )
 def test_log_axes_are_labelled_with_full_numbers(values, expected):
-    from apps.leaderboard.plotly_json import log_ticks
+    from apps.leaderboard.common.plotly_json import log_ticks
 
     assert log_ticks(values)[1] == expected

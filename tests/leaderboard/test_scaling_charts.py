@@ -3,7 +3,7 @@
 import json
 from dataclasses import dataclass
 
-from apps.leaderboard.scaling_charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
+from apps.leaderboard.scaling.charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
 from apps.results.judgements.scaling.analysis import analyse_points
 
 

@@ -3,7 +3,7 @@
 import json
 from types import SimpleNamespace
 
-from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
+from apps.leaderboard.studies.charts import grouped_bars_figure, lines_figure
 
 
 def cell(mean: float, stddev: float) -> SimpleNamespace:

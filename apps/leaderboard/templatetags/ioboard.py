@@ -6,7 +6,7 @@ from django import template
 from django.utils.html import conditional_escape, escape, format_html_join, json_script
 from django.utils.safestring import SafeString, mark_safe
 
-from apps.leaderboard import tables
+from apps.leaderboard.lists import tables
 from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
@@ -15,7 +15,7 @@ register = template.Library()
 @register.simple_tag
 def plotly_style_placeholders() -> SafeString:
     """Empty elements under the ids of the styles plotly.js would inject at load (see `plotly_injected_style_ids`)."""
-    from apps.leaderboard.finders import plotly_injected_style_ids
+    from apps.leaderboard.common.finders import plotly_injected_style_ids
 
     ids = ((style_id,) for style_id in plotly_injected_style_ids())
     return format_html_join("", '<template id="{}"></template>', ids)

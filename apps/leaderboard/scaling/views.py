@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from apps.leaderboard.plotly_json import Chart
-from apps.leaderboard.scaling_charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
+from apps.leaderboard.common.plotly_json import Chart
+from apps.leaderboard.scaling.charts import client_scaling_figure, mdt_scaling_figure, overlay_figure
 from apps.results.judgements.scaling.analysis import (
     DEFAULT_SATURATION_THRESHOLD,
     GroupAnalysis,

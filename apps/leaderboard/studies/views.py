@@ -15,8 +15,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from apps.leaderboard.plotly_json import Chart
-from apps.leaderboard.study_charts import grouped_bars_figure, lines_figure
+from apps.leaderboard.common.plotly_json import Chart
+from apps.leaderboard.studies.charts import grouped_bars_figure, lines_figure
 from apps.results.judgements.studies.analysis import (
     Comparison,
     GroupVerdict,

@@ -1,4 +1,4 @@
-"""Plotly figures of a stack (built with ``apps.leaderboard.plotly_json``): expected against measured,
+"""Plotly figures of a stack (built with ``apps.leaderboard.common.plotly_json``): expected against measured,
 layer by layer from the drives to the file system, for one operation.
 
 Pure functions of ``layer_steps`` rows (``apps.leaderboard.stack_views``). Component and layer names come
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.leaderboard.plotly_json import COLOURS, bar, escaped, figure, scatter
+from apps.leaderboard.common.plotly_json import COLOURS, bar, escaped, figure, scatter
 
 
 def layers_figure(steps: list[dict[str, Any]], operation: str) -> dict[str, Any]:

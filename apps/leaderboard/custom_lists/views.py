@@ -1,4 +1,5 @@
-"""The custom-list builder: a signed-in reader's form for what `POST /api/v1/custom-lists/` saves.
+"""Custom lists: the builder, a signed-in reader's form for what `POST /api/v1/custom-lists/` saves; and a saved
+list's page and exports, shared by its link.
 
 It calls the same service (`save_custom_list`) and the same grammar (`compile_equation`), so the page and the API
 accept and refuse the same equations with the same messages; `equation_check` answers the form's live validation.
@@ -6,13 +7,23 @@ accept and refuse the same equations with the same messages; `equation_check` an
 
 from django import forms
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
+from apps.leaderboard.lists import exports
+from apps.leaderboard.lists.filters import ListFilterForm
 from apps.results.judgements.equations import EquationError
+from apps.results.models import CustomList, Run
 from apps.results.models.list_kinds import LIST_KINDS
-from apps.results.services.custom_lists import NAMES, CustomListLimit, compile_equation, save_custom_list
+from apps.results.services.custom_lists import (
+    NAMES,
+    CustomListLimit,
+    CustomListRows,
+    compile_equation,
+    save_custom_list,
+)
 
 #: The grammar refuses longer equations too (apps.results.judgements.equations); the form says so before parsing.
 MAX_EQUATION = 500
@@ -77,3 +88,45 @@ def equation_check(request):
     except EquationError as error:
         return JsonResponse({"ok": False, "equation": error.message, "position": error.position})
     return JsonResponse({"ok": True})
+
+
+def custom_list(request, token: str):
+    """A saved custom list, shared by its link: the base list's members ranked by the equation."""
+    custom = get_object_or_404(CustomList, token=token)
+    entries = CustomListRows(custom)
+    page = Paginator(entries, ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "leaderboard/custom_list.html",
+        {
+            "custom": custom,
+            "base": LIST_KINDS[custom.base_list],
+            "page": page,
+            "rows": page.object_list,
+            "entries": entries,
+        },
+    )
+
+
+def custom_list_export(request, token: str, fmt: str):
+    custom = get_object_or_404(CustomList, token=token)
+    entries = CustomListRows(custom, Run.objects.with_list_columns())
+    values = {}
+
+    def runs():
+        for row in entries:
+            values[row.run.pk] = row.value
+            yield row.run
+
+    records = ({**record, "equation_value": values.pop(record["id"])} for record in exports.run_records(runs()))
+    filename = f"ioboard-custom-{custom.token}"
+    if fmt == "csv":
+        return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
+    meta = {
+        "custom_list": custom.token,
+        "name": custom.name,
+        "equation": custom.equation,
+        "base_list": custom.base_list,
+        "complete": entries.complete,
+    }
+    return exports.json_response(records, meta, filename)

@@ -16,8 +16,8 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from apps.leaderboard.plotly_json import Chart
-from apps.leaderboard.stack_charts import layers_figure
+from apps.leaderboard.common.plotly_json import Chart
+from apps.leaderboard.stacks.charts import layers_figure
 from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
 from apps.results.models import Stack, StackComponent, StackServer
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.views.decorators.http import require_POST
 
-from apps.leaderboard.plotly_json import BASE_LAYOUT, COLOURS, escaped, figure, scatter
+from apps.leaderboard.common.plotly_json import BASE_LAYOUT, COLOURS, escaped, figure, scatter
 from apps.results.judgements.changes.attribution import describe
 from apps.results.models import Annotation, Change, StorageSystem
 from apps.results.services.changes.events import FEWEST_RUNS, events_of

@@ -9,7 +9,7 @@ Three figures answer the administrator's three questions:
 * ``overlay_figure``: the peak curves of two (or more) groups or series on one axis - does
   inherited striping, or another Lustre build, move the knee?
 
-Pure functions of ``analysis`` results, built with ``apps.leaderboard.plotly_json``; series names
+Pure functions of ``analysis`` results, built with ``apps.leaderboard.common.plotly_json``; series names
 come from uploads and are escaped.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from apps.leaderboard.plotly_json import escaped, figure, scatter
+from apps.leaderboard.common.plotly_json import escaped, figure, scatter
 from apps.results.judgements.scaling.analysis import GroupAnalysis, MdtLevel, operation_label
 
 RATE_AXIS_TITLE = "ops/s"

@@ -115,17 +115,3 @@ def _control(bound: forms.BoundField) -> str:
     if shown is not None:
         attrs["value"] = shown
     return format_html('<input type="{}" name="{}"{}>', widget.input_type, bound.html_name, flatatt(attrs))
-
-
-class SystemSearchForm(forms.Form):
-    """`?q=` of the systems index and the compare page's run picker (institution, system, file system, vendor)."""
-
-    q = forms.CharField(required=False, max_length=100)
-
-    def __init__(self, data, *args, **kwargs):
-        super().__init__(data, *args, **kwargs)
-        self.is_valid()
-
-    @property
-    def query(self) -> str:
-        return (self.cleaned_data.get("q") or "").strip() if "q" not in self.errors else ""

@@ -1,4 +1,4 @@
-"""Plotly figures of a parameter study (built with ``apps.leaderboard.plotly_json``).
+"""Plotly figures of a parameter study (built with ``apps.leaderboard.common.plotly_json``).
 
 * ``grouped_bars_figure``: one operation, one bar group per column value (e.g. nodes), one bar per
   row (e.g. api x hints config), error bars of one stddev over the repetitions - the seed's tables
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.leaderboard.plotly_json import bar, escaped, figure, scatter, series_colours
+from apps.leaderboard.common.plotly_json import bar, escaped, figure, scatter, series_colours
 
 
 def _label(values: list[Any]) -> str:

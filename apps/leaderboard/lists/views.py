@@ -1,0 +1,148 @@
+"""The ranked lists (`/lists/<kind>/`) and the frozen editions (`/editions/…`), their awards and their exports.
+
+Like every page of the leaderboard, views fetch with one queryset method and render; the rules live in
+apps.results. Every page runs a constant number of SQL queries whatever the number of rows (tests hold them to it).
+"""
+
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404
+from django.shortcuts import render
+
+from apps.leaderboard.lists import exports
+from apps.leaderboard.lists.filters import ListFilterForm
+from apps.leaderboard.lists.tables import KeyPaginator, Row, column_choices, headers
+from apps.results.models import Edition, ListEntry, ListState
+from apps.results.models.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
+from apps.results.models.querysets import load_listed
+from apps.results.services.awards import edition_awards
+from apps.results.services.editions import edition_entries
+from apps.web.page_cache import cache_page_until_data_changes
+
+
+def _list_info(kind: str) -> ListKind:
+    if kind not in LIST_KINDS:
+        raise Http404(f"no list {kind!r}")
+    return LIST_KINDS[kind]
+
+
+@cache_page_until_data_changes
+def live_list(request, kind: str = PRIMARY_LIST):
+    info = _list_info(kind)
+    form = ListFilterForm(request.GET)
+    state = ListState.objects.filter(kind=kind).first()
+    entries = ListEntry.objects.page_entries(kind, form.criteria(), form.sort_key, state)
+    page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "leaderboard/list.html",
+        {
+            "info": info,
+            "form": form,
+            "page": page,
+            "rows": [Row.from_listed(entry) for entry in page],
+            "headers": headers(form.sort_key, info.default_sort, request.GET),
+            "column_choices": column_choices(form.sort_key),
+            "filesystems": state.filesystems if state else [],
+            "editions": Edition.objects.filter(list_kind=kind).order_by("-frozen_at"),
+            "lists": LIST_KINDS.values(),
+            "split_edition": SPLIT_EDITION,
+        },
+    )
+
+
+def live_list_export(request, kind: str, fmt: str):
+    info = _list_info(kind)
+    form = ListFilterForm(request.GET)
+    entries = ListEntry.objects.listed(kind).filter_listed(**form.criteria()).sort_listed(form.sort_key)
+    filename = f"ioboard-{kind}"
+    records = exports.run_records(entries.runs())
+    if fmt == "csv":
+        return exports.csv_response(records, exports.RUN_COLUMNS, exports.phase_columns(entries), filename)
+    meta = {
+        "list": info.slug,
+        "title": info.title,
+        "filters": form.criteria(),
+        "sort": form.sort_key or info.default_sort,
+    }
+    return exports.json_response(records, meta, filename)
+
+
+def _edition(name: str, kind: str | None) -> tuple[Edition, list[Edition]]:
+    siblings = list(Edition.objects.filter(name=name).order_by("list_kind"))
+    if not siblings:
+        raise Http404(f"no edition {name!r}")
+    by_kind = {edition.list_kind: edition for edition in siblings}
+    if kind is None:
+        return by_kind.get(PRIMARY_LIST, siblings[0]), siblings
+    if kind not in by_kind:
+        raise Http404(f"edition {name!r} has no {kind!r} list")
+    return by_kind[kind], siblings
+
+
+def edition_index(request):
+    """Editions by name (newest first), each with its lists ("ISC19": IO500, 10-node)."""
+    editions = Edition.objects.annotate(entry_count=Count("entries")).order_by("-frozen_at", "name", "list_kind")
+    grouped: dict[str, list[Edition]] = {}
+    for edition in editions:
+        grouped.setdefault(edition.name, []).append(edition)
+    groups = [
+        {
+            "name": name,
+            "lists": sorted(lists, key=lambda edition: edition.list_kind),
+            "title": next((edition.title for edition in lists if edition.title), ""),
+            "frozen_at": min(edition.frozen_at for edition in lists),
+        }
+        for name, lists in grouped.items()
+    ]
+    return render(request, "leaderboard/editions.html", {"groups": groups})
+
+
+def edition_list(request, name: str, kind: str | None = None):
+    edition, siblings = _edition(name, kind)
+    form = ListFilterForm(request.GET)
+    entries = edition_entries(edition, form.criteria(), form.sort_key)
+    page = Paginator(entries, form.page_size).get_page(request.GET.get("page"))
+    info = LIST_KINDS[edition.list_kind]
+    return render(
+        request,
+        "leaderboard/list.html",
+        {
+            "info": info,
+            "edition": edition,
+            "siblings": siblings,
+            "form": form,
+            "page": page,
+            "rows": [Row.from_entry(entry) for entry in page],
+            "headers": headers(form.sort_key, "rank", request.GET),
+            "column_choices": column_choices(form.sort_key),
+            "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
+            "lists": LIST_KINDS.values(),
+        },
+    )
+
+
+def edition_export(request, name: str, kind: str, fmt: str):
+    edition, _ = _edition(name, kind)
+    form = ListFilterForm(request.GET)
+    entries = edition_entries(edition, form.criteria(), form.sort_key).select_related("edition")
+    filename = f"ioboard-{edition.name}-{edition.list_kind}"
+    records = exports.entry_records(entries)
+    if fmt == "csv":
+        return exports.csv_response(records, exports.ENTRY_COLUMNS, [], filename)
+    meta = {
+        "edition": edition.name,
+        "list": edition.list_kind,
+        "title": edition.title,
+        "frozen_at": edition.frozen_at,
+        "filters": form.criteria(),
+        "sort": form.sort_key or "rank",
+    }
+    return exports.json_response(records, meta, filename)
+
+
+def edition_awards_page(request, name: str):
+    """The 12 awards of an edition, from its frozen lists."""
+    if not Edition.objects.filter(name=name).exists():
+        raise Http404(f"no edition {name!r}")
+    return render(request, "leaderboard/awards.html", {"name": name, "awards": edition_awards(name)})
