@@ -42,7 +42,7 @@ def compare(request):
         context.update(
             {"problem": problem, "picker_query": picker_form.query, "picker": newest_shown_runs(picker_form.query)}
         )
-        return render(request, "leaderboard/compare.html", context, status=400 if problem else 200)
+        return render(request, "compare/compare.html", context, status=400 if problem else 200)
     try:
         runs = load_runs(ids)
     except Run.DoesNotExist as missing:
@@ -61,4 +61,4 @@ def compare(request):
             "list_warning": mixed_lists_warning(ids),
         }
     )
-    return render(request, "leaderboard/compare.html", context)
+    return render(request, "compare/compare.html", context)

@@ -70,7 +70,7 @@ def custom_list_new(request):
             return redirect("custom-list", token=custom.token)
     return render(
         request,
-        "leaderboard/custom_list_new.html",
+        "custom_lists/custom_list_new.html",
         {"form": form, "names": sorted(NAMES)},
         status=400 if status == 200 and form.errors else status,
     )
@@ -97,7 +97,7 @@ def custom_list(request, token: str):
     page = Paginator(entries, ListFilterForm(request.GET).page_size).get_page(request.GET.get("page"))
     return render(
         request,
-        "leaderboard/custom_list.html",
+        "custom_lists/custom_list.html",
         {
             "custom": custom,
             "base": LIST_KINDS[custom.base_list],

@@ -67,7 +67,7 @@ def home(request):
     every_run = states.get(EVERY_RUN_LIST)
     return render(
         request,
-        "leaderboard/home.html",
+        "front/home.html",
         {
             "tops": tops,
             "newest_runs": newest_runs,

@@ -35,7 +35,7 @@ def live_list(request, kind: str = PRIMARY_LIST):
     page = KeyPaginator(entries, load_listed, form.page_size).get_page(request.GET.get("page"))
     return render(
         request,
-        "leaderboard/list.html",
+        "lists/list.html",
         {
             "info": info,
             "form": form,
@@ -95,7 +95,7 @@ def edition_index(request):
         }
         for name, lists in grouped.items()
     ]
-    return render(request, "leaderboard/editions.html", {"groups": groups})
+    return render(request, "lists/editions.html", {"groups": groups})
 
 
 def edition_list(request, name: str, kind: str | None = None):
@@ -106,7 +106,7 @@ def edition_list(request, name: str, kind: str | None = None):
     info = LIST_KINDS[edition.list_kind]
     return render(
         request,
-        "leaderboard/list.html",
+        "lists/list.html",
         {
             "info": info,
             "edition": edition,
@@ -145,4 +145,4 @@ def edition_awards_page(request, name: str):
     """The 12 awards of an edition, from its frozen lists."""
     if not Edition.objects.filter(name=name).exists():
         raise Http404(f"no edition {name!r}")
-    return render(request, "leaderboard/awards.html", {"name": name, "awards": edition_awards(name)})
+    return render(request, "lists/awards.html", {"name": name, "awards": edition_awards(name)})

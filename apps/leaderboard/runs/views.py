@@ -61,7 +61,7 @@ def run_detail(request, pk: int):
     anomalies = list(run.anomalies.all())
     return render(
         request,
-        "leaderboard/run_detail.html",
+        "runs/run_detail.html",
         {
             "stack": stack,
             "hardware_efficiency": stack.run_efficiency(phases) if stack else [],

@@ -37,7 +37,7 @@ class GroupSection:
 
 def scaling_list(request: HttpRequest) -> HttpResponse:
     series = ScalingSeries.with_counts().order_by("name")
-    return render(request, "leaderboard/scaling_list.html", {"series_list": series})
+    return render(request, "scaling/scaling_list.html", {"series_list": series})
 
 
 def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -70,7 +70,7 @@ def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "comparison_overlays": _comparison_overlays(series, analysis, other, threshold) if other else [],
         "other_series": ScalingSeries.objects.exclude(pk=series.pk).order_by("name").values_list("pk", "name"),
     }
-    return render(request, "leaderboard/scaling_detail.html", context)
+    return render(request, "scaling/scaling_detail.html", context)
 
 
 def _threshold(raw: str | None) -> tuple[float, str]:

@@ -62,7 +62,7 @@ def _verdict_row(comparison: Comparison) -> dict[str, Any]:
 
 
 def study_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "leaderboard/study_list.html", {"studies": Study.with_counts().order_by("name")})
+    return render(request, "studies/study_list.html", {"studies": Study.with_counts().order_by("name")})
 
 
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -105,7 +105,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "charts": charts,
         "margin_percent": margin_words(study.margin),
     }
-    return render(request, "leaderboard/study_detail.html", context)
+    return render(request, "studies/study_detail.html", context)
 
 
 def _unknown(parameter: str, asked: str | None, allowed: list[str]) -> str:

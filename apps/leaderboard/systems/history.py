@@ -162,7 +162,7 @@ def system_history(request, pk: int):
         ]
     return render(
         request,
-        "leaderboard/system_history.html",
+        "systems/system_history.html",
         {
             "system": system,
             "runs": runs,

@@ -31,7 +31,7 @@ def system_detail(request, pk: int):
     )
     return render(
         request,
-        "leaderboard/system_detail.html",
+        "systems/system_detail.html",
         {
             "system": system,
             "runs": runs,
@@ -72,7 +72,7 @@ def system_index(request):
     )
     return render(
         request,
-        "leaderboard/system_index.html",
+        "systems/system_index.html",
         {
             "query": query,
             "form": form,
