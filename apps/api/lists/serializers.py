@@ -35,7 +35,10 @@ class BadgeSerializer(ManyRowsSerializer, serializers.ModelSerializer):
 NormalisedScoresSerializer = type(
     "NormalisedScoresSerializer",
     (serializers.Serializer,),
-    {column.key: serializers.FloatField(allow_null=True, help_text=column.title) for column in NORMALISED_COLUMNS},
+    {
+        column.key: serializers.FloatField(allow_null=True, help_text=column.description)
+        for column in NORMALISED_COLUMNS
+    },
 )
 
 

@@ -18,8 +18,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 from django.utils.translation import get_language
 
+from apps.leaderboard.lists.columns import COLUMNS_BY_KEY, TABLE_COLUMNS, TableColumn, sort_column
 from apps.results.judgements.submission_rules import rules_edition_of_date
-from apps.results.models.list_columns import COLUMNS_BY_KEY, TABLE_COLUMNS, ListColumn, column_value, sort_column
+from apps.results.models.list_columns import column_value
 
 
 class KeyPaginator(Paginator):
@@ -43,7 +44,7 @@ COLUMN_GROUPS = [
 ]
 
 
-def column_class(column: ListColumn) -> str:
+def column_class(column: TableColumn) -> str:
     """The CSS classes of a column's header and cells: its chooser group and whether narrow screens hide it."""
     return " ".join(
         name
@@ -65,7 +66,7 @@ CELL_CLASSES = {column.key: column_class(column) for column in TABLE_COLUMNS}
 
 @dataclass(frozen=True)
 class Header:
-    column: ListColumn
+    column: TableColumn
     sort: str  # the sort value this header's link sets
     state: str  # "asc", "desc" or ""
     href: str = ""  # the page's query with this sort, from the first page
@@ -111,7 +112,7 @@ MEASURES = [column for column in TABLE_COLUMNS[TABLE_COLUMNS.index(SCORE) + 1 :]
 
 @dataclass
 class Row:
-    """One line of a list, live or frozen: the value of each table column (`list_columns.TABLE_COLUMNS`, under
+    """One line of a list, live or frozen: the value of each table column (`columns.TABLE_COLUMNS`, under
     its key) and what the row links to and shows beside them."""
 
     rank: int | None
@@ -158,7 +159,7 @@ class Row:
     def _columns(entry, *, frozen: bool) -> dict:
         """The table columns' values of a live or frozen entry, and the ids and reason both keep."""
         return {
-            **{column.key: column_value(column, entry, frozen=frozen) for column in TABLE_COLUMNS},
+            **{column.key: column_value(column.data, entry, frozen=frozen) for column in TABLE_COLUMNS},
             "run_id": entry.run_id,
             "system_id": entry.system_id,
             "exclusion_reason": entry.exclusion_reason,

@@ -7,8 +7,11 @@ EditionEntry rows). Each used to name the same column its own way; now each read
 - the sort keys of pages (`?sort=`) and of the API (`?ordering=`), and the columns they order by
   (apps.results.models.querysets for live lists, apps.results.services.editions for frozen ones);
 - the filter criteria (`CRITERIA`), their lookups and where each looks in either store;
-- the page's filter form (apps.leaderboard.filters) and the API's FilterSet (apps.api.filters);
-- the table's headers and row values (apps.leaderboard.tables) and the export key of each column.
+- the page's filter form (apps.leaderboard.lists.filters) and the API's FilterSet (apps.api.lists.filters);
+- the table's row values (apps.leaderboard.lists.tables) and the export key of each column.
+
+What a page makes of a column (its header's label and unit, its decimals, whether narrow screens hide it) is the
+front end's: apps.leaderboard.lists.columns, keyed by the column's key.
 
 Adding a column is one `ListColumn(...)` here, its ListEntry and EditionEntry fields, and (for a sort key)
 its sort indexes: tests/results/models/test_list_sort_indexes.py fails for a sort key without one.
@@ -22,7 +25,7 @@ from django.db.models import Q
 
 @dataclass(frozen=True)
 class ListColumn:
-    """One column of a list.
+    """One column of a list: where its value is stored and under which names it is sorted, filtered and exported.
 
     key: the public name: the sort key (`?sort=bw`, `?ordering=-bw`) and the row attribute.
     entry_field: the ListEntry field (or normalised-score annotation) holding the value.
@@ -32,42 +35,23 @@ class ListColumn:
         list computes on read (the rank, the ratios).
     entry_order: the ListEntry field a sort reads when it is not `entry_field`, "-" when a rising key is a
         falling field (the live rank is a stored base plus shifts: sorted by rank, a list is sorted by score).
+    description: what the value is, in words (the API's help text, the table header's tooltip).
     normalised: a score per client node or storage server, computed on read (querysets.normalised_scores) under
         the column's key, for live and frozen entries and listed runs alike.
-    unit: said in the column's header ("BW (GiB/s)").
-    numeric: a number (right-aligned).
-    digits: decimals a page shows of a measured number; None for text and counts.
-    descending_first: the header's first click sorts big-to-small (scores, counts).
-    group: the column chooser's group ("per-node", "per-server"); "" for columns always shown.
-    wide_only: hidden on narrow screens (static/css/ioboard.css): at 420 px rank, system and score stay in view.
-    in_table: a column of the HTML table (the run id is a link there, not a column).
     sortable: offered as a sort key (each has its sort indexes on ListEntry, migrations 0007, 0017, 0019).
     unique: unique on a list and never NULL: a sort by it needs no tie-breaker (ListEntryQuerySet.sort_listed).
     """
 
     key: str
-    label: str
     entry_field: str
     edition_field: str
     export_name: str
     run_field: str = ""
-    title: str = ""
+    description: str = ""
     entry_order: str = ""
     normalised: bool = False
-    unit: str = ""
-    numeric: bool = False
-    digits: int | None = None
-    descending_first: bool = False
-    group: str = ""
-    wide_only: bool = False
-    in_table: bool = True
     sortable: bool = True
     unique: bool = False
-
-    @property
-    def header(self) -> str:
-        """The column's header: its label and unit."""
-        return f"{self.label} ({self.unit})" if self.unit else self.label
 
     @property
     def sort_field(self) -> str:
@@ -80,169 +64,62 @@ class ListColumn:
         return self.entry_order.startswith("-")
 
 
-def _ratio(key: str, label: str, unit: str, per: str, title: str) -> ListColumn:
-    """A normalised score, stored by neither entry; the table hides its group until the reader shows it."""
-    return ListColumn(
-        key,
-        label,
-        key,
-        key,
-        key,
-        title=title,
-        normalised=True,
-        unit=unit,
-        numeric=True,
-        digits=3,
-        descending_first=True,
-        group=f"per-{per}",
-    )
+def _ratio(key: str, description: str) -> ListColumn:
+    """A normalised score, stored by neither entry."""
+    return ListColumn(key, key, key, key, description=description, normalised=True)
 
 
-#: Every column, in table order. Positional: key, label, ListEntry field, EditionEntry field, export name, Run field.
+#: Every column, in table order. Positional: key, ListEntry field, EditionEntry field, export name, Run field.
 LIST_COLUMNS: tuple[ListColumn, ...] = (
     ListColumn(
         "rank",
-        "Rank",
         "rank",
         "rank",
         "rank",
         entry_order="-score",
-        numeric=True,
-        title="place on the whole list; filters and sorting never change it",
+        description="place on the whole list; filters and sorting never change it",
     ),
+    ListColumn("institution", "institution_name", "institution_name", "institution", "system__institution__name"),
+    ListColumn("system", "system_name", "system_name", "system", "system__name"),
     ListColumn(
-        "institution",
-        "Institution",
-        "institution_name",
-        "institution_name",
-        "institution",
-        "system__institution__name",
-        wide_only=True,
-    ),
-    ListColumn("system", "System", "system_name", "system_name", "system", "system__name"),
-    ListColumn(
-        "year",
-        "Run",
-        "year",
-        "run__year",
-        "year",
-        "year",
-        title="the run's date and the list (BoF) it was made for; opens the run",
+        "year", "year", "run__year", "year", "year", description="the run's date and the list (BoF) it was made for"
     ),
     ListColumn(
         "vendor",
-        "Vendor",
         "storage_vendor",
         "storage_vendor",
         "storage_vendor",
         "system__storage_vendor",
-        title="storage vendor",
-        wide_only=True,
+        description="storage vendor",
     ),
+    ListColumn("filesystem", "filesystem", "filesystem", "filesystem", "system__filesystem"),
+    ListColumn("nodes", "client_nodes", "client_nodes", "client_nodes", "client_nodes", description="client nodes"),
     ListColumn(
-        "filesystem", "File system", "filesystem", "filesystem", "filesystem", "system__filesystem", wide_only=True
-    ),
-    ListColumn(
-        "nodes",
-        "Nodes",
-        "client_nodes",
-        "client_nodes",
-        "client_nodes",
-        "client_nodes",
-        title="client nodes",
-        numeric=True,
-        descending_first=True,
-        wide_only=True,
-    ),
-    ListColumn(
-        "procs",
-        "Procs",
-        "client_procs",
-        "client_procs",
-        "client_procs",
-        "client_procs",
-        title="total client processes",
-        numeric=True,
-        descending_first=True,
-        wide_only=True,
+        "procs", "client_procs", "client_procs", "client_procs", "client_procs", description="total client processes"
     ),
     # A list kind may rank by another expression (ListKind.rank_by): its entries' score is that.
     ListColumn(
         "score",
-        "Score",
         "score",
         "score",
         "score_total",
         "score_total",
-        numeric=True,
-        digits=2,
-        descending_first=True,
-        title="IO500 score (geometric mean of BW in GiB/s and MD in kIOPS), recomputed from the phases",
+        description="IO500 score (geometric mean of BW in GiB/s and MD in kIOPS), recomputed from the phases",
     ),
-    ListColumn(
-        "bw",
-        "BW",
-        "score_bw",
-        "score_bw",
-        "score_bw",
-        "score_bw",
-        title="bandwidth score, GiB/s",
-        unit="GiB/s",
-        numeric=True,
-        digits=2,
-        descending_first=True,
-    ),
-    ListColumn(
-        "md",
-        "MD",
-        "score_md",
-        "score_md",
-        "score_md",
-        "score_md",
-        title="metadata score, kIOPS",
-        unit="kIOPS",
-        numeric=True,
-        digits=2,
-        descending_first=True,
-    ),
-    _ratio("score_per_node", "Score per node", "", "node", "score per client node"),
-    _ratio("bw_per_node", "BW per node", "GiB/s", "node", "GiB/s per client node"),
-    _ratio("md_per_node", "MD per node", "kIOPS", "node", "kIOPS per client node"),
-    _ratio(
-        "score_per_server",
-        "Score per server",
-        "",
-        "server",
-        "score per storage server, where the server count is known",
-    ),
-    _ratio("bw_per_server", "BW per server", "GiB/s", "server", "GiB/s per storage server"),
-    _ratio("md_per_server", "MD per server", "kIOPS", "server", "kIOPS per storage server"),
-    ListColumn(
-        "flagged",
-        "Anomalies",
-        "flagged",
-        "run__flagged",
-        "flagged",
-        "flagged",
-        title="warning-level anomalies first",
-        descending_first=True,
-    ),
-    ListColumn("id", "Run id", "run_id", "run_id", "id", "pk", in_table=False, unique=True),
+    ListColumn("bw", "score_bw", "score_bw", "score_bw", "score_bw", description="bandwidth score, GiB/s"),
+    ListColumn("md", "score_md", "score_md", "score_md", "score_md", description="metadata score, kIOPS"),
+    _ratio("score_per_node", "score per client node"),
+    _ratio("bw_per_node", "GiB/s per client node"),
+    _ratio("md_per_node", "kIOPS per client node"),
+    _ratio("score_per_server", "score per storage server, where the server count is known"),
+    _ratio("bw_per_server", "GiB/s per storage server"),
+    _ratio("md_per_server", "kIOPS per storage server"),
+    ListColumn("flagged", "flagged", "run__flagged", "flagged", "flagged", description="warning-level anomalies first"),
+    ListColumn("id", "run_id", "run_id", "id", "pk", unique=True),
     # Filtered on (`?system=<id>`), never sorted by: a sort by "system" is by the system's name.
-    ListColumn(
-        "system_id",
-        "Storage system",
-        "system_id",
-        "system_id",
-        "system_id",
-        "system_id",
-        in_table=False,
-        sortable=False,
-    ),
+    ListColumn("system_id", "system_id", "system_id", "system_id", "system_id", sortable=False),
 )
 COLUMNS_BY_KEY = {column.key: column for column in LIST_COLUMNS}
-#: The columns of the HTML table, in order.
-TABLE_COLUMNS = tuple(column for column in LIST_COLUMNS if column.in_table)
 #: The per-node and per-server scores, computed on read under their keys: list rows, exports and the API carry them all.
 NORMALISED_COLUMNS = tuple(column for column in LIST_COLUMNS if column.normalised)
 #: The public sort keys, each also descending with a "-".
