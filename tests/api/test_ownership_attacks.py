@@ -12,8 +12,8 @@ from django.core.management import call_command
 from apps.ingest.models import IngestJob
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import ReviewStatus, Run, Upload
-from tests.api.test_upload_end_to_end import upload_and_wait
 from tests.api.uploading import DEMO, DEMO_SUBMISSION, client_with_token, named_file
+from tests.api.uploads.test_upload_end_to_end import upload_and_wait
 
 pytestmark = pytest.mark.django_db
 

@@ -30,7 +30,7 @@ class ManyRowsSerializer(serializers.Serializer):
     annotation) is read with getattr instead of `Field.get_attribute`, whose generic path (a mapping check and a
     callable check per value, a try per field) was most of writing a page of rows. Any other field (a nested
     serializer, a method field, a dotted source), and any value that is absent or callable, takes DRF's own path,
-    so the answer is the one DRF writes (tests/api/test_many_rows_serializer.py compares them)."""
+    so the answer is the one DRF writes (tests/api/common/test_many_rows_serializer.py compares them)."""
 
     @cached_property
     def _plain_attributes(self) -> list[tuple[Field, str | None]]:

@@ -1,7 +1,7 @@
 """The front door (`/`): what ioboard is, what is new, and where to go; and the favicon every browser asks for.
 
 It reads maintained or indexed rows only (list states and entries, the newest rows by primary key), so it costs a
-fixed handful of queries at a million runs (tests/leaderboard/test_front_door.py holds the budget).
+fixed handful of queries at a million runs (tests/leaderboard/front/test_front_door.py holds the budget).
 """
 
 from collections.abc import Iterable

@@ -94,7 +94,7 @@ class ListFilterForm(_CriteriaForm):
         Written here rather than through Django's widget templates: rendering the ten widgets was a third of a
         list page's template time (cProfile). The markup is the widgets' own:
         their attributes, the submitted value, the `id_<name>` the labels and scripts use
-        (tests/leaderboard/test_filter_form.py compares the two).
+        (tests/leaderboard/lists/test_filter_form.py compares the two).
         """
         return [(bound, _control(bound)) for bound in self]
 

@@ -1,7 +1,7 @@
 """The systems index (`/systems/`) and a system's page (`/systems/<id>/`) with its runs and placements.
 
 The index reads indexed rows only (the newest systems by primary key, counts capped at COUNT_CAP), so it costs a
-fixed handful of queries at a million runs (tests/leaderboard/test_front_door.py holds the budget)."""
+fixed handful of queries at a million runs (tests/leaderboard/front/test_front_door.py holds the budget)."""
 
 from django.core.paginator import Paginator
 from django.db.models import Count, F

@@ -12,7 +12,7 @@ from apps.results.models import ScalingSeries
 
 pytestmark = pytest.mark.django_db
 
-SLICE = Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice"
+SLICE = Path(__file__).resolve().parents[2] / "data" / "mdtest" / "dne-campaign-slice"
 
 
 def ingest_slice(

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from apps.results.models import Stack
 from tests.api.uploading import named_file, tar_gz_of
 
-CAMPAIGN = Path(__file__).resolve().parents[1] / "data" / "stack" / "beacon-io2"
+CAMPAIGN = Path(__file__).resolve().parents[2] / "data" / "stack" / "beacon-io2"
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from apps.results.models import ScalingSeries
 
 pytestmark = pytest.mark.django_db
 
-SLICE = Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice"
+SLICE = Path(__file__).resolve().parents[2] / "data" / "mdtest" / "dne-campaign-slice"
 
 
 def test_a_series_names_its_study_and_the_study_its_series_and_unit(anonymous_client, tmp_path):

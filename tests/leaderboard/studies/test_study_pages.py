@@ -14,7 +14,7 @@ from tests.pages import cdn_hosts
 
 pytestmark = pytest.mark.django_db
 
-SLICE = Path(__file__).resolve().parents[1] / "data" / "ior" / "study-slice"
+SLICE = Path(__file__).resolve().parents[2] / "data" / "ior" / "study-slice"
 
 
 def figures(html: str) -> dict[str, dict]:

@@ -13,7 +13,7 @@ from tests.api.uploading import named_file, tar_gz_of
 
 pytestmark = pytest.mark.django_db
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "ior"
+DATA = Path(__file__).resolve().parents[2] / "data" / "ior"
 SLICE = DATA / "study-slice"
 STUDY_LOG = DATA / "ior-3.3.0_study_three-repetitions_hints_ior-study-sample.txt"
 STUDIES = "/api/v1/studies/"

@@ -13,7 +13,7 @@ from tests.api.uploading import named_file, tar_gz_of
 
 pytestmark = pytest.mark.django_db
 
-SLICE = Path(__file__).resolve().parents[1] / "data" / "mdtest" / "dne-campaign-slice"
+SLICE = Path(__file__).resolve().parents[2] / "data" / "mdtest" / "dne-campaign-slice"
 SERIES = "/api/v1/scaling-series/"
 
 

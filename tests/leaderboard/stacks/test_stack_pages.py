@@ -9,7 +9,7 @@ from apps.results.judgements.anomalies import PhaseFacts, RunFacts
 from apps.results.models import Study, StudyPoint
 from tests.factories import RunFactory, StorageSystemFactory
 
-CAMPAIGN = Path(__file__).resolve().parents[1] / "data" / "stack" / "beacon-io2"
+CAMPAIGN = Path(__file__).resolve().parents[2] / "data" / "stack" / "beacon-io2"
 
 pytestmark = pytest.mark.django_db
 
