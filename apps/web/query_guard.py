@@ -1,5 +1,5 @@
 """Query strings no page can answer, refused with a 400 before any view runs; and the one check of text that
-cannot be stored, which the API's request parsers (apps.api.inputs) apply to every body.
+cannot be stored, which the API's request parsers (apps.api.common.inputs) apply to every body.
 
 A NUL character cannot be stored in or compared with PostgreSQL text (the driver raises, which was a 500), and no
 parameter of a page or of the API needs kilobytes: both are answered with a message saying what is wrong, as HTML
