@@ -7,10 +7,7 @@ from rest_framework import serializers
 from rest_framework.fields import Field, SkipField
 from rest_framework.relations import PKOnlyObject
 
-from apps.results.models import (
-    Run,
-    StorageSystem,
-)
+from apps.results.models import Run, StorageSystem
 
 #: The two verdicts every run answer carries (apps.results.models.list_kinds: one definition of each).
 ELIGIBLE_HELP = "may be ranked by its files and verdicts (valid, scored, not excluded), whatever its review"

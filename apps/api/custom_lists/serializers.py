@@ -6,9 +6,7 @@ from rest_framework import serializers
 
 from apps.api.common.inputs import BoundedTextMixin
 from apps.api.runs.serializers import ScoreSerializer
-from apps.results.models import (
-    CustomList,
-)
+from apps.results.models import CustomList
 from apps.results.models.list_kinds import LIST_KINDS
 
 

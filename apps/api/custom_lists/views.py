@@ -11,9 +11,7 @@ from apps.api.common.throttles import CustomListRateThrottle
 from apps.api.common.viewsets import ApiDefaults
 from apps.api.custom_lists.serializers import CustomListSerializer, CustomRowSerializer, EquationErrorSerializer
 from apps.results.judgements.equations import EquationError
-from apps.results.models import (
-    CustomList,
-)
+from apps.results.models import CustomList
 from apps.results.services.custom_lists import CustomListLimit, CustomListRows, save_custom_list
 
 

@@ -6,12 +6,7 @@ from rest_framework import serializers
 from apps.api.common.inputs import BoundedTextMixin
 from apps.api.common.serializers import RANKED_HELP, CitationSerializer, ManyRowsSerializer
 from apps.api.rules_editions.serializers import RulesEditionByName
-from apps.results.models import (
-    Anomaly,
-    Edition,
-    EditionEntry,
-    ListEntry,
-)
+from apps.results.models import Anomaly, Edition, EditionEntry, ListEntry
 from apps.results.models.list_columns import NORMALISED_COLUMNS
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services.citations import cite

@@ -17,11 +17,7 @@ from apps.api.lists.serializers import (
     FreezeSerializer,
     ListEntrySerializer,
 )
-from apps.results.models import (
-    Edition,
-    EditionEntry,
-    ListEntry,
-)
+from apps.results.models import Edition, EditionEntry, ListEntry
 from apps.results.models.list_kinds import ListKind
 from apps.results.models.querysets import load_listed
 from apps.results.services.awards import edition_awards

@@ -4,9 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.api.common.inputs import BoundedTextMixin
-from apps.results.models import (
-    RulesEdition,
-)
+from apps.results.models import RulesEdition
 
 
 @extend_schema_field(

@@ -6,9 +6,7 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from apps.api.common.permissions import StaffWrites
 from apps.api.common.viewsets import ApiDefaults
 from apps.api.rules_editions.serializers import RulesEditionSerializer
-from apps.results.models import (
-    RulesEdition,
-)
+from apps.results.models import RulesEdition
 
 
 class RulesEditionViewSet(ApiDefaults, viewsets.ModelViewSet):

@@ -21,10 +21,7 @@ from apps.api.runs.serializers import (
     RunDetailSerializer,
 )
 from apps.results.judgements.diff import diff_runs
-from apps.results.models import (
-    RulesEdition,
-    Run,
-)
+from apps.results.models import RulesEdition, Run
 from apps.results.models.querysets import CountedKeys
 from apps.results.services.citations import mixed_lists_warning
 from apps.results.services.diff import load_runs

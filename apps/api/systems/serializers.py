@@ -3,9 +3,7 @@
 from rest_framework import serializers
 
 from apps.api.common.serializers import RunSummarySerializer
-from apps.results.models import (
-    StorageSystem,
-)
+from apps.results.models import StorageSystem
 
 
 class SystemSerializer(serializers.ModelSerializer):

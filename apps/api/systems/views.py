@@ -6,11 +6,7 @@ from rest_framework import viewsets
 from apps.api.common.viewsets import BY_SCORE_NULLS_LAST, ApiDefaults
 from apps.api.systems.filters import SystemFilter
 from apps.api.systems.serializers import SystemDetailSerializer, SystemSerializer
-from apps.results.models import (
-    ReviewStatus,
-    Run,
-    StorageSystem,
-)
+from apps.results.models import ReviewStatus, Run, StorageSystem
 
 
 class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):

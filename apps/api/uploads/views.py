@@ -16,9 +16,7 @@ from apps.api.uploads.filters import UploadFilter
 from apps.api.uploads.serializers import UploadAcceptedSerializer, UploadFormSerializer, UploadStatusSerializer
 from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
-from apps.results.models import (
-    Run,
-)
+from apps.results.models import Run
 from apps.results.services.ownership import delete_upload
 
 RETRY_AFTER = OpenApiParameter(
