@@ -85,10 +85,10 @@ class RunFactory(factory.django.DjangoModelFactory):
     verification = "verified"
 
     @classmethod
-    def _create(cls, model_class, *args, **kwargs):
+    def _create(cls, model_class, *args, batch=None, **kwargs):
         """Stored through the verb every writer uses (apps.results.services.runs): listed as an ingested
-        run would be."""
-        return runs.store(**kwargs)
+        run would be; in the caller's `batch` of writes when given."""
+        return (batch or runs).store(**kwargs)
 
     @factory.post_generation
     def phases(self, create, extracted, **kwargs):

@@ -249,12 +249,23 @@ class LustrePatchAdmin(ResultsAdmin):
 
 
 class PhaseInline(admin.TabularInline):
+    """A run's phases as its files gave them: shown, not edited (a phase edited by hand would disagree with the
+    run's scores, which the benchmark computed from the phases it printed)."""
+
     model = models.PhaseResult
     extra = 0
     fields = ["name", "value", "unit", "seconds", "invalid", "source_file", "source_line"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class AnomalyInline(admin.TabularInline):
+    """A run's anomalies, saved and deleted through its batch of writes (RunAdmin.save_formset): its verdicts and
+    list entries follow."""
+
     model = models.Anomaly
     extra = 0
     fields = ["rule", "severity", "phase", "message"]
@@ -335,8 +346,8 @@ class RunAdmin(ResultsAdmin):
             stored = models.Run.objects.only(*REVIEW_FIELDS).get(pk=obj.pk)
             for name in decisions:
                 setattr(obj, name, getattr(stored, name))
-        with runs.writes():  # the edit and the review, brought in line once
-            runs.edit(obj)
+        with runs.batch() as batch:  # the edit and the review, brought in line once
+            batch.edit(obj)
             if decisions:
                 review_run(
                     obj,
@@ -345,9 +356,10 @@ class RunAdmin(ResultsAdmin):
                     level=decisions.get("reproducibility_level"),
                     production_accepted=decisions.get("production_accepted"),
                     note="changed in the admin",
+                    batch=batch,
                 )
-        if not change:
-            schedule_change_detection([obj.pk])  # a new run of a system's history
+            if not change:
+                batch.detect_changes([obj.pk])  # a new run of a system's history
 
     def delete_model(self, request, obj):
         runs.delete([obj])
@@ -356,8 +368,12 @@ class RunAdmin(ResultsAdmin):
         runs.delete(queryset)
 
     def save_formset(self, request, form, formset, change):
-        """Notes and checks record who wrote them."""
+        """Anomalies through the run's verb (its verdicts derived again, its lists in line); notes and checks
+        record who wrote them."""
         instances = formset.save(commit=False)
+        if formset.model is models.Anomaly:
+            runs.edit_anomalies(form.instance, saved=instances, deleted=formset.deleted_objects)
+            return
         for instance in instances:
             if isinstance(instance, models.ReviewNote) and instance.author_id is None:
                 instance.author = request.user
@@ -399,8 +415,19 @@ class RunFileAdmin(ResultsAdmin):
 
 @admin.register(models.PhaseResult)
 class PhaseResultAdmin(ResultsAdmin):
+    """Phases are shown, not edited (PhaseInline says why)."""
+
     list_display = ["run", "name", "value", "unit", "seconds"]
     raw_id_fields = ["run"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(models.Tunable)
@@ -418,9 +445,28 @@ class StripingAdmin(ResultsAdmin):
 
 @admin.register(models.Anomaly)
 class AnomalyAdmin(ResultsAdmin):
+    """An anomaly added, edited or deleted by hand goes through its run's verb: the run's verdicts are derived
+    again and its lists follow (apps.results.services.runs.edit_anomalies). An anomaly moved to another run
+    leaves both runs in line."""
+
     list_display = ["run", "rule", "severity", "phase"]
     list_filter = ["rule", "severity"]
     raw_id_fields = ["run"]
+
+    def save_model(self, request, obj, form, change):
+        with runs.batch() as batch:
+            batch.edit_anomalies(obj.run, saved=[obj])
+            moved_from = form.initial.get("run") if change else None
+            if moved_from is not None and moved_from != obj.run_id:
+                batch.set_verdicts(models.Run.objects.get(pk=moved_from))
+
+    def delete_model(self, request, obj):
+        runs.edit_anomalies(obj.run, deleted=[obj])
+
+    def delete_queryset(self, request, queryset):
+        with runs.batch() as batch:
+            for anomaly in queryset.select_related("run"):
+                batch.edit_anomalies(anomaly.run, deleted=[anomaly])
 
 
 class EditionEntryInline(admin.TabularInline):

@@ -54,15 +54,15 @@ def duplicate_context(run: Run) -> RuleContext:
     )
 
 
-def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[Anomaly]:
-    """Replace the run's anomalies with what the rules find now, and refresh its list verdicts (one write of
-    runs: the lists are brought in line once, at its end).
+def check_run_anomalies(run: Run, *, batch: runs.Batch, include_duplicates: bool = True) -> list[Anomaly]:
+    """Replace the run's anomalies with what the rules find now, and refresh its list verdicts, in the writer's
+    batch (apps.results.services.runs: its lists are brought in line once, at its end).
 
     A new run that duplicates stored ones also changes their verdict, so they are re-checked too.
     """
     if run.kind != Run.Kind.IO500 or not run.facts:
         return []
-    with runs.writes():
+    with batch.transaction():
         context = duplicate_context(run)
         findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
         run.anomalies.all().delete()
@@ -72,19 +72,21 @@ def check_run_anomalies(run: Run, *, include_duplicates: bool = True) -> list[An
             )
             for f in findings
         )
-        runs.set_verdicts(run)
+        batch.set_verdicts(run)
         if include_duplicates:
             for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
-                check_run_anomalies(other, include_duplicates=False)
+                check_run_anomalies(other, batch=batch, include_duplicates=False)
     return rows
 
 
 @shared_task(name="apps.results.tasks.check_runs_against_ceiling", **RETRIED_ON_DATABASE_ERRORS)
 def check_runs_against_ceiling(system_id: int) -> None:
     """Re-run the anomaly rules of the system's IO500 runs (a stack of the system changed its measured
-    ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings."""
-    for run in Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).iterator(chunk_size=200):
-        check_run_anomalies(run, include_duplicates=False)
+    ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings. One commit per run,
+    the lists maintained once at the end."""
+    with runs.batch(atomic=False) as batch:
+        for run in Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).iterator(chunk_size=200):
+            check_run_anomalies(run, batch=batch, include_duplicates=False)
 
 
 def schedule_ceiling_check(system_id: int) -> None:

@@ -7,9 +7,9 @@ far slower; every committed write invalidates the page cache, so readers paid th
 How:
 - **Membership.** A write to a run re-derives the entries of its storage system only, for every
   list kind of the registry (apps.results.models.list_kinds): its best member run, or all its member
-  runs. `sync_systems()` runs in the writer's transaction, called once at the end of each write of
-  runs (apps.results.services.runs, also when a writer saves a run several times in one transaction, as the
-  ingest does), so the next read sees the run listed and ranked. One sync reads
+  runs. `sync_systems()` runs in the writer's transaction, called once at the end of each transaction of a
+  batch of writes (apps.results.services.runs.Batch, also when a writer saves a run several times in it, as
+  the ingest does), so the next read sees the run listed and ranked. One sync reads
   every kind's desired and existing entries in one query each and writes them in bulk.
 - **Rank.** Renumbering every entry below a new one would rewrite up to the whole list per
   upload. Instead an entry stores the rank it had when it was written (`base_rank`) and the id of
@@ -17,8 +17,8 @@ How:
   ListRankShift row (+1/-1 at its score). The rank now is `base_rank` + the shifts after it above
   its score: a competition ranking ("1224"), exact at every read. `settle()` folds the shifts back
   into base ranks with one RANK() window, from a task once SETTLE_AFTER shifts have piled up and
-  after bulk loads. The ingest of a tree commits run by run and asks for that task once, at its end
-  (`maintained_after_batch()`).
+  after bulk loads. The writer's batch asks for that task once for every list it changed, at its end
+  (`maintain_lists_on_commit()`), also when it committed run by run (the ingest of a tree).
 - **Counts and statistics** live in ListState: counts in the same transaction, the per-phase
   medians refreshed after the commit by `maintain_list`, enqueued here (debounced through the
   `statistics_stale` flag; pages show `statistics_as_of`).
@@ -26,11 +26,10 @@ How:
   ANALYZE what they filled, so no plan is made on statistics that predate the load.
 """
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, nullcontext
-from contextvars import ContextVar
+from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 
 from celery import shared_task
 from django.conf import settings
@@ -175,7 +174,7 @@ class _Changes:
         return bool(self.removed or self.added or self.changed)
 
 
-def _apply(changes: dict[str, _Changes]) -> None:
+def _apply(changes: dict[str, _Changes]) -> set[str]:
     """Write the changes of every kind at once: each kind's removals leave a -1 shift, each ranked entry added
     gets its rank now and leaves a +1 shift; each kind's counts change with them.
 
@@ -183,10 +182,12 @@ def _apply(changes: dict[str, _Changes]) -> None:
     rank among the entries left (`current_rank`, which counts the removal shifts) plus the added entries
     scoring above it. Its `shifts_after` is the kind's last shift, so the shifts it already counts are not
     counted twice; the others' shifts are all at its score or below, which a rank never counts.
+
+    Returns the kinds changed: their maintenance is the writer's batch's to ask for, once.
     """
     changes = {slug: change for slug, change in changes.items() if change}
     if not changes:
-        return
+        return set()
     states = _locked_states(sorted(changes))
     removed = [entry for change in changes.values() for entry in change.removed]
     shifts = [ListRankShift(kind=entry.kind, score=entry.score, delta=-1) for entry in removed if entry.ranked]
@@ -224,50 +225,24 @@ def _apply(changes: dict[str, _Changes]) -> None:
     ListState.objects.bulk_update(
         states.values(), ["entry_count", "ranked_count", "pending_shifts", "statistics_stale"]
     )
-    for slug in changes:
-        _maintain_after_commit(slug)
+    return set(changes)
 
 
-#: The lists changed inside the active `maintained_after_batch()`, or None outside one.
-_changed_in_batch: ContextVar[set[str] | None] = ContextVar("lists_changed_in_batch", default=None)
+def maintain_lists_on_commit(slugs: Iterable[str]) -> None:
+    """Once the current transaction commits, maintain these lists (`maintain_list`): a writer's batch asks once
+    for every list its commits changed (apps.results.services.runs.Batch), as the statistics refresh reads the
+    whole list. Robust: a broker that is away loses the message, not the write; the list's state flags keep
+    what is due."""
+    for slug in sorted(set(slugs)):
+        transaction.on_commit(partial(maintain_list.delay, slug), robust=True)
 
 
-def _maintain_after_commit(slug: str) -> None:
-    changed = _changed_in_batch.get()
-    if changed is not None:
-        changed.add(slug)
-        return
-    # Robust: a broker that is away loses the message, not the write; the list's state flags keep what is due.
-    transaction.on_commit(lambda: maintain_list.delay(slug), robust=True)
-
-
-@contextmanager
-def maintained_after_batch() -> Iterator[None]:
-    """Maintain the lists changed by the commits inside once, when the block ends, not after each commit.
-
-    For a writer that commits many times in a row (the ingest of a tree commits each run): the
-    statistics refresh after a commit reads the whole list, and a batch of runs needs it once. Ranks
-    stay exact at every read meanwhile (the shifts), only the settle and the statistics wait. The
-    lists are maintained also when the block is left by an exception: what committed before it needs it.
-    """
-    if _changed_in_batch.get() is not None:
-        yield
-        return
-    changed: set[str] = set()
-    token = _changed_in_batch.set(changed)
-    try:
-        yield
-    finally:
-        _changed_in_batch.reset(token)
-        for slug in sorted(changed):
-            _maintain_after_commit(slug)
-
-
-def sync_systems(system_ids: Iterable[int | None]) -> None:
-    """Bring the entries of these storage systems' runs in line with the runs, on every list kind."""
+def sync_systems(system_ids: Iterable[int | None]) -> set[str]:
+    """Bring the entries of these storage systems' runs in line with the runs, on every list kind; returns the
+    kinds changed."""
     ids = sorted({pk for pk in system_ids if pk is not None})
     if not ids:
-        return
+        return set()
     with transaction.atomic(savepoint=False):
         desired = _desired(ids)
         existing: dict[str, dict[int, ListEntry]] = {slug: {} for slug in LIST_KINDS}
@@ -286,16 +261,17 @@ def sync_systems(system_ids: Iterable[int | None]) -> None:
                     change.changed.append(entry)
             kept = set(existing[slug]) - {entry.run_id for entry in change.removed}
             change.added = [values for run_id, values in desired[slug].items() if run_id not in kept]
-        _apply(changes)
+        return _apply(changes)
 
 
-def remove_runs(run_ids: Iterable[int]) -> None:
-    """Take runs that are about to be deleted off every list (their entries would cascade away unshifted)."""
+def remove_runs(run_ids: Iterable[int]) -> set[str]:
+    """Take runs that are about to be deleted off every list (their entries would cascade away unshifted);
+    returns the kinds changed."""
     changes = {slug: _Changes() for slug in LIST_KINDS}
     for entry in ListEntry.objects.filter(run_id__in=list(run_ids)):
         changes[entry.kind].removed.append(entry)
     with transaction.atomic(savepoint=False):
-        _apply(changes)
+        return _apply(changes)
 
 
 def copy_system_columns(system_ids: Iterable[int]) -> None:
@@ -356,7 +332,7 @@ def refresh_statistics(slug: str) -> None:
 def maintain_list(kind: str) -> None:
     """Settle the list's ranks when shifts have piled up, and refresh its statistics when stale.
 
-    Enqueued after every commit that changed the list (`_maintain_after_commit`); idempotent and debounced
+    Enqueued after every batch of writes that changed the list (`maintain_lists_on_commit`); idempotent and debounced
     by the state flags, so a burst of uploads costs one refresh, not one per upload. It lives beside the
     upkeep that enqueues it; its name is the one it had in apps.results.tasks, so queued messages still
     find it.

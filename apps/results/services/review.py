@@ -24,7 +24,6 @@ from apps.results.judgements.reproducibility import (
 from apps.results.judgements.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_rules_edition
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.services import runs
-from apps.results.services.changes.history import schedule_change_detection
 from apps.results.services.freshness import bump_data_version_on_commit
 
 
@@ -125,11 +124,13 @@ def review_run(
     level: str | None = None,
     production_accepted: bool | None = None,
     note: str = "",
+    batch: runs.Batch | None = None,
 ) -> ReviewNote:
-    """Apply the committee's decisions to a run and record them in a note."""
+    """Apply the committee's decisions to a run and record them in a note, in the caller's batch of writes
+    (the admin's edit of the run's other fields) or in one of its own."""
     check_decisions(run.reproducibility, status=status, level=level, production_accepted=production_accepted)
     changes = []
-    with runs.writes():
+    with runs.joined(batch) as work, work.transaction():
         run = Run.objects.select_for_update().get(pk=run.pk)
         if status is not None and status != run.review_status:
             changes.append(f"status {run.review_status} → {status}")
@@ -141,9 +142,9 @@ def review_run(
             changes.append("production declaration " + ("accepted" if production_accepted else "not accepted"))
             run.production_accepted = production_accepted
         if changes:
-            runs.edit(run, fields=["review_status", "reproducibility_level", "production_accepted", "updated_at"])
+            work.edit(run, fields=["review_status", "reproducibility_level", "production_accepted", "updated_at"])
             # Only runs visible as ranked are a system's history (apps.results.services.changes): detect it again.
-            schedule_change_detection([run.pk])
+            work.detect_changes([run.pk])
         text = "\n".join(part for part in (note.strip(), "; ".join(changes)) if part)
         return ReviewNote.objects.create(run=run, author=by, text=text, status=status or "")
 

@@ -114,14 +114,14 @@ def test_a_write_refreshes_the_custom_lists_of_its_systems_after_the_commit(monk
 def test_a_write_of_many_runs_brings_the_lists_in_line_once(monkeypatch, bumps, committing):
     synced = []
     real_sync = list_entries.sync_systems
-    monkeypatch.setattr(list_entries, "sync_systems", lambda ids: (synced.append(sorted(ids)), real_sync(ids)))
+    monkeypatch.setattr(list_entries, "sync_systems", lambda ids: (synced.append(sorted(ids)), real_sync(ids))[1])
     systems = [StorageSystemFactory() for _ in range(3)]
 
-    with committing(), runs.writes():
-        stored = [RunFactory(system=systems[number % 3], phases=False) for number in range(6)]
+    with committing(), runs.batch() as batch:
+        stored = [RunFactory(batch=batch, system=systems[number % 3], phases=False) for number in range(6)]
         for run in stored:
             run.anomalies.create(rule="cache_effect_stat", severity="warn", message="20x faster")
-            runs.set_verdicts(run)
+            batch.set_verdicts(run)
 
     assert synced == [sorted(system.pk for system in systems)]
     assert bumps == ["bump"]
@@ -132,8 +132,8 @@ def test_a_failed_write_leaves_the_lists_as_they_were():
     before = RunFactory(phases=False)
 
     def store_then_fail():
-        with runs.writes():
-            RunFactory(score_bw=99, score_md=99, phases=False)
+        with runs.batch() as batch:
+            RunFactory(batch=batch, score_bw=99, score_md=99, phases=False)
             raise RuntimeError("the rest of the upload does not parse")
 
     with pytest.raises(RuntimeError):
@@ -162,11 +162,11 @@ def test_a_run_written_outside_the_verbs_is_refused(write):
         write(run)
 
 
-def test_nothing_is_written_by_a_caller_s_code_inside_a_block_of_writes():
-    """`writes()` batches the verbs' upkeep; it does not open run writes to the code of its caller."""
+def test_nothing_is_written_by_a_caller_s_code_inside_a_batch_of_writes():
+    """A batch gathers the verbs' upkeep; it does not open run writes to the code of its caller."""
     run = RunFactory(phases=False)
 
-    with pytest.raises(RunWriteOutsideVerbs), runs.writes():
+    with pytest.raises(RunWriteOutsideVerbs), runs.batch():
         run.save()
 
 
@@ -247,7 +247,7 @@ def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_lis
     # Change detection runs after the ingest (eagerly where Celery is eager) and bumps the version itself.
     detected = []
     monkeypatch.setattr(
-        "apps.ingest.tools.io500.pipeline.schedule_change_detection", lambda runs: detected.append(sorted(runs))
+        "apps.results.services.runs.schedule_change_detection", lambda runs: detected.append(sorted(runs))
     )
 
     with committing():

@@ -68,19 +68,20 @@ def assert_lists_match_the_reference():
         assert state.ranked_count == sum(rank is not None for rank in reference(kind).values())
 
 
-def change_a_run(rng: random.Random, runs: list[Run], action: float) -> None:
+def change_a_run(rng: random.Random, runs: list[Run], action: float, batch=run_writes) -> None:
     """One of the writes the rank tests replay, chosen by the caller's draw `action`: below 0.7 rescore a run (ties
-    and a lost score among the new scores), below 0.85 exclude or re-admit one, else delete one."""
+    and a lost score among the new scores), below 0.85 exclude or re-admit one, else delete one. In the caller's
+    batch of writes, else each a batch of its own."""
     if action < 0.7:
         run = rng.choice(runs)
         run.score_total = rng.choice([None, 15.0, 20.0, 20.0, 35.0])
-        run_writes.edit(run)
+        batch.edit(run)
     elif action < 0.85:
         run = rng.choice(runs)
         run.exclusion_reason = "" if run.exclusion_reason else "phase_too_short: ran 95 s"
-        run_writes.edit(run)
+        batch.edit(run)
     else:
-        run_writes.delete([runs.pop(rng.randrange(len(runs)))])
+        batch.delete([runs.pop(rng.randrange(len(runs)))])
 
 
 def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes():
@@ -120,19 +121,20 @@ def test_ranks_stay_exact_through_random_inserts_rescores_exclusions_and_deletes
 
 
 def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_once():
-    """Inside one runs.writes() (the ingest, an upload) several entries of one list are added and removed in one
-    sync, ties among them included: every rank is still the reference competition rank after each batch."""
+    """Inside one batch of writes (the ingest of an upload) several entries of one list are added and removed in
+    one sync, ties among them included: every rank is still the reference competition rank after each batch."""
     rng = random.Random(29)
     systems = [StorageSystemFactory() for _ in range(4)]
     runs = []
     for _ in range(15):
-        with run_writes.writes():
+        with run_writes.batch() as batch:
             for _ in range(rng.randint(1, 6)):
                 action = rng.random()
                 if action < 0.55 or len(runs) < 3:
                     score = rng.choice([10, 20, 20, 30])
                     runs.append(
                         RunFactory(
+                            batch=batch,
                             system=rng.choice(systems),
                             score_bw=score,
                             score_md=score,
@@ -141,7 +143,7 @@ def test_ranks_stay_exact_when_a_transaction_s_writes_are_brought_in_line_at_onc
                         )
                     )
                 else:
-                    change_a_run(rng, runs, action)
+                    change_a_run(rng, runs, action, batch)
         assert_lists_match_the_reference()
 
 
@@ -150,10 +152,10 @@ def test_a_batch_of_commits_maintains_each_changed_list_once_at_its_end(
 ):
     maintained = []
     monkeypatch.setattr(list_entries.maintain_list, "delay", maintained.append)
-    with django_capture_on_commit_callbacks(execute=True), list_entries.maintained_after_batch():
+    with django_capture_on_commit_callbacks(execute=True), run_writes.batch(atomic=False) as batch:
         for score in (10, 20, 30):
-            with transaction.atomic():
-                RunFactory(score_bw=score, score_md=score, client_nodes=4, phases=False)
+            with batch.transaction():
+                RunFactory(batch=batch, score_bw=score, score_md=score, client_nodes=4, phases=False)
     assert sorted(maintained) == ["full", "historic", "io500"]
 
 

@@ -40,9 +40,8 @@ from apps.results.models import (
     Tunable,
     Upload,
 )
-from apps.results.services import list_entries, runs
+from apps.results.services import runs
 from apps.results.services.anomaly_checks import check_run_anomalies
-from apps.results.services.changes.history import schedule_change_detection
 from apps.results.services.ownership import may_reprocess, owner_name, same_account, system_claim
 
 logger = logging.getLogger(__name__)
@@ -141,7 +140,8 @@ def ingest_path(
     """Ingest a folder, archive or tree of submissions; one transaction per run, failures collected."""
     summary = IngestSummary()
     try:
-        with list_entries.maintained_after_batch(), open_input(Path(path), **archive_caps()) as root:
+        # One commit per run, the lists' maintenance and change detection once, at the end of the batch.
+        with runs.batch(atomic=False) as batch, open_input(Path(path), **archive_caps()) as root:
             result_dirs, unscoreable = survey_tree(root)
             summary.skipped.extend(f"{folder.relative_to(root).as_posix()}: {reason}" for folder, reason in unscoreable)
             if not result_dirs and not unscoreable:
@@ -150,13 +150,14 @@ def ingest_path(
                 if isinstance(item, ParseError):
                     summary.failed.append(str(item))
                 else:
-                    run, outcome = store_parsed_run(item, reprocess=reprocess)  # one transaction (runs.writes)
+                    run, outcome = store_parsed_run(item, batch=batch, reprocess=reprocess)  # one transaction
                     getattr(summary, outcome).append(run.pk)
+                    if outcome in ("created", "updated"):
+                        batch.detect_changes([run.pk])
                 if progress:
                     progress(done, len(result_dirs))
     except ArchiveError as exc:
         summary.failed.append(f"{path}: {exc}")
-    schedule_change_detection(summary.created + summary.updated)
     return summary
 
 
@@ -214,10 +215,10 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     if not parsed:
         raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
     stored = []
-    with runs.writes():
+    with runs.batch() as batch:
         published = []
         for item in parsed:
-            run, outcome = store_parsed_run(item, upload=upload, reprocess=reprocess)
+            run, outcome = store_parsed_run(item, batch=batch, upload=upload, reprocess=reprocess)
             if outcome == FOREIGN:
                 published.append(f"{item.record.source_path or '.'} is run {run.pk} of {owner_name(run.upload)}")
             else:
@@ -226,7 +227,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
             raise IngestError(
                 f"{upload.original_name}: already published, this upload changes nothing: " + "; ".join(published)
             )
-        schedule_change_detection(run.pk for run in stored)
+        batch.detect_changes(run.pk for run in stored)
     return stored
 
 
@@ -234,18 +235,22 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
 FOREIGN = "foreign"
 
 
-def store_parsed_run(parsed: ParsedRun, *, upload: Upload | None = None, reprocess: bool = False) -> tuple[Run, str]:
-    """Create the run (or find it, or rewrite it when reprocessing), in one transaction (or the caller's).
+def store_parsed_run(
+    parsed: ParsedRun, *, batch: runs.Batch, upload: Upload | None = None, reprocess: bool = False
+) -> tuple[Run, str]:
+    """Create the run (or find it, or rewrite it when reprocessing), in a transaction of the writer's batch.
 
     Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
-    The run is saved more than once (created, then its verdicts) in one write: its list entries are brought
+    The run is saved more than once (created, then its verdicts) in one batch: its list entries are brought
     in line once, at the end (apps.results.services.runs).
     """
-    with runs.writes():
-        return _store_parsed_run(parsed, upload=upload, reprocess=reprocess)
+    with batch.transaction():
+        return _store_parsed_run(parsed, batch=batch, upload=upload, reprocess=reprocess)
 
 
-def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bool) -> tuple[Run, str]:
+def _store_parsed_run(
+    parsed: ParsedRun, *, batch: runs.Batch, upload: Upload | None, reprocess: bool
+) -> tuple[Run, str]:
     record = parsed.record
     identity = Run.make_identity(record.content_hash, record.source_path)
     existing = Run.objects.select_for_update().filter(identity=identity).first()
@@ -264,16 +269,16 @@ def _store_parsed_run(parsed: ParsedRun, *, upload: Upload | None, reprocess: bo
     if existing:
         if claim and fields["system"].pk != existing.system_id:
             fields.update(review_status=ReviewStatus.SUBMITTED, system_claim=claim)
-        run, outcome = runs.rewrite(existing, fields), "updated"
+        run, outcome = batch.rewrite(existing, fields), "updated"
     else:
         # A new upload is a submission the committee has yet to review, unless its uploader may publish
         # without review and it claims no other owner's system; published archives ingested from the
         # command line were reviewed.
         status = ReviewStatus.SUBMITTED if upload and (upload.needs_review or claim) else ReviewStatus.ACCEPTED
-        run = runs.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
+        run = batch.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
         outcome = "created"
     store_children(run, parsed)
-    check_run_anomalies(run)
+    check_run_anomalies(run, batch=batch)
     return run, outcome
 
 

@@ -3,8 +3,9 @@
 from django.core.management.base import BaseCommand
 
 from apps.results.models import Anomaly, Run
+from apps.results.services import runs as run_writes
 from apps.results.services.anomaly_checks import check_run_anomalies
-from apps.results.services.list_entries import analyze_after_bulk_write, maintained_after_batch
+from apps.results.services.list_entries import analyze_after_bulk_write
 
 
 class Command(BaseCommand):
@@ -18,10 +19,10 @@ class Command(BaseCommand):
         if options["run_ids"]:
             runs = runs.filter(pk__in=options["run_ids"])
         checked = 0
-        # One commit per run (each one write of apps.results.services.runs), the lists maintained once at the end.
-        with maintained_after_batch():
+        # One commit per run, the lists maintained once at the end of the batch (apps.results.services.runs).
+        with run_writes.batch(atomic=False) as batch:
             for run in runs.iterator(chunk_size=500):
-                check_run_anomalies(run, include_duplicates=False)
+                check_run_anomalies(run, batch=batch, include_duplicates=False)
                 checked += 1
         analyze_after_bulk_write(checked)
         counts = {
