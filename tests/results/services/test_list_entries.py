@@ -5,7 +5,6 @@ import random
 from datetime import UTC, datetime
 
 import pytest
-from django.db import transaction
 
 from apps.results.models import ListEntry, ListRankShift, ListState, Run
 from apps.results.models.list_kinds import ELIGIBLE, LIST_KINDS
