@@ -14,7 +14,7 @@ A handful of DNE scaling series (mdtest over MDT and client counts) come with th
 Runs and their children are written in batches, one transaction per batch: with PostgreSQL's COPY
 (rows written as COPY text by hand), elsewhere with batched INSERTs. From BULK_LOAD_RUNS on, the
 loaded tables' secondary indexes and foreign keys are added once after the load (apps.results.services.bulk).
-Bulk writes bypass the signals that keep the list entries, so the command then rebuilds them
+Bulk writes go around the write verbs that keep the list entries, so the command then rebuilds them
 (apps.results.services.list_entries.rebuild) and ANALYZEs every table it filled: the first page read after
 seeding is planned on statistics of the loaded data, even with autovacuum off.
 
@@ -388,14 +388,24 @@ class Command(BaseCommand):
         )
 
     def remove(self) -> int:
-        """Delete the synthetic rows with set-based deletes (no per-run signals), then rebuild the lists."""
+        """Delete the synthetic rows with set-based deletes, then rebuild the lists.
+
+        The children and the lists' rows go through `QuerySet.delete()`, one DELETE each (nothing refers to
+        them, so Django deletes them without collecting them first). The runs go with one DELETE in SQL: the
+        write verb (apps.results.services.runs.delete) would take each of up to a million runs off every list
+        one at a time, and the run queryset's delete() refuses to run outside it. Like the load, this is a
+        write around the ORM, and `rebuild_lists` below is what follows one: it refills every list from the
+        runs left.
+        """
         with transaction.atomic():
             synthetic = Run.objects.filter(submission_id=MARK)
             for model in (PhaseResult, Anomaly, Tunable, Striping, ListEntry):
-                model.objects.filter(run__in=synthetic.values("pk"))._raw_delete(connection.alias)
+                model.objects.filter(run__in=synthetic.values("pk")).delete()
             for model in (ListRankShift, ListState):
-                model.objects.all()._raw_delete(connection.alias)
-            removed = synthetic._raw_delete(connection.alias)
+                model.objects.all().delete()
+            with connection.cursor() as cursor:
+                cursor.execute(f"DELETE FROM {Run._meta.db_table} WHERE submission_id = %s", [MARK])
+                removed = cursor.rowcount
             ScalingSeries.objects.filter(notes=MARK).delete()
             LustreBuild.objects.filter(fingerprint__startswith=MARK).delete()
             StorageSystem.objects.filter(description=MARK, runs__isnull=True).delete()
