@@ -34,8 +34,10 @@ class Run(models.Model):
     """One benchmark execution, with its configuration, provenance, scores and verdicts."""
 
     class Kind(models.TextChoices):
+        """The benchmark a run is. IO500 alone: mdtest and IOR logs become points of a scaling series or a
+        study, never runs (the `mdtest` choice nothing wrote went in migration 0031)."""
+
         IO500 = "io500", "IO500"
-        MDTEST = "mdtest", "mdtest"
 
     class Era(models.TextChoices):
         SCRIPT = ERA_SCRIPT, "io500.sh script (2017-2020)"
