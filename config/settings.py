@@ -214,14 +214,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_BROKER_CONNECTION_TIMEOUT = IOBOARD_BROKER_SOCKET_TIMEOUT
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Tasks live beside the services they run, not in an app's tasks.py that autodiscovery would find: the
-# worker imports them by name. Each keeps the name it was queued under (name= on the task).
-CELERY_IMPORTS = [
-    "apps.results.services.anomaly_checks",
-    "apps.results.services.changes.history",
-    "apps.results.services.custom_lists",
-    "apps.results.services.list_entries",
-]
+# Tasks: a tasks.py per app, found by autodiscovery, with one retry policy (config/celery.py).
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-uploads": {"task": "apps.ingest.tasks.requeue_stuck_uploads", "schedule": 300.0},
 }

@@ -4,11 +4,12 @@ Tasks are acknowledged late, so a worker that dies mid-ingest has its message re
 safe because a job is claimed with a conditional UPDATE (a finished job is never run again) and
 the ingest service finds the runs it already stored instead of creating new ones.
 
-These tasks sit beside the service they run: this module is the life of an upload's job (claim, attempts,
-the outcome the uploader reads, the sweep of lost messages), next to `apps.ingest.uploads`, which creates the
-job and queues it. The ingest itself, `apps.ingest.core.pipeline.ingest_upload`, stays free of Celery: the
-`ingest` command runs it in-process. Each task names itself explicitly, as queued messages and the beat
-schedule know it.
+This module is the life of an upload's job (claim, attempts, the outcome the uploader reads, the sweep of
+lost messages), next to `apps.ingest.uploads`, which creates the job and queues it on commit. The ingest
+itself, `apps.ingest.core.pipeline.ingest_upload`, stays free of Celery: the `ingest` command runs it
+in-process. Found by autodiscovery (config.celery), each task is registered under its dotted path, the name
+it always had, and retried as every task is (config.celery.RetriedTask); the ingest keeps tighter time limits
+of its own.
 """
 
 import logging
@@ -20,41 +21,28 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from redis.exceptions import ConnectionError as RedisConnectionError
 
 from apps.ingest.core.archive import SCRATCH_PREFIX, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
 from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
 from apps.results.services.list_entries import analyze_after_bulk_write
+from config.celery import TRANSIENT_ERRORS
 
 logger = logging.getLogger(__name__)
 
 #: An extraction directory (apps.ingest.core.archive.open_input) and the slash after it, wherever the temp dir is.
 SCRATCH_PATH = re.compile(rf"(?:/[^\s:'\"]*)?/{re.escape(SCRATCH_PREFIX)}[^/\s:'\"]*/?")
 
-# The database or the broker went away for a moment: worth another try, unlike bad content.
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, RedisConnectionError)
 # A job that keeps killing its worker, or timing out, is given up rather than retried forever.
 MAX_ATTEMPTS = 10
 
 
-@shared_task(
-    name="apps.ingest.tasks.ingest_upload_task",
-    bind=True,
-    acks_late=True,
-    soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT,
-    time_limit=settings.IOBOARD_INGEST_TIME_LIMIT,
-    autoretry_for=TRANSIENT_ERRORS,
-    max_retries=5,
-    retry_backoff=5,
-    retry_backoff_max=300,
-    retry_jitter=True,
-)
-def ingest_upload_task(self, job_pk: int) -> None:
+@shared_task(soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT, time_limit=settings.IOBOARD_INGEST_TIME_LIMIT)
+def ingest_upload_task(job_pk: int) -> None:
     """Ingest the upload of one job and record the outcome on the job. Running it twice is harmless."""
     job = IngestJob.objects.select_related("upload").filter(pk=job_pk).first()
     if job is None or not job.claim():
@@ -131,7 +119,7 @@ def requeue_when_a_worker_starts(**kwargs) -> None:
         logger.warning("worker start: enqueued %d unfinished ingest jobs: %s", len(requeued), requeued)
 
 
-@shared_task(name="apps.ingest.tasks.requeue_stuck_uploads")
+@shared_task
 def requeue_stuck_uploads() -> int:
     """Periodic sweep (CELERY_BEAT_SCHEDULE): re-enqueue uploads stuck for IOBOARD_STUCK_UPLOAD_MINUTES."""
     requeued = requeue_jobs(timedelta(minutes=settings.IOBOARD_STUCK_UPLOAD_MINUTES))

@@ -227,10 +227,9 @@ class RunQuerySet(models.QuerySet):
 
     def total(self) -> int:
         """How many runs there are, without counting a million rows: the historic list's maintained count
-        holds every IO500 run; the runs of other kinds (mdtest campaigns) are few and counted by index."""
+        holds every run (all are IO500 runs, Run.Kind)."""
         state = apps.get_model("results", "ListState").objects.filter(kind=EVERY_RUN_LIST).first()
-        others = [kind for kind in self.model.Kind.values if kind != "io500"]
-        return (state.entry_count if state else 0) + self.model.objects.filter(kind__in=others).count()
+        return state.entry_count if state else 0
 
     def phase_medians(self) -> dict[str, float]:
         """{phase name: median value} over these runs, in one query on any database.

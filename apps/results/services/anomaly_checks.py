@@ -1,18 +1,18 @@
 """Running the anomaly rules against stored runs and keeping their findings as Anomaly rows.
 
 The rules themselves are plain Python (apps.results.judgements.anomalies); this module supplies what only
-the database knows (other runs with the same result) and the thresholds from settings. The Celery task that
-re-checks a system's runs after a stack changed its measured ceiling lives here too: it runs these checks.
+the database knows (other runs with the same result) and the thresholds from settings, and re-checks a
+system's runs after a stack changed its measured ceiling (run by a task of apps.results.tasks).
 """
 
-from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
+from apps.results import tasks
 from apps.results.judgements.anomalies import RuleContext, RunFacts, evaluate_all
 from apps.results.models import Anomaly, Run, Stack
-from apps.results.services import RETRIED_ON_DATABASE_ERRORS, runs
+from apps.results.services import runs
 
 
 def same_result(run: Run) -> Q:
@@ -54,7 +54,7 @@ def duplicate_context(run: Run) -> RuleContext:
     )
 
 
-def check_run_anomalies(run: Run, *, batch: runs.Batch, include_duplicates: bool = True) -> list[Anomaly]:
+def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bool = True) -> list[Anomaly]:
     """Replace the run's anomalies with what the rules find now, and refresh its list verdicts, in the writer's
     batch (apps.results.services.runs: its lists are brought in line once, at its end).
 
@@ -79,11 +79,10 @@ def check_run_anomalies(run: Run, *, batch: runs.Batch, include_duplicates: bool
     return rows
 
 
-@shared_task(name="apps.results.tasks.check_runs_against_ceiling", **RETRIED_ON_DATABASE_ERRORS)
-def check_runs_against_ceiling(system_id: int) -> None:
+def check_system_against_ceiling(system_id: int) -> None:
     """Re-run the anomaly rules of the system's IO500 runs (a stack of the system changed its measured
-    ceiling: ``above_measured_ceiling``). Idempotent: the rules replace a run's findings. One commit per run,
-    the lists maintained once at the end."""
+    ceiling: ``above_measured_ceiling``; the task `apps.results.tasks.check_runs_against_ceiling`). Idempotent:
+    the rules replace a run's findings. One commit per run, the lists maintained once at the end."""
     with runs.batch(atomic=False) as batch:
         for run in Run.objects.filter(system_id=system_id, kind=Run.Kind.IO500).iterator(chunk_size=200):
             check_run_anomalies(run, batch=batch, include_duplicates=False)
@@ -91,4 +90,4 @@ def check_runs_against_ceiling(system_id: int) -> None:
 
 def schedule_ceiling_check(system_id: int) -> None:
     """After the current transaction commits, check the system's runs against its stack's ceiling."""
-    transaction.on_commit(lambda: check_runs_against_ceiling.delay(system_id), robust=True)
+    transaction.on_commit(lambda: tasks.check_runs_against_ceiling.delay(system_id), robust=True)

@@ -32,12 +32,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-from celery import shared_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import router, transaction
 from django.db.models import Count, F, Q
 
+from apps.results import tasks
 from apps.results.judgements.equations import Equation, parse_equation
 from apps.results.judgements.scoring.io500 import (
     BW_PHASES,
@@ -108,32 +108,16 @@ def schedule_fill(custom: CustomList) -> None:
     Without the cache (Redis away) there is no debounce: the fill is idempotent, so it is asked for anyway, and an
     unreachable broker is logged, not raised (robust): the list is saved, and reads say it is being ranked."""
     if shared_cache_call("add", _fill_requested_key(custom), True, timeout=FILL_DEBOUNCE_SECONDS, default=True):
-        transaction.on_commit(lambda: fill_custom_list.delay(custom.pk), robust=True)
+        transaction.on_commit(lambda: tasks.fill_custom_list.delay(custom.pk), robust=True)
 
 
-@shared_task(
-    name="apps.results.custom_lists.fill_custom_list",
-    acks_late=True,
-    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-    time_limit=settings.CELERY_TASK_TIME_LIMIT,
-)
-def fill_custom_list(pk: int) -> None:
-    """Complete a custom list's entries. Idempotent: `fill` only adds what is missing and drops what left."""
+def complete(pk: int) -> None:
+    """Complete a custom list's entries, if it still exists (the task `apps.results.tasks.fill_custom_list`).
+    Idempotent: `fill` only adds what is missing and drops what left."""
     custom = CustomList.objects.filter(pk=pk).first()
     if custom is not None:
         fill(custom)
         shared_cache_call("delete", _fill_requested_key(custom))
-
-
-@shared_task(
-    name="apps.results.custom_lists.refresh_custom_lists",
-    acks_late=True,
-    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-    time_limit=settings.CELERY_TASK_TIME_LIMIT,
-)
-def refresh_custom_lists(system_ids: list[int]) -> None:
-    """Re-evaluate these systems' members on every custom list. Idempotent: it replaces their entries."""
-    refresh_systems(system_ids)
 
 
 def _locked_lists():
@@ -282,7 +266,7 @@ def refresh_systems_on_commit(system_ids) -> None:
     """After the commit, have these systems' members re-evaluated on every custom list (when there is one)."""
     ids = sorted({pk for pk in system_ids if pk is not None})
     if ids and CustomList.objects.exists():
-        transaction.on_commit(lambda: refresh_custom_lists.delay(ids), robust=True)
+        transaction.on_commit(lambda: tasks.refresh_custom_lists.delay(ids), robust=True)
 
 
 def forget_runs(run_ids) -> None:

@@ -31,13 +31,12 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import cache, partial
 
-from celery import shared_task
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
+from apps.results import tasks
 from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run
 from apps.results.models.list_columns import LIST_COLUMNS
 from apps.results.models.list_kinds import LIST_KINDS, ListKind
@@ -229,12 +228,12 @@ def _apply(changes: dict[str, _Changes]) -> set[str]:
 
 
 def maintain_lists_on_commit(slugs: Iterable[str]) -> None:
-    """Once the current transaction commits, maintain these lists (`maintain_list`): a writer's batch asks once
+    """Once the current transaction commits, maintain these lists (`maintain`, as a task): a writer's batch asks once
     for every list its commits changed (apps.results.services.runs.Batch), as the statistics refresh reads the
     whole list. Robust: a broker that is away loses the message, not the write; the list's state flags keep
     what is due."""
     for slug in sorted(set(slugs)):
-        transaction.on_commit(partial(maintain_list.delay, slug), robust=True)
+        transaction.on_commit(partial(tasks.maintain_list.delay, slug), robust=True)
 
 
 def sync_systems(system_ids: Iterable[int | None]) -> set[str]:
@@ -323,19 +322,12 @@ def refresh_statistics(slug: str) -> None:
     )
 
 
-@shared_task(
-    name="apps.results.tasks.maintain_list",
-    acks_late=True,
-    soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
-    time_limit=settings.CELERY_TASK_TIME_LIMIT,
-)
-def maintain_list(kind: str) -> None:
+def maintain(kind: str) -> None:
     """Settle the list's ranks when shifts have piled up, and refresh its statistics when stale.
 
-    Enqueued after every batch of writes that changed the list (`maintain_lists_on_commit`); idempotent and debounced
-    by the state flags, so a burst of uploads costs one refresh, not one per upload. It lives beside the
-    upkeep that enqueues it; its name is the one it had in apps.results.tasks, so queued messages still
-    find it.
+    Run by the task `apps.results.tasks.maintain_list`, enqueued after every batch of writes that changed the
+    list (`maintain_lists_on_commit`); idempotent and debounced by the state flags, so a burst of uploads costs
+    one refresh, not one per upload.
     """
     state = ListState.objects.filter(kind=kind).first()
     if state is None:

@@ -10,7 +10,7 @@ from apps.results.models import CustomListEntry, PhaseResult, ReviewStatus
 from apps.results.services import runs
 from apps.results.services.custom_lists import (
     CustomListRows,
-    fill_custom_list,
+    complete,
     forget_all,
     refresh_systems,
     save_custom_list,
@@ -30,7 +30,7 @@ def ranks(custom, page_size=50) -> list[list[tuple[int, int | None]]]:
 def saved(name: str, equation: str, base_list: str):
     """A list saved, as it reads once its fill task (run here, in-process) has evaluated every member."""
     custom = save_custom_list(name, equation, base_list=base_list)
-    fill_custom_list(custom.pk)
+    complete(custom.pk)
     custom.refresh_from_db()
     return custom
 

@@ -6,9 +6,10 @@ import pytest
 from django.contrib import admin
 from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 
+from apps.results import tasks
 from apps.results.models import ListEntry, ReviewNote, Run
 from apps.results.models.querysets import RunWriteOutsideVerbs
-from apps.results.services import custom_lists, freshness, list_entries, runs
+from apps.results.services import freshness, list_entries, runs
 from apps.results.services.custom_lists import save_custom_list
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
 
@@ -102,7 +103,7 @@ def test_a_renamed_system_or_institution_is_renamed_on_its_entries_and_bumps_the
 def test_a_write_refreshes_the_custom_lists_of_its_systems_after_the_commit(monkeypatch, committing):
     save_custom_list("easy write", "ior_easy_write")
     refreshed = []
-    monkeypatch.setattr(custom_lists.refresh_custom_lists, "delay", refreshed.append)
+    monkeypatch.setattr(tasks.refresh_custom_lists, "delay", refreshed.append)
     system = StorageSystemFactory()
 
     with committing():
@@ -243,7 +244,7 @@ def test_an_ingest_of_a_tree_is_one_write_per_run_and_maintains_each_changed_lis
     from tests.conftest import REPO_ROOT
 
     maintained = []
-    monkeypatch.setattr(list_entries.maintain_list, "delay", maintained.append)
+    monkeypatch.setattr(tasks.maintain_list, "delay", maintained.append)
     # Change detection runs after the ingest (eagerly where Celery is eager) and bumps the version itself.
     detected = []
     monkeypatch.setattr(

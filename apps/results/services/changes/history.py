@@ -22,19 +22,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from apps.results import tasks
 from apps.results.judgements.changes.attribution import attribute, configuration_entries
 from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
 from apps.results.models.querysets import DETAIL_RELATIONS
 from apps.results.models.run_details import Relation
-from apps.results.services import RETRIED_ON_DATABASE_ERRORS
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: Run-level metrics and the Run fields they read.
@@ -329,9 +328,9 @@ def detect_systems_changes(system_ids: Iterable[int]) -> dict[str, int]:
     return counts
 
 
-@shared_task(name="apps.results.tasks.detect_changes_task", **RETRIED_ON_DATABASE_ERRORS)
-def detect_changes_task(run_pks: list[int]) -> None:
-    """Recompute the changes of the systems of these runs. Idempotent: running it twice stores the same rows."""
+def detect_runs_changes(run_pks: Iterable[int]) -> None:
+    """Recompute the changes of the systems of these runs (the task `apps.results.tasks.detect_changes_task`).
+    Idempotent: running it twice stores the same rows."""
     detect_systems_changes(Run.objects.filter(pk__in=run_pks).values_list("system_id", flat=True).distinct())
 
 
@@ -340,7 +339,7 @@ def schedule_change_detection(run_ids: Iterable[int]) -> None:
     rewritten runs, and only of those."""
     run_ids = sorted({int(pk) for pk in run_ids})
     if run_ids:
-        transaction.on_commit(lambda: detect_changes_task.delay(run_ids), robust=True)
+        transaction.on_commit(lambda: tasks.detect_changes_task.delay(run_ids), robust=True)
 
 
 def _batches(system_ids: list[int]) -> list[list[int]]:
