@@ -8,9 +8,9 @@ one is added, and one no longer found is deleted unless somebody triaged it (the
 ``detected=False``). It also stores the system's run-to-run noise per metric and configuration class
 (`MetricNoise`).
 
-Ingest calls `schedule_change_detection(run_ids)` once per ingest with the runs it created or rewrote: after
-the commit, the Celery task `detect_changes_task` (here, beside the detection it runs) recomputes only the
-systems of those runs.
+A writer's batch (apps.results.services.runs) calls `schedule_change_detection(run_ids)` once, with the runs
+created or rewritten in it: after the commit, the Celery task `apps.results.tasks.detect_changes_task` runs
+`detect_runs_changes`, which recomputes only the systems of those runs.
 """
 
 from __future__ import annotations
