@@ -29,7 +29,7 @@ How:
 from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import cache
 
 from django.db import connection, transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
@@ -233,7 +233,8 @@ def maintain_lists_on_commit(slugs: Iterable[str]) -> None:
     whole list. Robust: a broker that is away loses the message, not the write; the list's state flags keep
     what is due."""
     for slug in sorted(set(slugs)):
-        transaction.on_commit(partial(tasks.maintain_list.delay, slug), robust=True)
+        # A function of its own per list (robust on_commit logs a failed callback by its __qualname__).
+        transaction.on_commit(lambda slug=slug: tasks.maintain_list.delay(slug), robust=True)
 
 
 def sync_systems(system_ids: Iterable[int | None]) -> set[str]:
