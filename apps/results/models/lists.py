@@ -195,7 +195,7 @@ class ListState(models.Model):
     """Per list kind: its counts and population statistics, kept with the entries.
 
     Counts change in the same transaction as the entries. The phase medians are refreshed after the commit
-    by a task (apps.results.services.list_entries.maintain_list): a median over a large list costs more than
+    by a task (apps.results.tasks.maintain_list): a median over a large list costs more than
     a whole upload may take; pages show `statistics_as_of` next to them.
     """
 

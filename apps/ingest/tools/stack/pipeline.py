@@ -5,7 +5,7 @@ The campaign is read completely first (``apps.ingest.tools.stack.campaign``: eve
 tool from ``apps.ingest.tools``), its meaning computed (``apps.results.judgements.stacks.semantics``), and only
 then written. A stack of the same name is replaced, if it belongs to the same account (the command
 line may replace any). After the commit the IO500 runs of the stack's storage system are checked
-against the new ceiling (``apps.results.services.anomaly_checks.check_runs_against_ceiling``).
+against the new ceiling (``apps.results.tasks.check_runs_against_ceiling``).
 """
 
 from __future__ import annotations
