@@ -25,6 +25,9 @@ $(STAMP): requirements.txt requirements-dev.txt
 install: $(STAMP)
 
 ## Embedded mode: SQLite file, eager Celery, demo data, http://127.0.0.1:8000 (`make run PORT=8001` for another port)
+## DEBUG and the key are make run's own: the settings default DEBUG off and hold no key (issue #40).
+run: export DEBUG = 1
+run: export SECRET_KEY = ioboard-development-only-key-never-use-in-production
 run: $(RUN_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo

@@ -1,9 +1,9 @@
 """ioboard settings: one module, driven by environment variables, with embedded defaults.
 
-With nothing set, ioboard runs on a SQLite file, executes Celery tasks eagerly and caches in
-local memory, so `make run` works on a fresh machine. Setting DATABASE_URL switches to
-PostgreSQL; setting REDIS_URL switches Celery to a Redis broker with real workers and the
-cache to Redis. Production knobs (SECRET_KEY, DEBUG, ALLOWED_HOSTS, ...) come from the
+With nothing but a SECRET_KEY set, ioboard runs on a SQLite file, executes Celery tasks eagerly and caches in
+local memory, so `make run` (which turns DEBUG on and passes a development key) works on a fresh machine.
+Setting DATABASE_URL switches to PostgreSQL; setting REDIS_URL switches Celery to a Redis broker with real
+workers and the cache to Redis. Production knobs (SECRET_KEY, DEBUG, ALLOWED_HOSTS, ...) come from the
 environment only; see docker/.env.example.
 """
 
@@ -54,13 +54,16 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = envbool("DEBUG", True)
+# Off unless asked for: `make run` and the tests ask (DEBUG=1); a deployment that forgot its .env stays off.
+DEBUG = envbool("DEBUG", False)
 
+# No default key, not even with DEBUG on: a key written here would sign the sessions of any deployment that
+# forgot its own. `make run` and the tests pass one; anything else must set it.
 SECRET_KEY = envsecret("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) must be set when DEBUG=0")
-    SECRET_KEY = "ioboard-development-only-key-never-use-in-production"  # noqa: S105
+    raise ImproperlyConfigured(
+        "SECRET_KEY (or SECRET_KEY_FILE) must be set: ioboard has no default key (`make run` sets a development one)"
+    )
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")

@@ -4,6 +4,8 @@ import os
 import tempfile
 
 os.environ.setdefault("DEBUG", "1")
+# The settings hold no key; the tests' own, inherited by the workers and servers they start.
+os.environ.setdefault("SECRET_KEY", "ioboard-tests-only-key-" + "t" * 40)
 
 from config.settings import *  # noqa: F403
 

@@ -9,6 +9,7 @@ rules of the acceptance test (a derived score's step at a true step's run is nei
 
 import argparse
 import os
+import secrets
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -84,6 +85,7 @@ def main(argv: list[str]) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     scratch = Path(tempfile.mkdtemp(prefix="ioboard-heldout-"))
     os.environ["SQLITE_PATH"] = str(scratch / "db.sqlite3")
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))  # the settings hold no key; a throw-away one
     import django
 
     django.setup()

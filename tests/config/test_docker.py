@@ -1,3 +1,4 @@
+import fnmatch
 import json
 import os
 import re
@@ -30,19 +31,60 @@ def test_the_image_runs_as_a_non_root_user_and_collects_static_at_build():
     assert "gunicorn" in dockerfile
 
 
-def test_docker_compose_accepts_the_file_when_docker_compose_is_installed():
+# The secrets compose cannot start without: each is interpolated as ${NAME:?message}, so `docker compose up`
+# stops with the message instead of starting on a default or an empty value.
+COMPOSE_SECRETS = {"SECRET_KEY", "POSTGRES_PASSWORD", "DATABASE_URL"}
+REQUIRED = re.compile(r"\$\{(?P<name>[A-Z_]+):\?(?P<message>[^}]+)\}")
+
+
+def compose_config(env: dict[str, str]) -> subprocess.CompletedProcess:
     if (
         not shutil.which("docker")
         or subprocess.run(["docker", "compose", "version"], capture_output=True, check=False).returncode != 0
     ):
         pytest.skip("docker compose is not installed on this machine")
-    done = subprocess.run(
-        ["docker", "compose", "-f", str(DOCKER / "compose.yml"), "config", "--quiet"],
+    clean = {k: v for k, v in os.environ.items() if k not in COMPOSE_SECRETS}
+    return subprocess.run(
+        ["docker", "compose", "-f", str(DOCKER / "compose.yml"), "--env-file", os.devnull, "config", "--quiet"],
         capture_output=True,
         text=True,
         check=False,
+        env={**clean, **env},
     )
+
+
+def test_docker_compose_accepts_the_file_when_docker_compose_is_installed():
+    done = compose_config({"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "pw", "DATABASE_URL": "postgres://db/x"})
     assert done.returncode == 0, done.stderr
+
+
+def test_compose_refuses_to_start_without_its_secrets():
+    """Every secret is required by interpolation (no `:-default`), and the app services get the key from it."""
+    text = (DOCKER / "compose.yml").read_text()
+    required = {match["name"] for match in REQUIRED.finditer(text)}
+    assert required == COMPOSE_SECRETS
+    assert not re.search(r"\$\{(SECRET_KEY|POSTGRES_PASSWORD|DATABASE_URL):?-", text)
+    app = yaml.safe_load(text)["services"]["web"]
+    assert REQUIRED.fullmatch(app["environment"]["SECRET_KEY"])
+    assert REQUIRED.fullmatch(app["environment"]["DATABASE_URL"])
+
+
+def test_docker_compose_stops_with_the_message_when_a_secret_is_missing():
+    done = compose_config({"POSTGRES_PASSWORD": "pw", "DATABASE_URL": "postgres://db/x"})
+    assert done.returncode != 0
+    assert "SECRET_KEY" in done.stderr
+
+
+@pytest.mark.parametrize("path", [".env", "docker/.env"])
+def test_the_env_file_is_neither_committed_nor_copied_into_the_image(path):
+    ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=REPO_ROOT, check=False)
+    assert ignored.returncode == 0, f"{path} is not git-ignored"
+    patterns = [
+        line.strip()
+        for line in (REPO_ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns), f"{path} is copied into the image"
 
 
 def test_the_images_gunicorn_takes_its_worker_count_from_web_concurrency():

@@ -24,7 +24,7 @@ def probe_settings(**env) -> dict:
         for k, v in os.environ.items()
         if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "IOBOARD_CACHE_PREFIX"}
     }
-    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
+    clean.update({"SECRET_KEY": "s" * 50, **env}, DJANGO_SETTINGS_MODULE="config.settings")
     done = subprocess.run(
         [sys.executable, "-c", PROBE], env=clean, cwd=REPO_ROOT, capture_output=True, text=True, check=False
     )
@@ -38,6 +38,11 @@ def test_it_defaults_to_sqlite_eager_celery_and_local_memory_cache():
     assert found["eager"] is True
     assert found["broker"] == "memory://"
     assert found["cache"].endswith("LocMemCache")
+
+
+def test_debug_is_off_unless_asked_for():
+    assert probe_settings()["debug"] is False
+    assert probe_settings(DEBUG="1")["debug"] is True
 
 
 def test_it_switches_to_postgresql_and_redis_when_their_urls_are_set():
