@@ -4,6 +4,7 @@ import gzip
 import io
 import os
 import re
+import struct
 import tarfile
 import tempfile
 import zipfile
@@ -16,6 +17,7 @@ from apps.ingest.core.archive import (
     ArchiveError,
     detect_format,
     extract_archive,
+    inspect_archive,
     open_input,
     sweep_orphaned_scratch,
 )
@@ -253,6 +255,55 @@ def test_it_rejects_an_oversized_zip_bomb(sandbox):
 
     with pytest.raises(ArchiveError, match=re.escape("'bomb.bin': expanded size exceeds")):
         extract_archive(archive, sandbox / "dest", **CAPS)
+
+
+@pytest.mark.parametrize("where", ["between two entries", "after the last entry"])
+def test_it_refuses_a_zip_whose_size_is_mostly_bytes_outside_its_entries(sandbox, where):
+    """A zip's unused bytes (where no directory record points) are stored with the upload but counted by no entry
+    limit: a zip larger than its entries and headers by more than a margin is refused, naming the archive and the
+    unaccounted bytes. (Bytes before the first entry are refused already: the magic bytes are wrong.)"""
+    hidden = os.urandom(1024 * 1024)
+    archive = zip_with(sandbox / "upload.zip", {"a.txt": b"IO500 " * 100, "b.txt": b"score " * 100})
+    packed = archive.read_bytes()
+    with zipfile.ZipFile(archive) as handle:
+        second = handle.getinfo("b.txt").header_offset
+    at = (
+        second
+        if where == "between two entries"
+        else struct.unpack_from("<I", packed, packed.rindex(b"PK\x05\x06") + 16)[0]
+    )
+    archive.write_bytes(shift_central_directory(packed[:at] + hidden + packed[at:], at, len(hidden)))
+
+    with pytest.raises(ArchiveError, match=r"^upload\.zip: .*bytes outside its entries"):
+        inspect_archive(archive)
+
+
+def test_a_zip_with_a_comment_and_data_descriptors_is_within_the_margin(sandbox):
+    archive = sandbox / "upload.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+        handle.comment = b"c" * 60_000
+        for index in range(50):
+            with handle.open(f"dir/file-{index}.txt", "w") as entry:  # streamed: a data descriptor each
+                entry.write(os.urandom(2000))
+
+    assert inspect_archive(archive).files == 50
+
+
+def shift_central_directory(packed: bytes, after: int, by: int) -> bytes:
+    """Rewrite the central directory's local-header offsets past ``after`` (and the directory's own offset) by
+    ``by`` bytes, as a zip with bytes inserted between entries would be written."""
+    end = packed.rindex(b"PK\x05\x06")
+    directory_size, directory_offset = struct.unpack_from("<II", packed, end + 12)
+    directory_offset += by
+    struct.pack_into("<I", packed := bytearray(packed), end + 16, directory_offset)
+    position = directory_offset
+    while position < directory_offset + directory_size:
+        (offset,) = struct.unpack_from("<I", packed, position + 42)
+        if offset >= after:
+            struct.pack_into("<I", packed, position + 42, offset + by)
+        name_length, extra_length, comment_length = struct.unpack_from("<HHH", packed, position + 28)
+        position += 46 + name_length + extra_length + comment_length
+    return bytes(packed)
 
 
 def test_it_counts_bytes_across_entries(sandbox):

@@ -50,6 +50,17 @@ RATIO_FLOOR_BYTES = 1024 * 1024
 TAR_OVERHEAD_PER_ENTRY = 1024
 TAR_CLOSING_BYTES = 20 * 1024
 COPY_CHUNK_BYTES = 1024 * 1024
+# A zip's bytes that no entry accounts for (prepended data, gaps between entries) are stored with the upload but
+# counted by no other limit. Headers, data descriptors, the zip64 records and the archive comment (at most 64 KiB)
+# are accounted for; a local header's extra field may differ from the central one's. Past this margin the zip
+# is refused: a real archive tool leaves no such bytes.
+ZIP_UNACCOUNTED_MARGIN_BYTES = 128 * 1024
+# Fixed sizes of the zip records (APPNOTE 4.3): local header, central directory header, end of central directory,
+# zip64 end record and its locator, and the largest data descriptor (zip64, with its signature).
+ZIP_LOCAL_HEADER_BYTES = 30
+ZIP_CENTRAL_HEADER_BYTES = 46
+ZIP_END_RECORDS_BYTES = 22 + 56 + 20
+ZIP_DATA_DESCRIPTOR_BYTES = 24
 
 _DECOMPRESSORS = {"tar": None, "tar.gz": gzip.GzipFile, "tar.bz2": bz2.BZ2File, "tar.xz": lzma.LZMAFile}
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")
@@ -411,6 +422,7 @@ def _walk_zip(src: Path, label: str, budget: _Budget, extraction: _Extraction | 
         with zipfile.ZipFile(src) as archive:
             for info in archive.infolist():
                 _zip_entry(archive, info, budget, extraction)
+            _check_zip_accounted(archive, src.stat().st_size, label)
             if extraction is None:
                 for info in archive.infolist():
                     if _zip_entry_kind(info) == "file":
@@ -430,6 +442,24 @@ def _walk_zip(src: Path, label: str, budget: _Budget, extraction: _Extraction | 
         lzma.LZMAError,
     ) as error:
         raise ArchiveError(f"{label}: unreadable zip archive ({error})") from error
+
+
+def _check_zip_accounted(archive: zipfile.ZipFile, size: int, label: str) -> None:
+    """Refuse a zip whose file holds more than ``ZIP_UNACCOUNTED_MARGIN_BYTES`` beyond its entries' compressed
+    data and the records around them (bytes hidden before, between or after the entries)."""
+    accounted = ZIP_END_RECORDS_BYTES + len(archive.comment)
+    for info in archive.infolist():
+        name = len(info.filename.encode())
+        accounted += info.compress_size + ZIP_LOCAL_HEADER_BYTES + name + len(info.extra)
+        accounted += ZIP_CENTRAL_HEADER_BYTES + name + len(info.extra) + len(info.comment)
+        if info.flag_bits & 0x08:
+            accounted += ZIP_DATA_DESCRIPTOR_BYTES
+    unaccounted = size - accounted
+    if unaccounted > ZIP_UNACCOUNTED_MARGIN_BYTES:
+        raise ArchiveError(
+            f"{label}: {unaccounted} bytes outside its entries (over the margin of {ZIP_UNACCOUNTED_MARGIN_BYTES} "
+            "bytes): re-create the zip with a standard tool"
+        )
 
 
 def _zip_entry(
