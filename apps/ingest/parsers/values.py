@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -25,6 +27,8 @@ NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 # Cells the tools print where a value could not be computed (a zero-length phase, a skipped stonewall).
 NOT_A_NUMBER = frozenset({"na", "nan", "-nan", "+nan", "inf", "-inf", "+inf"})
 _NUMBER = re.compile(NUMBER)
+# Values are stored as floats: a printed number past this magnitude would be stored as inf.
+_FLOAT_MAX = Decimal(sys.float_info.max)
 
 
 @dataclass(frozen=True)
@@ -36,14 +40,23 @@ class PrintedNumber:
 
 
 def printed_number(text: str) -> PrintedNumber:
-    """A printed cell as ``PrintedNumber``; NA, nan, inf and anything that is not a number have no value."""
+    """A printed cell as ``PrintedNumber``; NA, nan, inf, a number past a float's range (stored, it would be inf)
+    and anything that is not a number have no value."""
     token = text.strip()
     if token.lower() in NOT_A_NUMBER or not _NUMBER.fullmatch(token):
         return PrintedNumber(token, None)
     try:
-        return PrintedNumber(token, Decimal(token))
+        value = Decimal(token)
     except InvalidOperation:
         return PrintedNumber(token, None)
+    return PrintedNumber(token, value if abs(value) <= _FLOAT_MAX else None)
+
+
+def require_finite(value: float | None, path: str, line: int | None, what: str) -> None:
+    """Refuse a value a grammar read as inf or nan (printed so, or past a float's range), naming the file and
+    line: stored, it would be ranked and charted, and no JSON answer could hold it."""
+    if value is not None and not math.isfinite(value):
+        raise ParseError(path, line, f"{what} is not a finite number")
 
 
 def manifest_text(data: bytes) -> str:

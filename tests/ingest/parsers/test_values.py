@@ -39,3 +39,9 @@ def test_manifest_rows_carry_the_line_they_end_on():
 def test_a_manifest_that_cannot_be_read_is_refused_naming_it(tmp_path):
     with pytest.raises(ParseError, match=r"^study/manifest.csv: cannot read the manifest: No such file"):
         read_manifest_text(tmp_path / "missing.csv", "study/manifest.csv")
+
+
+@pytest.mark.parametrize("printed", ["1e999", "-1e400", "1" + "0" * 400])
+def test_a_number_past_a_floats_range_has_no_value(printed):
+    """What is stored is a float: a printed number that would become inf has no value, like inf itself."""
+    assert printed_number(printed).value is None

@@ -20,6 +20,7 @@ from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps,
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.errors import ParseError, joined_problems
+from apps.ingest.parsers.values import require_finite
 from apps.ingest.tools.io500.anomaly_facts import facts_from_record
 from apps.ingest.tools.io500.grammar import parse_result_set, survey_tree
 from apps.ingest.tools.io500.provenance import Provenance, collect_provenance
@@ -100,6 +101,7 @@ def parse_io500_tree(
     for result_dir in result_dirs:
         try:
             record = parse_result_set(root, result_dir)
+            refuse_non_finite(record)
             sidecar = find_sidecar(result_dir, root)
             metadata = resolve_metadata(
                 overrides=overrides,
@@ -117,6 +119,18 @@ def parse_io500_tree(
             yield exc
             continue
         yield ParsedRun(record, metadata, provenance)
+
+
+def refuse_non_finite(record: IO500RunRecord) -> None:
+    """Refuse a run whose phases or reported score the grammar read as inf or nan (``require_finite``)."""
+    for phase in record.phases:
+        require_finite(phase.value, phase.source_file, phase.source_line, f"{phase.name} value {phase.printed_value!r}")
+        require_finite(phase.seconds, phase.source_file, phase.source_line, f"{phase.name} time")
+    score, printed = record.reported_score, record.evidence.reported_score_printed or {}
+    if score is not None:
+        for part in ("bw", "md", "total"):
+            where = printed.get("source_file") or record.source_path
+            require_finite(getattr(score, part), where, printed.get("source_line"), f"reported score {part}")
 
 
 def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: Path, root: Path) -> dict:

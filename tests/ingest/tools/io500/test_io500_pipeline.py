@@ -203,3 +203,23 @@ def test_a_submission_with_nothing_to_score_is_reported_as_skipped_not_failed(tm
     assert summary.failed == []
     assert len(summary.skipped) == 1
     assert summary.skipped[0].startswith("Lab/Cluster/Lustre/2019/submission-1")
+
+
+@pytest.mark.parametrize("printed", ["inf", "nan", "-inf", "1" + "0" * 400, "1e999"])
+def test_a_phase_value_that_is_not_a_finite_number_is_refused_naming_the_file_and_line(tmp_path, printed):
+    """A phase's value is stored as a float: inf, nan and a value past a float's range (which becomes inf) would
+    be ranked, charted and break every JSON answer holding it. The run is refused, naming result.txt's line."""
+    submission = tmp_path / "submission-8"
+    shutil.copytree(CAPP_SUBMISSION, submission)
+    result = submission / "result.txt"
+    lines = result.read_text().splitlines(keepends=True)
+    line = next(number for number, text in enumerate(lines, start=1) if text.startswith("score           = 176.3"))
+    lines[line - 1] = f"score           = {printed}\n"
+    result.write_text("".join(lines))
+
+    summary = ingest_path(submission)
+
+    assert len(summary.failed) == 1
+    assert f"result.txt:{line}: " in summary.failed[0]
+    assert "ior_easy_write value" in summary.failed[0] and "is not a finite number" in summary.failed[0]
+    assert Run.objects.count() == PhaseResult.objects.count() == 0
