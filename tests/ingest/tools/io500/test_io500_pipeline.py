@@ -221,5 +221,6 @@ def test_a_phase_value_that_is_not_a_finite_number_is_refused_naming_the_file_an
 
     assert len(summary.failed) == 1
     assert f"result.txt:{line}: " in summary.failed[0]
-    assert "ior_easy_write value" in summary.failed[0] and "is not a finite number" in summary.failed[0]
+    assert "ior_easy_write value" in summary.failed[0]
+    assert "is not a finite number" in summary.failed[0]
     assert Run.objects.count() == PhaseResult.objects.count() == 0
