@@ -100,6 +100,27 @@ def test_a_broken_sidecar_names_its_file_and_line(tmp_path):
         find_sidecar(tmp_path, tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        ('institution: ok\nsystem: "Wolf\\0"\n', 2, "system"),
+        ('institution: ok\n\nlustre:\n  notes: "a\\x00b"\n', 4, "notes"),
+        ('institution: ok\ncommands:\n  - ior -a POSIX\n  - "mdtest\\0"\n', 4, "commands"),
+        ('"sys\\0tem": Wolf\n', 1, "sys\x00tem"),
+        ('institution: "\\ud800"\n', 1, "institution"),
+    ],
+    ids=["a value", "a nested value", "a list item", "a key", "a lone surrogate"],
+)
+def test_a_nul_escape_in_a_sidecar_is_refused_naming_the_key_and_line(tmp_path, text, line, key):
+    """YAML's \\0 and \\x00 escapes (and \\ud800) make text no database column can store: refused at reading,
+    naming the key and line, instead of failing as an internal error when the run is written."""
+    (tmp_path / "ioboard.yaml").write_text(text)
+    with pytest.raises(SidecarError) as refused:
+        find_sidecar(tmp_path, tmp_path)
+    assert f"ioboard.yaml:{line}: " in str(refused.value)
+    assert repr(key) in str(refused.value)
+
+
 def test_a_sidecar_that_is_not_a_mapping_is_refused(tmp_path):
     (tmp_path / "ioboard.yaml").write_text("- just\n- a list\n")
     with pytest.raises(SidecarError, match="expected a mapping"):

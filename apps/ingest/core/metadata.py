@@ -137,8 +137,33 @@ def read_sidecar(path: Path) -> dict:
         return {}
     if not isinstance(loaded, dict):
         raise SidecarError(f"{path}:1: expected a mapping of keys (institution, system, ...)")
+    check_sidecar_text(root, path, key="")
     check_sidecar_shapes(root, path)
     return loaded
+
+
+def check_sidecar_text(node: yaml.Node, path: Path, key: str) -> None:
+    """Every key and value is text a database column can store: YAML's escapes (``\\0``, ``\\x00``,
+    ``\\ud800``) can write a NUL or a lone surrogate, which PostgreSQL refuses when the run is written, long
+    after the file and line are known. Refused here, naming the key (the enclosing one for a list item)."""
+    if isinstance(node, yaml.ScalarNode):
+        if not storable_text(node.value):
+            raise SidecarError(
+                f"{path}:{node.start_mark.line + 1}: {key!r} holds a NUL or an unpaired surrogate character "
+                "(a \\0, \\x00 or \\uD800 escape?), which no stored text may"
+            )
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            check_sidecar_text(item, path, key)
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            name = key_node.value if isinstance(key_node, yaml.ScalarNode) else key
+            check_sidecar_text(key_node, path, name)
+            check_sidecar_text(value_node, path, name)
+
+
+def storable_text(text: str) -> bool:
+    return "\x00" not in text and not any("\ud800" <= char <= "\udfff" for char in text)
 
 
 def check_sidecar_shapes(root: yaml.MappingNode, path: Path) -> None:
