@@ -1,15 +1,14 @@
 """Receiving uploads: check the bytes, keep them, and queue the ingest.
 
-An upload is treated as hostile until proven otherwise. It is copied to a private scratch
-directory, under a generated name, while its size is capped and its sha256 computed; the same bytes
-seen before return the existing upload. A new archive's format is then told by its magic bytes and
-its directory (zip central directory, tar headers) is checked against the configured caps
-(``inspect_archive``: entries, declared sizes per file and in all, compression ratio) without
-writing a byte of it: a zip or tar bomb is refused here, in well under a second. Expansion is the
-Celery worker's job, never the request's. Only then is the file stored under MEDIA_ROOT (named by
-its sha256) and an IngestJob created; the Celery task is enqueued when that transaction commits.
-Any refusal raises UploadRefused naming the problem, and leaves nothing behind: scratch is always
-removed and the stored file is written only after every check has passed.
+An upload is treated as hostile until proven otherwise. It is copied to a private scratch directory, under a
+generated name, while its size is capped and its sha256 computed; the same bytes the same account sent before as
+the same kind return its existing upload (another account's are never answered). A new archive's format is then
+told by its magic bytes and its directory (zip central directory, tar headers) is checked against the configured
+caps (``inspect_archive``: entries, declared sizes per file and in all, compression ratio) without writing a byte
+of it: a zip or tar bomb is refused here, in well under a second. Expansion is the Celery worker's job, never the
+request's. Only then is the file stored under MEDIA_ROOT (named by its sha256) and an IngestJob created; the Celery
+task is enqueued when that transaction commits. Any refusal raises UploadRefused naming the problem, and leaves
+nothing behind: scratch is always removed and the stored file is written only after every check has passed.
 """
 
 import hashlib
@@ -57,12 +56,12 @@ def refuse_oversized_request(content_length: int) -> None:
 def receive_upload(
     fileobj: BinaryIO, *, name: str, kind: str, uploader: AbstractBaseUser | None, metadata: dict
 ) -> ReceivedUpload:
-    """Store a new upload and queue its ingest, or return the existing upload of the same bytes."""
+    """Store a new upload and queue its ingest, or return the account's existing upload of the same bytes and kind."""
     name = display_name(name)
     with tempfile.TemporaryDirectory(prefix="ioboard-receive-") as scratch:
         copy = Path(scratch) / RECEIVED_NAME
         sha256, size = copy_with_cap(fileobj, copy, name)
-        existing = existing_upload(sha256)
+        existing = existing_upload(sha256, uploader, kind)
         if existing:
             return existing
         check_content(copy, kind=kind, name=name)
@@ -78,7 +77,7 @@ def receive_upload(
     except IntegrityError:
         # The same bytes arrived concurrently and the other request committed first.
         upload.file.delete(save=False)
-        existing = existing_upload(sha256)
+        existing = existing_upload(sha256, uploader, kind)
         if existing is None:
             raise
         return existing
@@ -161,8 +160,9 @@ def check_text_log(path: Path, kind: str, name: str, marker: bytes) -> None:
         raise UploadRefused(f"{name}: not an archive and not a log of {kind} (no {kind} output in it)")
 
 
-def existing_upload(sha256: str) -> ReceivedUpload | None:
-    upload = Upload.objects.filter(sha256=sha256).first()
+def existing_upload(sha256: str, uploader: AbstractBaseUser | None, kind: str) -> ReceivedUpload | None:
+    """The upload of these bytes this account sent before as this kind (``Upload``: one per account and kind)."""
+    upload = Upload.objects.filter(sha256=sha256, uploader=uploader, kind=kind).first()
     if upload is None:
         return None
     job = upload.jobs.order_by("-pk").first()

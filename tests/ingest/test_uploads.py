@@ -64,15 +64,35 @@ def test_the_name_kept_is_the_base_name_the_client_sent(sent, kept, storage):
 
 def test_the_same_bytes_return_the_existing_upload_and_queue_nothing(storage, django_capture_on_commit_callbacks):
     data = tar_gz_of(DEMO_SUBMISSION)
-    first = receive(data, name="first.tgz", uploader=UserFactory())
+    account = UserFactory()
+    first = receive(data, name="first.tgz", uploader=account)
 
     with django_capture_on_commit_callbacks() as enqueued:
-        again = receive(data, name="again.tgz", uploader=UserFactory())
+        again = receive(data, name="again.tgz", uploader=account)
 
     assert not again.created
     assert (again.upload, again.job) == (first.upload, first.job)
     assert enqueued == []
     assert Upload.objects.count() == IngestJob.objects.count() == 1
+
+
+@pytest.mark.parametrize("second", ["another account", "another kind"])
+def test_the_same_bytes_from_another_account_or_of_another_kind_are_a_new_upload(storage, second):
+    data = tar_gz_of(DEMO_SUBMISSION)
+    account = UserFactory()
+    first = receive(data, name="first.tgz", kind="io500", uploader=account)
+
+    again = (
+        receive(data, name="again.tgz", kind="io500", uploader=UserFactory())
+        if second == "another account"
+        else receive(data, name="again.tgz", kind="stack", uploader=account)
+    )
+
+    assert again.created
+    assert again.upload != first.upload
+    assert again.job != first.job
+    assert again.upload.file.name != first.upload.file.name
+    assert sorted(files_under(storage / "media")) == sorted([first.upload.file.name, again.upload.file.name])
 
 
 def test_a_known_upload_without_a_job_gets_one(storage, django_capture_on_commit_callbacks):
@@ -93,7 +113,7 @@ def test_a_concurrent_upload_of_the_same_bytes_keeps_one_file(storage, monkeypat
     first = receive(data)
     misses = iter([None])
     real_lookup = uploads.existing_upload
-    monkeypatch.setattr(uploads, "existing_upload", lambda sha256: next(misses, None) or real_lookup(sha256))
+    monkeypatch.setattr(uploads, "existing_upload", lambda *key: next(misses, None) or real_lookup(*key))
 
     again = receive(data)
 

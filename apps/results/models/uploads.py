@@ -13,12 +13,16 @@ from django.db import models
 class Upload(models.Model):
     """A file exactly as it was received, content-addressed, so it can always be re-ingested.
 
+    The same bytes are one upload per account and kind: an account sending them again finds its upload, while
+    another account's copy (or the bytes sent as another kind) is an upload of its own. Answering with another
+    account's upload would show its id and status, and bytes sent once as the wrong kind would block the right one.
+
     ``kind`` names the benchmark tool whose pipeline ingests it. Its valid values are the upload kinds of
     the tool registry (``apps.ingest.tools``), checked where an upload is received: this app imports no
     other, and a new tool needs no migration."""
 
     file = models.FileField(upload_to="uploads/%Y/%m/")
-    sha256 = models.CharField(max_length=64, unique=True)
+    sha256 = models.CharField(max_length=64, db_index=True)
     original_name = models.CharField(max_length=500)
     size = models.BigIntegerField()
     kind = models.CharField(max_length=40, default="io500", help_text="an upload kind of apps.ingest.tools")
@@ -30,6 +34,9 @@ class Upload(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["uploader", "kind", "sha256"], name="upload_unique_bytes_per_account_kind")
+        ]
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.sha256[:12]})"

@@ -7,6 +7,9 @@ or to the *operator* when they came from the command line (no upload). The rules
 - Another account's upload of files already stored is "already published": it changes nothing (no re-attached
   run, no new owner, no renamed system). A re-upload by the same account finds what its account stored, as
   before.
+- The operator's command-line ingest of files it holds (the public archive) takes over a run an account uploaded
+  first: the run is read again from the operator's files and is the operator's, accepted as reviewed; the
+  command's report names the account's upload, for staff to look at.
 - An upload adds to a series or a study only when its account created it; points stored by another upload or
   by the operator are never replaced or deleted by it.
 - Reprocessing an upload rewrites only what that upload owns.
@@ -16,9 +19,10 @@ or to the *operator* when they came from the command line (no upload). The rules
 - An upload naming an existing storage system that holds runs of another owner makes a *claim*: its run waits
   as submitted, with the claim said on the run, until the committee accepts it (`system_claim`).
 
-Why the account and not the upload for "may add": the same bytes are one upload (content-addressed), so an
-account's second campaign log is another upload of the same owner; why the upload and not the account for
-"replace": a point is the record of the file that stored it, and only re-reading that file may rewrite it.
+Why the account and not the upload for "may add": the same bytes are one upload per account and kind
+(content-addressed), so an account's second campaign log is another upload of the same owner; why the upload and
+not the account for "replace": a point is the record of the file that stored it, and only re-reading that file
+may rewrite it.
 """
 
 from __future__ import annotations

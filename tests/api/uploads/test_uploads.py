@@ -139,13 +139,13 @@ def test_a_failed_upload_has_no_retry_after(
 
 
 def test_the_same_bytes_uploaded_again_return_the_existing_upload(
-    alice_client, bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+    alice_client, private_storage, celery_eager, django_capture_on_commit_callbacks
 ):
     data = tar_gz_of(DEMO_SUBMISSION)
     with django_capture_on_commit_callbacks(execute=True):
         first = upload(alice_client, data, name="first.tgz")
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        again = upload(bob_client, data, name="again.tgz")
+        again = upload(alice_client, data, name="again.tgz")
 
     assert again.status_code == 200
     assert again.json()["id"] == first.json()["id"]
@@ -153,6 +153,40 @@ def test_the_same_bytes_uploaded_again_return_the_existing_upload(
     assert callbacks == []
     assert Upload.objects.count() == IngestJob.objects.count() == Run.objects.count() == 1
     assert files_under(private_storage / "media") == [Upload.objects.get().file.name]
+
+
+def test_another_accounts_same_bytes_are_its_own_upload_never_the_first_accounts(
+    alice_client, bob_client, bob, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
+    """Deduplication is per account (issue #40): answering another account's upload would tell bob alice's
+    upload id and status, and let him poll (and try to delete) it. His bytes are his upload, ingested as his."""
+    data = tar_gz_of(DEMO_SUBMISSION)
+    with django_capture_on_commit_callbacks(execute=True):
+        alices = upload(alice_client, data, name="first.tgz").json()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        bobs = upload(bob_client, data, name="again.tgz")
+
+    assert bobs.status_code == 202, bobs.json()
+    assert bobs.json()["id"] != alices["id"]
+    assert Upload.objects.get(pk=bobs.json()["id"]).uploader == bob
+    assert bob_client.get(bobs.json()["status_url"]).json()["status"] == "failed"  # already published by alice
+    assert Upload.objects.get(pk=alices["id"]).runs.count() == 1
+    assert sorted(files_under(private_storage / "media")) == sorted(u.file.name for u in Upload.objects.all())
+
+
+def test_bytes_uploaded_under_another_kind_do_not_block_the_real_upload(alice_client, private_storage):
+    """An account's bytes sent first as the wrong kind (a campaign archive as IO500, or the reverse) are another
+    upload: the upload of the right kind is received and queued, not answered with the wrong one."""
+    data = tar_gz_of(DEMO_SUBMISSION)
+    wrong = upload(alice_client, data, kind="stack")
+
+    right = upload(alice_client, data, kind="io500")
+
+    assert wrong.status_code == 202, wrong.json()
+    assert right.status_code == 202, right.json()
+    assert right.json()["id"] != wrong.json()["id"]
+    assert Upload.objects.get(pk=right.json()["id"]).kind == "io500"
 
 
 def test_mdtest_logs_are_accepted_with_kind_mdtest(alice_client, private_storage):

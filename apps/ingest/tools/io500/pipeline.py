@@ -58,13 +58,15 @@ class IngestSummary:
     unchanged: list[int] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    #: Runs an account had uploaded first, now the operator's: one line each, naming the account's upload.
+    taken_over: list[str] = field(default_factory=list)
 
     @property
     def run_ids(self) -> list[int]:
         return self.created + self.updated + self.unchanged
 
     def merge(self, other: IngestSummary) -> None:
-        for name in ("created", "updated", "unchanged", "failed", "skipped"):
+        for name in ("created", "updated", "unchanged", "failed", "skipped", "taken_over"):
             getattr(self, name).extend(getattr(other, name))
 
     @property
@@ -77,9 +79,13 @@ class IngestSummary:
             err.write(f"FAILED {failure}")
         for skipped in self.skipped:
             err.write(f"skipped {skipped}")
+        for taken in self.taken_over:
+            out.write(f"took over {taken}")
+        taken = f", taken over {len(self.taken_over)} (uploaded first by an account: see above)"
         out.write(
             f"created {len(self.created)}, updated {len(self.updated)}, "
             f"unchanged {len(self.unchanged)}, failed {len(self.failed)}, skipped {len(self.skipped)}"
+            + (taken if self.taken_over else "")
         )
 
 
@@ -90,6 +96,10 @@ class ParsedRun:
     record: IO500RunRecord
     metadata: dict
     provenance: Provenance
+
+    @property
+    def identity(self) -> str:
+        return Run.make_identity(self.record.content_hash, self.record.source_path)
 
 
 def parse_io500_tree(
@@ -164,9 +174,15 @@ def ingest_path(
                 if isinstance(item, ParseError):
                     summary.failed.append(str(item))
                 else:
+                    uploaded_by = Run.objects.filter(identity=item.identity).values_list("upload", flat=True).first()
                     run, outcome = store_parsed_run(item, batch=batch, reprocess=reprocess)  # one transaction
-                    getattr(summary, outcome).append(run.pk)
-                    if outcome in ("created", "updated"):
+                    if outcome == TAKEN_OVER:
+                        first = Upload.objects.select_related("uploader").get(pk=uploaded_by)
+                        summary.taken_over.append(f"run {run.pk} ({run.source_path}) from {owner_name(first)}")
+                        summary.updated.append(run.pk)
+                    else:
+                        getattr(summary, outcome).append(run.pk)
+                    if outcome in ("created", "updated", TAKEN_OVER):
                         batch.detect_changes([run.pk])
                 if progress:
                     progress(done, len(result_dirs))
@@ -247,6 +263,8 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
 
 #: The outcome of a run stored by another owner than the writer: left as it is (apps.results.services.ownership).
 FOREIGN = "foreign"
+#: The outcome of the operator's ingest finding a run an account uploaded first: the operator's now.
+TAKEN_OVER = "taken_over"
 
 
 def store_parsed_run(
@@ -254,7 +272,8 @@ def store_parsed_run(
 ) -> tuple[Run, str]:
     """Create the run (or find it, or rewrite it when reprocessing), in a transaction of the writer's batch.
 
-    Returns the run and "created", "updated", "unchanged" or FOREIGN (a run of another owner, untouched).
+    Returns the run and "created", "updated", "unchanged", FOREIGN (a run of another owner, untouched) or
+    TAKEN_OVER (the operator's ingest of a run an account uploaded first: rewritten from the operator's files).
     The run is saved more than once (created, then its verdicts) in one batch: its list entries are brought
     in line once, at the end (apps.results.services.runs).
     """
@@ -265,11 +284,11 @@ def store_parsed_run(
 def _store_parsed_run(
     parsed: ParsedRun, *, batch: runs.Batch, upload: Upload | None, reprocess: bool
 ) -> tuple[Run, str]:
-    record = parsed.record
-    identity = Run.make_identity(record.content_hash, record.source_path)
+    identity = parsed.identity
     existing = Run.objects.select_for_update().filter(identity=identity).first()
-    if existing and not reprocess:
-        # The operator's command line finds any run; an upload only the runs of its own account.
+    taking_over = bool(existing and upload is None and existing.upload_id is not None)
+    if existing and not reprocess and not taking_over:
+        # The operator's command line finds its own runs unchanged; an upload only the runs of its own account.
         return existing, "unchanged" if upload is None or same_account(upload, existing.upload) else FOREIGN
     if existing and not may_reprocess(upload, existing.upload):
         return existing, FOREIGN
@@ -280,7 +299,12 @@ def _store_parsed_run(
             storage_vendor=parsed.metadata.get("storage_vendor", ""),
             server_count=_as_int(parsed.metadata.get("server_count")),
         )
-    if existing:
+    if taking_over:
+        # The operator holds these files (the public archive): an account that uploaded them first does not
+        # keep the run. It is read again from the operator's files and is the operator's, accepted as reviewed.
+        fields.update(upload=None, review_status=ReviewStatus.ACCEPTED, system_claim="")
+        run, outcome = batch.rewrite(existing, fields), TAKEN_OVER
+    elif existing:
         if claim and fields["system"].pk != existing.system_id:
             fields.update(review_status=ReviewStatus.SUBMITTED, system_claim=claim)
         run, outcome = batch.rewrite(existing, fields), "updated"
