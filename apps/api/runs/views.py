@@ -25,6 +25,7 @@ from apps.results.models import RulesEdition, Run
 from apps.results.models.querysets import CountedKeys
 from apps.results.services.citations import mixed_lists_warning
 from apps.results.services.diff import load_runs
+from apps.results.services.ownership import take_down_runs
 from apps.results.services.review import (
     ReviewError,
     check_item,
@@ -33,7 +34,6 @@ from apps.results.services.review import (
     reproducibility_report,
     review_run,
 )
-from apps.results.services.runs import delete as delete_runs
 
 
 class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -57,7 +57,7 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
         return RunSummarySerializer if self.action == "list" else RunDetailSerializer
 
     def perform_destroy(self, run):
-        delete_runs([run])  # off every list first, the system's next best run listed in its place
+        take_down_runs([run], by=self.request.user)  # an uploader withdraws what the committee reviewed
 
     def paginate_queryset(self, queryset):
         """Every run, unfiltered, is counted from the maintained list counts rather than by COUNT(*)."""

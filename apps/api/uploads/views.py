@@ -141,4 +141,4 @@ class UploadViewSet(
         return ask_again_later(Response(self.get_serializer(job).data), job)
 
     def perform_destroy(self, job):
-        delete_upload(job.upload)
+        delete_upload(job.upload, by=self.request.user)

@@ -164,6 +164,15 @@ class RunQuerySet(models.QuerySet):
         `ranked` flag and filter, a system's best score and change detection read; lists read their entries."""
         return self.filter(RANKED)
 
+    def of_owner_of(self, run):
+        """Runs of the same owner as `run` (apps.results.services.ownership): the same upload or another of its
+        account, or, for the operator's run (no upload), the operator's."""
+        if run.upload_id is None:
+            return self.filter(upload__isnull=True)
+        uploader_id = run.upload.uploader_id
+        same_account = Q(upload__uploader_id=uploader_id) if uploader_id else Q(pk__in=[])
+        return self.filter(Q(upload=run.upload_id) | same_account)
+
     def without_pending_claims(self):
         """Runs shown under their system's name: all but an upload's claim on a system of another owner that the
         committee has not accepted (`Run.system_claim`). Such a run is listed on the historic list (unranked) and

@@ -5,13 +5,16 @@ the database knows (other runs with the same result) and the thresholds from set
 system's runs after a stack changed its measured ceiling (run by a task of apps.results.tasks).
 """
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
 from apps.results import tasks
 from apps.results.judgements.anomalies import RuleContext, RunFacts, evaluate_all
-from apps.results.models import Anomaly, Run, Stack
+from apps.results.models import Anomaly, ReviewStatus, Run, Stack
 from apps.results.services import runs
 
 
@@ -29,10 +32,22 @@ def same_result(run: Run) -> Q:
     return same
 
 
+def counted_duplicates(run: Run):
+    """The stored runs of the same result that `run`'s `duplicate_result` finding names.
+
+    An accepted run is published: only other accepted runs, or its owner's own, count against it. An account's
+    unreviewed copy of a published result is flagged itself (the committee sees it), but stamps nothing on the
+    published run, whose text would otherwise carry the copy's folder name. A run the committee has yet to accept
+    is compared with every copy."""
+    others = Run.objects.filter(same_result(run)).exclude(pk=run.pk)
+    if run.review_status != ReviewStatus.ACCEPTED:
+        return others
+    return others.filter(Q(review_status=ReviewStatus.ACCEPTED) | Q(pk__in=Run.objects.of_owner_of(run).values("pk")))
+
+
 def duplicate_context(run: Run) -> RuleContext:
     others = (
-        Run.objects.filter(same_result(run))
-        .exclude(pk=run.pk)
+        counted_duplicates(run)
         .select_related("system__institution")
         .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
     )
@@ -58,7 +73,8 @@ def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bo
     """Replace the run's anomalies with what the rules find now, and refresh its list verdicts, in the writer's
     batch (apps.results.services.runs: its lists are brought in line once, at its end).
 
-    A new run that duplicates stored ones also changes their verdict, so they are re-checked too.
+    A new run that duplicates stored ones also changes their verdict, so they are re-checked too (all of them:
+    whether a copy counts depends on each one's review status, `counted_duplicates`).
     """
     if run.kind != Run.Kind.IO500 or not run.facts:
         return []
@@ -74,9 +90,22 @@ def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bo
         )
         batch.set_verdicts(run)
         if include_duplicates:
-            for other in Run.objects.filter(pk__in=[d["run_id"] for d in context.runs_with_same_content_hash]):
+            for other in Run.objects.filter(same_result(run)).exclude(pk=run.pk):
                 check_run_anomalies(other, batch=batch, include_duplicates=False)
     return rows
+
+
+@contextmanager
+def duplicates_rechecked(gone: Iterable[Run], *, batch: "runs.Batch | None" = None) -> Iterator[None]:
+    """Check again, after the block, the copies of the runs it deletes or withdraws: a `duplicate_result` finding
+    a copy caused lifts with it."""
+    copies: set[int] = set()
+    for run in gone:
+        copies.update(Run.objects.filter(same_result(run)).exclude(pk=run.pk).values_list("pk", flat=True))
+    yield
+    with runs.joined(batch) as work:
+        for other in Run.objects.filter(pk__in=copies):
+            check_run_anomalies(other, batch=work, include_duplicates=False)
 
 
 def check_system_against_ceiling(system_id: int) -> None:

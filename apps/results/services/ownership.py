@@ -16,6 +16,9 @@ or to the *operator* when they came from the command line (no upload). The rules
 - Deleting an upload deletes only what it owns, all of it: its runs, points and stacks; a series or study it
   created that still holds points of others passes to the owner of those points. (Nothing it stored may stay
   behind without its upload: that is how the operator's rows look, which no account may replace.)
+- What the committee reviewed is not the uploader's alone to delete: an uploader taking down a run with the
+  committee's notes, checks, annotations or triaged changes withdraws it (it leaves the lists, the committee's work
+  stays), and an upload holding such runs stays as their record. Staff delete for real.
 - An upload naming an existing storage system that holds runs of another owner makes a *claim*: its run waits
   as submitted, with the claim said on the run, until the committee accepts it (`system_claim`).
 
@@ -27,12 +30,27 @@ may rewrite it.
 
 from __future__ import annotations
 
-from django.db import transaction
+from collections.abc import Iterable
 
-from apps.results.models import Run, ScalingPoint, StorageSystem, StudyPoint, Upload
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from apps.results.models import (
+    Annotation,
+    Change,
+    ReviewCheck,
+    ReviewNote,
+    ReviewStatus,
+    Run,
+    ScalingPoint,
+    StorageSystem,
+    StudyPoint,
+    Upload,
+)
 from apps.results.services import runs
-from apps.results.services.anomaly_checks import schedule_ceiling_check
+from apps.results.services.anomaly_checks import duplicates_rechecked, schedule_ceiling_check
 from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.review import review_run
 
 OPERATOR = "the operator (command-line ingest)"
 
@@ -96,13 +114,56 @@ def system_claim(system: StorageSystem, writer: Upload | None) -> str:
     )
 
 
-def delete_upload(upload: Upload) -> None:
+def reviewed(selected: QuerySet) -> QuerySet:
+    """The runs of `selected` the committee has worked on: a review note (every review decision leaves one), a
+    checklist item, an annotation, or a change it triaged."""
+    here = OuterRef("pk")
+    triaged = Change.objects.filter(Q(run_before=here) | Q(run_after=here), triaged_at__isnull=False)
+    return selected.filter(
+        Exists(ReviewNote.objects.filter(run=here))
+        | Exists(ReviewCheck.objects.filter(run=here))
+        | Exists(Annotation.objects.filter(run=here))
+        | Exists(triaged)
+    )
+
+
+def take_down_runs(selected: Iterable[Run], *, by) -> None:
+    """An account takes runs down (the API's delete; the caller checked `account_may_change`): staff delete them;
+    an uploader withdraws those the committee reviewed and deletes the rest. Their copies are checked again
+    (`duplicate_result`)."""
+    selected = list(selected)
+    with runs.batch() as batch, duplicates_rechecked(selected, batch=batch):
+        withdrawn = _withdraw_reviewed(selected, by, batch) if not by.is_staff else set()
+        batch.delete([run for run in selected if run.pk not in withdrawn])
+
+
+def _withdraw_reviewed(selected: list[Run], by, batch: runs.Batch) -> set[int]:
+    """Withdraw the runs of `selected` the committee reviewed, each with a note naming `by`; their primary keys."""
+    held = reviewed(Run.objects.filter(pk__in=[run.pk for run in selected]))
+    for run in held:
+        review_run(
+            run,
+            by=by,
+            status=ReviewStatus.WITHDRAWN,
+            note=f"withdrawn by its uploader {by.get_username()}",
+            batch=batch,
+        )
+    return {run.pk for run in held}
+
+
+def delete_upload(upload: Upload, *, by=None) -> None:
     """Remove an upload and what it owns: its runs, points and stacks, and the series and studies it created unless
     they hold points of others (those pass to the owner of the remaining points); then its jobs and its file. The
-    runs of a deleted stack's system are checked again (against an older stack's ceiling, or none)."""
+    runs of a deleted stack's system are checked again (against an older stack's ceiling, or none).
+
+    An uploader (`by`, not staff) withdraws instead the runs the committee reviewed (`take_down_runs`): the upload,
+    its jobs and its file then stay, as those runs' record; everything else it owns goes."""
     stored = upload.file
     with transaction.atomic():
-        runs.delete(upload.runs.all())
+        owned = list(upload.runs.all())
+        with runs.batch() as batch, duplicates_rechecked(owned, batch=batch):
+            withdrawn = _withdraw_reviewed(owned, by, batch) if by is not None and not by.is_staff else set()
+            batch.delete([run for run in owned if run.pk not in withdrawn])
         for system_id in set(upload.stacks.exclude(system=None).values_list("system", flat=True)):
             schedule_ceiling_check(system_id)
         upload.stacks.all().delete()
@@ -112,8 +173,10 @@ def delete_upload(upload: Upload) -> None:
             _delete_or_pass_on(series)
         for study in upload.studies.filter(scaling_series__isnull=True):
             _delete_or_pass_on(study)
-        upload.delete()
         bump_data_version_on_commit()  # its series' and studies' pages (its runs' went with runs.delete)
+        if withdrawn:
+            return
+        upload.delete()
         transaction.on_commit(lambda: stored.storage.delete(stored.name))
 
 

@@ -24,6 +24,7 @@ from apps.results.judgements.reproducibility import (
 from apps.results.judgements.submission_rules import CLAUSES, ClauseOutcome, check_clauses, target_rules_edition
 from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdition, Run
 from apps.results.services import runs
+from apps.results.services.anomaly_checks import check_run_anomalies
 from apps.results.services.freshness import bump_data_version_on_commit
 
 
@@ -132,7 +133,8 @@ def review_run(
     changes = []
     with runs.joined(batch) as work, work.transaction():
         run = Run.objects.select_for_update().get(pk=run.pk)
-        if status is not None and status != run.review_status:
+        status_changed = status is not None and status != run.review_status
+        if status_changed:
             changes.append(f"status {run.review_status} → {status}")
             run.review_status = status
         if level is not None and level != run.reproducibility_level:
@@ -143,6 +145,9 @@ def review_run(
             run.production_accepted = production_accepted
         if changes:
             work.edit(run, fields=["review_status", "reproducibility_level", "production_accepted", "updated_at"])
+            if status_changed:
+                # Whether the run counts as a duplicate of its copies follows its status (`counted_duplicates`).
+                check_run_anomalies(run, batch=work)
             # Only runs visible as ranked are a system's history (apps.results.services.changes): detect it again.
             work.detect_changes([run.pk])
         text = "\n".join(part for part in (note.strip(), "; ".join(changes)) if part)
