@@ -220,6 +220,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Tasks: a tasks.py per app, found by autodiscovery, with one retry policy (config/celery.py).
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-uploads": {"task": "apps.ingest.tasks.requeue_stuck_uploads", "schedule": 300.0},
+    "remove-expired-failed-uploads": {"task": "apps.ingest.tasks.remove_expired_failed_uploads", "schedule": 86400.0},
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -357,6 +358,13 @@ IOBOARD_ARCHIVE_MAX_RATIO = envint("IOBOARD_ARCHIVE_MAX_RATIO", 200)
 # IO500 runs (and so systems) one upload may create; a submission is one run.
 IOBOARD_UPLOAD_MAX_RUNS = envint("IOBOARD_UPLOAD_MAX_RUNS", 50)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
+# What one account may store a day (the last 24 hours; staff are not counted): uploads and their bytes. The defaults
+# are a campaign's worth (a submitter sends a few archives a day) and 16 uploads at the size cap.
+IOBOARD_UPLOAD_QUOTA_UPLOADS_PER_DAY = envint("IOBOARD_UPLOAD_QUOTA_UPLOADS_PER_DAY", 50)
+IOBOARD_UPLOAD_QUOTA_BYTES_PER_DAY = envint("IOBOARD_UPLOAD_QUOTA_BYTES_PER_DAY", 1024 * 1024 * 1024)
+# A failed upload's stored file is removed this many days after it failed (apps.ingest.retention); its row and its
+# message stay, so its uploader can still read why it failed.
+IOBOARD_FAILED_UPLOAD_RETENTION_DAYS = envint("IOBOARD_FAILED_UPLOAD_RETENTION_DAYS", 14)
 # How long an uploader is asked to wait before polling an unfinished upload again (the Retry-After of its 202 and
 # of its status while pending or processing): an IO500 submission ingests in about a second, a queue of them in a
 # few, and a client polling back-to-back costs the readers of a shared server their CPU (bench load_deadline).

@@ -29,6 +29,7 @@ from apps.ingest.core.archive import SCRATCH_PREFIX, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
 from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
+from apps.ingest.retention import remove_failed_upload_files
 from apps.results.services.list_entries import analyze_after_bulk_write
 from config.celery import TRANSIENT_ERRORS
 
@@ -129,3 +130,9 @@ def requeue_stuck_uploads() -> int:
     if orphans:
         logger.warning("removed %d extraction directories of killed workers", len(orphans))
     return len(requeued)
+
+
+@shared_task(name="apps.ingest.tasks.remove_expired_failed_uploads")
+def remove_expired_failed_uploads() -> int:
+    """Daily (CELERY_BEAT_SCHEDULE): remove failed uploads' files past their retention (apps.ingest.retention)."""
+    return len(remove_failed_upload_files())

@@ -14,6 +14,7 @@ nothing behind: scratch is always removed and the stored file is written only af
 import hashlib
 import re
 import tempfile
+from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, NamedTuple
 
@@ -21,6 +22,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Sum
+from django.utils import timezone
 
 from apps.ingest.core.archive import ArchiveError, inspect_archive, is_archive
 from apps.ingest.core.common import archive_limits
@@ -38,6 +41,10 @@ RECEIVED_NAME = "received.upload"
 
 class UploadRefused(Exception):
     """The upload is not accepted; the message names the problem. Nothing of it was stored."""
+
+
+class UploadQuotaExceeded(UploadRefused):
+    """The account has stored its day's worth of uploads or bytes (a 429: it may send again later)."""
 
 
 class ReceivedUpload(NamedTuple):
@@ -64,6 +71,7 @@ def receive_upload(
         existing = existing_upload(sha256, uploader, kind)
         if existing:
             return existing
+        check_quota(uploader, size, name)
         check_content(copy, kind=kind, name=name)
         upload = Upload(
             sha256=sha256, original_name=name, size=size, kind=kind, uploader=uploader, declared_metadata=metadata
@@ -72,6 +80,7 @@ def receive_upload(
             upload.file.save(stored_name(sha256, name), File(handle), save=False)
     try:
         with transaction.atomic():
+            check_quota(uploader, size, name, locked=True)
             upload.save()
             job = start_job(upload)
     except IntegrityError:
@@ -118,6 +127,31 @@ def copy_with_cap(fileobj: BinaryIO, destination: Path, name: str) -> tuple[str,
     if size == 0:
         raise UploadRefused(f"{name}: file is empty")
     return digest.hexdigest(), size
+
+
+def check_quota(uploader: AbstractBaseUser | None, size: int, name: str, *, locked: bool = False) -> None:
+    """Refuse an upload of `size` bytes past the account's day (the last 24 hours): more uploads than
+    IOBOARD_UPLOAD_QUOTA_UPLOADS_PER_DAY, or more bytes than IOBOARD_UPLOAD_QUOTA_BYTES_PER_DAY. Staff are not
+    counted. `locked`: in the transaction that stores the upload, the account's row is locked first, so two
+    uploads at once cannot both pass on the same count (PostgreSQL; SQLite writes one at a time anyway)."""
+    if uploader is None or uploader.is_staff:
+        return
+    if locked:
+        type(uploader).objects.select_for_update().filter(pk=uploader.pk).exists()
+    day = Upload.objects.filter(uploader=uploader, created_at__gte=timezone.now() - timedelta(days=1))
+    spent = day.aggregate(uploads=Count("pk"), size=Sum("size"))
+    uploads, spent_bytes = spent["uploads"], spent["size"] or 0
+    per_day, bytes_per_day = settings.IOBOARD_UPLOAD_QUOTA_UPLOADS_PER_DAY, settings.IOBOARD_UPLOAD_QUOTA_BYTES_PER_DAY
+    if uploads >= per_day:
+        raise UploadQuotaExceeded(
+            f"{name}: refused: this account sent {uploads} uploads in the last 24 hours, its limit of {per_day} "
+            "uploads per day; send it again later"
+        )
+    if spent_bytes + size > bytes_per_day:
+        raise UploadQuotaExceeded(
+            f"{name}: refused: its {size} bytes and the {spent_bytes} this account sent in the last 24 hours are over "
+            f"its limit of {bytes_per_day} bytes per day; send it again later"
+        )
 
 
 def check_content(path: Path, *, kind: str, name: str) -> None:

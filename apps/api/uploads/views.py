@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Subquery, prefetch_related_objects
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -15,7 +15,7 @@ from apps.api.common.viewsets import ApiDefaults
 from apps.api.uploads.filters import UploadFilter
 from apps.api.uploads.serializers import UploadAcceptedSerializer, UploadFormSerializer, UploadStatusSerializer
 from apps.ingest.models import IngestJob
-from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
+from apps.ingest.uploads import UploadQuotaExceeded, UploadRefused, receive_upload, refuse_oversized_request
 from apps.results.models import Run
 from apps.results.services.ownership import delete_upload
 
@@ -109,6 +109,10 @@ class UploadViewSet(
                 UploadAcceptedSerializer,
                 description="these bytes were uploaded before: the existing upload, not ingested again",
             ),
+            429: OpenApiResponse(
+                description="the account's uploads or bytes of the last 24 hours are at its daily limit, "
+                "named in the message"
+            ),
         },
         parameters=[RETRY_AFTER],
     )
@@ -128,6 +132,8 @@ class UploadViewSet(
                 uploader=request.user,
                 metadata=form.metadata(),
             )
+        except UploadQuotaExceeded as refusal:
+            raise Throttled(detail=str(refusal)) from refusal
         except UploadRefused as refusal:
             raise ValidationError({"file": [str(refusal)]}) from refusal
         answer = UploadAcceptedSerializer(received, context=self.get_serializer_context())

@@ -208,7 +208,8 @@ def ingest_paths(
     overrides = {key: options[key] for key in OVERRIDE_OPTIONS if options.get(key) not in (None, "")}
     summary = IngestSummary()
     if not paths:
-        summary.merge(reprocess_uploads(Upload.objects.filter(kind="io500").order_by("pk")))
+        # A failed upload whose file is past its retention (apps.ingest.retention) has nothing to re-read.
+        summary.merge(reprocess_uploads(Upload.objects.filter(kind="io500").exclude(file="").order_by("pk")))
     for path in map(Path, paths):
         if not path.exists():
             summary.failed.append(f"{path}: no such file or directory")
