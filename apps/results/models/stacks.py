@@ -60,6 +60,20 @@ class Stack(models.Model):
         return reverse("stack-detail", args=[self.name])
 
     @classmethod
+    def ceiling_for(cls, run) -> Stack | None:
+        """The stack whose ceiling `run` is held to: its system's latest of the operator's (no upload) or of the
+        run's own account. An account's stack describes the account's runs only: the first writer of a system
+        with no runs yet may not hold the runs others store there later to a ceiling of its choosing."""
+        if run.system_id is None:
+            return None
+        owners = models.Q(upload__isnull=True)
+        if run.upload_id is not None:
+            owners |= models.Q(upload=run.upload_id)
+            if run.upload.uploader_id is not None:
+                owners |= models.Q(upload__uploader_id=run.upload.uploader_id)
+        return cls.objects.filter(owners, system_id=run.system_id).order_by("-created_at", "-pk").first()
+
+    @classmethod
     def of_system(cls, system_id: int | None) -> Stack | None:
         """The stack whose ceiling a storage system's runs are held to: its latest."""
         if system_id is None:

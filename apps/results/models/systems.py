@@ -65,6 +65,15 @@ class StorageSystem(models.Model):
     storage_vendor = models.CharField(max_length=255, blank=True)
     server_count = models.PositiveIntegerField(null=True, blank=True, help_text="storage servers, when known")
     description = models.TextField(blank=True)
+    described_by = models.ForeignKey(
+        "results.Upload",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="the upload whose metadata gave the storage vendor and server count (None: the operator's, or "
+        "none); the operator's replace an account's, and they go with its upload (apps.results.services.ownership)",
+    )
 
     class Meta:
         ordering = ["institution__name", "name"]
@@ -94,18 +103,24 @@ class StorageSystem(models.Model):
             defaults={"institution": institution_row, "name": name, "filesystem": filesystem, **defaults},
         )
         if not created and fill_blanks:
-            system.fill_blanks(**defaults)
+            system.fill_blanks(by=None, **defaults)
         return system
 
-    def fill_blanks(self, **values) -> None:
-        """Set the given descriptive fields (storage_vendor, server_count) where the system has none yet. An
-        upload that claims a system of another owner does not describe it (apps.results.services.ownership)."""
-        missing = {field: value for field, value in values.items() if value and not getattr(self, field)}
+    def fill_blanks(self, *, by, **values) -> None:
+        """Set the given descriptive fields (storage_vendor, server_count) where the system has none yet, as written
+        by the upload `by` (None: the operator). The operator's values also replace those an account's upload
+        wrote first: the first writer of a system does not describe it for everyone. An upload that claims a
+        system of another owner does not describe it (apps.results.services.ownership)."""
+        over_an_account = by is None and self.described_by_id is not None
+        missing = {
+            field: value for field, value in values.items() if value and (over_an_account or not getattr(self, field))
+        }
         if missing:
             for field, value in missing.items():
                 setattr(self, field, value)
+            self.described_by = by
             # The run write that follows (apps.results.services.runs) copies them into the system's list entries.
-            self.save(update_fields=list(missing))
+            self.save(update_fields=[*missing, "described_by"])
 
 
 class SystemAlias(models.Model):

@@ -51,7 +51,7 @@ def duplicate_context(run: Run) -> RuleContext:
         .select_related("system__institution")
         .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
     )
-    stack = Stack.of_system(run.system_id)
+    stack = Stack.ceiling_for(run)
     return RuleContext(
         run_id=run.pk,
         system=str(run.system_id),

@@ -16,6 +16,9 @@ or to the *operator* when they came from the command line (no upload). The rules
 - Deleting an upload deletes only what it owns, all of it: its runs, points and stacks; a series or study it
   created that still holds points of others passes to the owner of those points. (Nothing it stored may stay
   behind without its upload: that is how the operator's rows look, which no account may replace.)
+- An account's upload describes (storage vendor, server count) only a system without another owner's runs,
+  the operator's description replaces it, and it goes with its upload (`StorageSystem.described_by`); an
+  account's stack holds only the account's runs to its ceiling (`Stack.ceiling_for`).
 - What the committee reviewed is not the uploader's alone to delete: an uploader taking down a run with the
   committee's notes, checks, annotations or triaged changes withdraws it (it leaves the lists, the committee's work
   stays), and an upload holding such runs stays as their record. Staff delete for real.
@@ -164,6 +167,9 @@ def delete_upload(upload: Upload, *, by=None) -> None:
         with runs.batch() as batch, duplicates_rechecked(owned, batch=batch):
             withdrawn = _withdraw_reviewed(owned, by, batch) if by is not None and not by.is_staff else set()
             batch.delete([run for run in owned if run.pk not in withdrawn])
+            for system in StorageSystem.objects.filter(described_by=upload):
+                system.storage_vendor, system.server_count, system.described_by = "", None, None
+                batch.edit_system(system, fields=["storage_vendor", "server_count", "described_by"])
         for system_id in set(upload.stacks.exclude(system=None).values_list("system", flat=True)):
             schedule_ceiling_check(system_id)
         upload.stacks.all().delete()

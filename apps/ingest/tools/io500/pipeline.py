@@ -297,6 +297,7 @@ def _store_parsed_run(
     claim = system_claim(fields["system"], upload)
     if not claim:  # who claims another owner's system does not describe it either
         fields["system"].fill_blanks(
+            by=upload,
             storage_vendor=parsed.metadata.get("storage_vendor", ""),
             server_count=_as_int(parsed.metadata.get("server_count")),
         )
@@ -329,8 +330,6 @@ def run_fields(parsed: ParsedRun) -> dict:
         metadata.get("institution", ""),
         metadata.get("system", ""),
         metadata.get("filesystem", ""),
-        storage_vendor=metadata.get("storage_vendor", ""),
-        server_count=_as_int(metadata.get("server_count")),
         fill_blanks=False,
     )
     timestamp = record.run_timestamp
