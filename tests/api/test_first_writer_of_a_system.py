@@ -44,19 +44,11 @@ def test_an_accounts_stack_for_a_system_with_no_runs_holds_only_its_own_runs_to_
 
 
 def test_the_operators_description_of_a_system_replaces_the_one_an_account_wrote_first(
-    bob_client, bob, tmp_path, private_storage, celery_eager, django_capture_on_commit_callbacks
+    bob_client, tmp_path, private_storage, celery_eager, django_capture_on_commit_callbacks
 ):
     """Bob's upload of another run, naming the system and a vendor and server count of his choosing, comes first;
-    the operator's ingest of the published run, with its own description, describes the system. When bob's upload
-    goes, what it wrote of the system goes with it."""
-    declared = {"institution": "Intel", "system": "Wolf", "filesystem": "DAOS", "storage_vendor": "Bob's Storage"}
-    with django_capture_on_commit_callbacks(execute=True):
-        bobs = bob_client.post(
-            "/api/v1/uploads/",
-            {"file": named_file(tar_gz_of(OTHER_SUBMISSION), "bobs.tgz"), "server_count": 1, **declared},
-            format="multipart",
-        )
-    assert bob_client.get(bobs.json()["status_url"]).json()["status"] == "done"
+    the operator's ingest of the published run, with its own description, describes the system."""
+    bobs_run_describing(bob_client, django_capture_on_commit_callbacks, "Intel", "Wolf", "DAOS")
     assert described("Intel", "Wolf") == ("Bob's Storage", 1)
 
     shutil.copytree(DEMO_SUBMISSION, tmp_path / "archive" / PUBLISHED_AT)
@@ -69,19 +61,27 @@ def test_the_operators_description_of_a_system_replaces_the_one_an_account_wrote
 def test_an_accounts_description_goes_with_its_upload(
     bob_client, private_storage, celery_eager, django_capture_on_commit_callbacks
 ):
-    declared = {"institution": "Bobs Lab", "system": "Mine", "filesystem": "Lustre", "storage_vendor": "Bob's Storage"}
-    with django_capture_on_commit_callbacks(execute=True):
-        bobs = bob_client.post(
-            "/api/v1/uploads/",
-            {"file": named_file(tar_gz_of(OTHER_SUBMISSION), "bobs.tgz"), "server_count": 1, **declared},
-            format="multipart",
-        )
+    bobs = bobs_run_describing(bob_client, django_capture_on_commit_callbacks, "Bobs Lab", "Mine", "Lustre")
     assert described("Bobs Lab", "Mine") == ("Bob's Storage", 1)
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert bob_client.delete(f"/api/v1/uploads/{bobs.json()['id']}/").status_code == 204
+        assert bob_client.delete(f"/api/v1/uploads/{bobs['id']}/").status_code == 204
 
     assert described("Bobs Lab", "Mine") == ("", None)
+
+
+def bobs_run_describing(client, capture, institution: str, name: str, filesystem: str) -> dict:
+    """Bob's upload of a run naming the system, with a vendor ("Bob's Storage") and a server count (1); its status."""
+    fields = {"institution": institution, "system": name, "filesystem": filesystem, "server_count": 1}
+    with capture(execute=True):
+        accepted = client.post(
+            "/api/v1/uploads/",
+            {"file": named_file(tar_gz_of(OTHER_SUBMISSION), "bobs.tgz"), "storage_vendor": "Bob's Storage", **fields},
+            format="multipart",
+        )
+    status = client.get(accepted.json()["status_url"]).json()
+    assert status["status"] == "done", status["error"]
+    return status
 
 
 def described(institution: str, name: str) -> tuple[str, int | None]:
