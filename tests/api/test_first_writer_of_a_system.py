@@ -9,9 +9,9 @@ import pytest
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Run, Stack, StorageSystem
 from apps.results.services.anomaly_checks import duplicate_context
+from tests.api.stacks.test_stacks_api import CAMPAIGN
+from tests.api.stacks.test_stacks_api import upload as upload_stack
 from tests.api.test_ownership_attacks import OTHER_SUBMISSION, PUBLISHED_AT
-from tests.api.test_stacks_api import CAMPAIGN
-from tests.api.test_stacks_api import upload as upload_stack
 from tests.api.uploading import DEMO_SUBMISSION, named_file, tar_gz_of
 
 pytestmark = pytest.mark.django_db

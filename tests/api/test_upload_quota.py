@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 
 from apps.results.models import Upload
-from tests.api.test_uploads import upload
 from tests.api.uploading import DEMO, DEMO_SUBMISSION, files_under, tar_gz_of
+from tests.api.uploads.test_uploads import upload
 
 pytestmark = pytest.mark.django_db
 

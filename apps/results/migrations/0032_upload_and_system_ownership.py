@@ -11,7 +11,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0030_filesystem_sort_indexes_carry_client_nodes'),
+        ('results', '0031_published_record'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
