@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO, NamedTuple
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
 from django.db import IntegrityError, transaction
@@ -137,7 +138,7 @@ def check_quota(uploader: AbstractBaseUser | None, size: int, name: str, *, lock
     if uploader is None or uploader.is_staff:
         return
     if locked:
-        type(uploader).objects.select_for_update().filter(pk=uploader.pk).exists()
+        get_user_model().objects.select_for_update().filter(pk=uploader.pk).exists()
     day = Upload.objects.filter(uploader=uploader, created_at__gte=timezone.now() - timedelta(days=1))
     spent = day.aggregate(uploads=Count("pk"), size=Sum("size"))
     uploads, spent_bytes = spent["uploads"], spent["size"] or 0
