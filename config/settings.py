@@ -221,6 +221,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-uploads": {"task": "apps.ingest.tasks.requeue_stuck_uploads", "schedule": 300.0},
     "remove-expired-failed-uploads": {"task": "apps.ingest.tasks.remove_expired_failed_uploads", "schedule": 86400.0},
+    "release-due-embargoes": {"task": "apps.results.tasks.release_due_embargoes", "schedule": 60.0},
 }
 
 AUTH_PASSWORD_VALIDATORS = [

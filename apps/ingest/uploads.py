@@ -14,7 +14,7 @@ nothing behind: scratch is always removed and the stored file is written only af
 import hashlib
 import re
 import tempfile
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, NamedTuple
 
@@ -32,6 +32,7 @@ from apps.ingest.models import IngestJob
 from apps.ingest.tasks import ingest_upload_task
 from apps.ingest.tools import upload_kinds
 from apps.results.models import Upload
+from apps.results.services.embargo import EmbargoError, embargo_of
 
 CHUNK_BYTES = 1024 * 1024
 # A multipart body carries the form fields and boundaries besides the file itself.
@@ -62,9 +63,18 @@ def refuse_oversized_request(content_length: int) -> None:
 
 
 def receive_upload(
-    fileobj: BinaryIO, *, name: str, kind: str, uploader: AbstractBaseUser | None, metadata: dict
+    fileobj: BinaryIO,
+    *,
+    name: str,
+    kind: str,
+    uploader: AbstractBaseUser | None,
+    metadata: dict,
+    edition: str = "",
+    embargo_until: datetime | None = None,
 ) -> ReceivedUpload:
-    """Store a new upload and queue its ingest, or return the account's existing upload of the same bytes and kind."""
+    """Store a new upload and queue its ingest, or return the account's existing upload of the same bytes and kind.
+    With an `edition` not yet frozen or an `embargo_until` ahead, what it stores is private until released
+    (apps.results.services.embargo)."""
     name = display_name(name)
     with tempfile.TemporaryDirectory(prefix="ioboard-receive-") as scratch:
         copy = Path(scratch) / RECEIVED_NAME
@@ -74,8 +84,20 @@ def receive_upload(
             return existing
         check_quota(uploader, size, name)
         check_content(copy, kind=kind, name=name)
+        try:
+            embargoed = embargo_of(edition, embargo_until)
+        except EmbargoError as error:
+            raise UploadRefused(str(error)) from error
         upload = Upload(
-            sha256=sha256, original_name=name, size=size, kind=kind, uploader=uploader, declared_metadata=metadata
+            sha256=sha256,
+            original_name=name,
+            size=size,
+            kind=kind,
+            uploader=uploader,
+            declared_metadata=metadata,
+            edition=edition,
+            embargo_until=embargo_until,
+            embargoed=embargoed,
         )
         with open(copy, "rb") as handle:
             upload.file.save(stored_name(sha256, name), File(handle), save=False)

@@ -10,7 +10,7 @@ under when they lived in apps.results.services.custom_lists, for the messages st
 
 from celery import shared_task
 
-from apps.results.services import anomaly_checks, custom_lists, list_entries
+from apps.results.services import anomaly_checks, custom_lists, embargo, list_entries
 from apps.results.services.changes import history
 from config.celery import formerly
 
@@ -46,3 +46,10 @@ def check_runs_against_ceiling(system_id: int) -> None:
     """Re-run the anomaly rules of a system's IO500 runs against its stack's ceiling
     (`anomaly_checks.check_system_against_ceiling`)."""
     anomaly_checks.check_system_against_ceiling(system_id)
+
+
+@shared_task
+def release_due_embargoes() -> int:
+    """Periodic (CELERY_BEAT_SCHEDULE): make public the uploads whose embargo date has passed
+    (`embargo.release_due`). Idempotent."""
+    return len(embargo.release_due())

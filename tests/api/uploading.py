@@ -47,13 +47,19 @@ def client_with_token(user) -> APIClient:
     return client
 
 
-def uploaded_run(user, content: bytes = b"archive bytes") -> Run:
-    """A run as an upload by `user` would leave it: the kept file, a finished job, the run."""
+def uploaded_run(user, content: bytes = b"archive bytes", edition: str = "", **run_fields) -> Run:
+    """A run as an upload by `user` would leave it (to `edition`: private until it is frozen): the kept file, a
+    finished job, the run (with `run_fields`)."""
     upload = Upload(
-        sha256=hashlib.sha256(content).hexdigest(), original_name="run.tgz", size=len(content), uploader=user
+        sha256=hashlib.sha256(content).hexdigest(),
+        original_name="run.tgz",
+        size=len(content),
+        uploader=user,
+        edition=edition,
+        embargoed=bool(edition),
     )
     upload.file.save("run.tgz", ContentFile(content), save=True)
-    run = RunFactory(upload=upload)
+    run = RunFactory(upload=upload, **run_fields)
     job = IngestJob.objects.create(upload=upload, status="done", progress=100)
     job.runs.set([run])
     return run

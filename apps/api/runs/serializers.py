@@ -151,6 +151,9 @@ class RunDetailSerializer(serializers.ModelSerializer):
     files = RunFileSerializer(many=True)
     citations = serializers.SerializerMethodField()
     reproducibility = serializers.SerializerMethodField()
+    edition = serializers.CharField(source="upload.edition", default="", help_text="the edition it was submitted to")
+    embargo_until = serializers.DateTimeField(source="upload.embargo_until", default=None, allow_null=True)
+    embargoed = serializers.BooleanField(help_text="private until released: seen by its account and staff only")
 
     class Meta:
         model = Run
@@ -186,6 +189,9 @@ class RunDetailSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
             "review_status",
+            "edition",
+            "embargo_until",
+            "embargoed",
             "citations",
             "reproducibility",
         ]

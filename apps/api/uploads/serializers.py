@@ -12,6 +12,7 @@ from apps.ingest.models import IngestJob
 from apps.ingest.tools import DEFAULT_KIND, upload_kind_choices, upload_kinds
 from apps.ingest.tools.base import UploadField
 from apps.results.judgements.reproducibility import QuestionnaireError, clean_reproducibility
+from apps.results.services.embargo import EmbargoError, embargo_of
 
 
 class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
@@ -41,6 +42,23 @@ class UploadFormSerializer(BoundedTextMixin, serializers.Serializer):
         help_text="the reproducibility questionnaire, target level and list, production declaration and "
         "acknowledgements, as the `reproducibility:` mapping of ioboard.yaml (JSON)",
     )
+
+    edition = serializers.SlugField(
+        required=False,
+        max_length=50,
+        help_text="the edition (e.g. sc26) this is submitted to, not yet frozen: its runs are seen by your account "
+        "and staff only until staff freeze that edition",
+    )
+    embargo_until = serializers.DateTimeField(
+        required=False, help_text="ISO date-time: its runs are seen by your account and staff only until then"
+    )
+
+    def validate_edition(self, value: str) -> str:
+        try:
+            embargo_of(value, None)
+        except EmbargoError as error:
+            raise serializers.ValidationError(str(error)) from error
+        return value
 
     def validate_reproducibility(self, value) -> dict:
         try:
@@ -121,6 +139,11 @@ class UploadStatusSerializer(serializers.ModelSerializer):
     uploader = serializers.CharField(source="upload.uploader.get_username", allow_null=True, default=None)
     declared_metadata = serializers.JSONField(source="upload.declared_metadata")
     created_at = serializers.DateTimeField(source="upload.created_at")
+    edition = serializers.CharField(source="upload.edition")
+    embargo_until = serializers.DateTimeField(source="upload.embargo_until", allow_null=True)
+    embargoed = serializers.BooleanField(
+        source="upload.embargoed", help_text="private until released: seen by its account and staff only"
+    )
     runs = UploadRunSerializer(many=True, source="created_runs")
 
     def get_fields(self):
@@ -139,6 +162,9 @@ class UploadStatusSerializer(serializers.ModelSerializer):
             "uploader",
             "declared_metadata",
             "created_at",
+            "edition",
+            "embargo_until",
+            "embargoed",
             "status",
             "progress",
             "error",

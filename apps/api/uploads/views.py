@@ -131,6 +131,8 @@ class UploadViewSet(
                 kind=form.validated_data["kind"],
                 uploader=request.user,
                 metadata=form.metadata(),
+                edition=form.validated_data.get("edition", ""),
+                embargo_until=form.validated_data.get("embargo_until"),
             )
         except UploadQuotaExceeded as refusal:
             raise Throttled(detail=str(refusal)) from refusal

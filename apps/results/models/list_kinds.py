@@ -15,11 +15,16 @@ from datetime import UTC, date, datetime, time
 
 from django.db.models import Expression, F, Q
 
+from apps.results.models.visibility import PUBLIC_CONDITIONS
+
 #: The conditions of an *eligible* run: an IO500 run, not excluded (the benchmark's verdict and the error-level
 #: anomaly rules, `Run.derive_verdicts`), with a score. The partial indexes of the run table use them too.
 ELIGIBLE_CONDITIONS = {"kind": "io500", "exclusion_reason": "", "score_total__isnull": False}
 #: The committee's acceptance (apps.results.services.review): published archives ingested by the operator are accepted.
 ACCEPTED_CONDITIONS = {"review_status": "accepted"}
+#: Visible as ranked: eligible, accepted, and public (an embargoed run joins the lists at its release,
+#: apps.results.models.visibility).
+RANKED_CONDITIONS = {**ELIGIBLE_CONDITIONS, **ACCEPTED_CONDITIONS, **PUBLIC_CONDITIONS}
 
 
 def eligible_condition(prefix: str = "") -> Q:
@@ -28,9 +33,10 @@ def eligible_condition(prefix: str = "") -> Q:
 
 
 def ranked_condition(prefix: str = "") -> Q:
-    """Runs *visible as ranked*: eligible AND accepted by review. The one definition every ranked list, custom
-    list, API flag and filter, best score and change feed reads (`Run.is_ranked` says the same of one run)."""
-    return Q(**{prefix + name: value for name, value in {**ELIGIBLE_CONDITIONS, **ACCEPTED_CONDITIONS}.items()})
+    """Runs *visible as ranked*: eligible AND accepted by review AND not embargoed. The one definition every ranked
+    list, custom list, API flag and filter, best score, change detection and change feed reads (`Run.is_ranked`
+    says the same of one run)."""
+    return Q(**{prefix + name: value for name, value in RANKED_CONDITIONS.items()})
 
 
 def _holds(conditions: dict, run) -> bool:
@@ -55,7 +61,7 @@ def is_eligible(run) -> bool:
 
 def is_ranked(run) -> bool:
     """`ranked_condition()` of one run in memory."""
-    return _holds({**ELIGIBLE_CONDITIONS, **ACCEPTED_CONDITIONS}, run)
+    return _holds(RANKED_CONDITIONS, run)
 
 
 #: Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score.
@@ -113,6 +119,8 @@ PRODUCTION = Q(
     production_accepted=True,
 )
 RANKED = ranked_condition()
+#: Runs anybody may see: the historic list holds these only, so no list entry shows an embargoed run.
+PUBLIC = Q(**PUBLIC_CONDITIONS)
 TEN_NODES = Q(client_nodes=10)
 
 LIST_KINDS: dict[str, ListKind] = {
@@ -176,7 +184,7 @@ LIST_KINDS: dict[str, ListKind] = {
             "historic",
             "Historic list",
             "Every IO500 run. Runs kept off the ranked lists are marked, with the reason.",
-            members=Q(kind="io500"),
+            members=Q(kind="io500") & PUBLIC,
             ranked=RANKED,
             best_per_system=False,
             default_sort="-score",

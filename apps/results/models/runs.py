@@ -118,6 +118,11 @@ class Run(models.Model):
         "waits as submitted until the committee accepts the claim "
         "(apps.results.services.ownership)",
     )
+    embargoed = models.BooleanField(
+        default=False,
+        help_text="private until released: its upload's edition is not frozen yet, or its embargo date has not "
+        "passed; only its account and staff see it (apps.results.models.visibility)",
+    )
 
     objects = RunQuerySet.as_manager()
 

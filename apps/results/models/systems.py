@@ -7,6 +7,8 @@ import re
 from django.db import models
 from django.urls import reverse
 
+from apps.results.models.visibility import system_visible_condition
+
 
 def identity_key(*parts: str) -> str:
     """Spelling-insensitive key: case, punctuation and runs of white space do not make a new system."""
@@ -52,6 +54,13 @@ class InstitutionAlias(models.Model):
         super().save(*args, **kwargs)
 
 
+class StorageSystemQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """The systems `user` may see (None: an anonymous reader): a system known only from embargoed runs is
+        its uploader's and staff's until the release (`apps.results.models.visibility`)."""
+        return self.filter(system_visible_condition(user))
+
+
 class StorageSystem(models.Model):
     """The canonical identity of a storage system: institution + system name + file-system type.
 
@@ -74,6 +83,8 @@ class StorageSystem(models.Model):
         help_text="the upload whose metadata gave the storage vendor and server count (None: the operator's, or "
         "none); the operator's replace an account's, and they go with its upload (apps.results.services.ownership)",
     )
+
+    objects = StorageSystemQuerySet.as_manager()
 
     class Meta:
         ordering = ["institution__name", "name"]

@@ -30,6 +30,15 @@ class Upload(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="uploads"
     )
     declared_metadata = models.JSONField(default=dict, blank=True)
+    edition = models.CharField(
+        max_length=50, blank=True, help_text="the edition (e.g. sc26) it is submitted to: private until it is frozen"
+    )
+    embargo_until = models.DateTimeField(null=True, blank=True, help_text="private until this moment")
+    embargoed = models.BooleanField(
+        default=False,
+        help_text="private until released (its edition frozen or its embargo date passed): what it stored is "
+        "seen by its account and staff only (apps.results.models.visibility)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -5,7 +5,8 @@ references to them, so a later re-scoring or re-ingest of a run moves the live l
 edition. The entry keeps a link to its run and system for navigation only (SET_NULL on delete).
 
 Editions are made with `manage.py freeze_edition NAME --list io500`, or in the admin by adding an
-Edition (its admin calls `freeze_entries()` on save).
+Edition (its admin calls `freeze_entries()` on save). Freezing an edition releases the uploads submitted to it
+(apps.results.services.embargo) before its lists are copied.
 """
 
 from itertools import islice
@@ -20,6 +21,7 @@ from apps.results.models import Edition, EditionEntry, ListEntry, RulesEdition
 from apps.results.models.list_columns import LIST_COLUMNS, column_field, criteria_condition, sort_column
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.models.querysets import LARGE_RUN_FIELDS, badges, normalised_scores
+from apps.results.services.embargo import release_edition
 from apps.results.services.freshness import bump_data_version_on_commit
 from apps.results.services.review import rules_edition_on
 
@@ -42,6 +44,7 @@ def freeze_edition(
     with transaction.atomic():
         if Edition.objects.filter(name=name, list_kind=list_kind).exists():
             raise EditionError(f"edition {name} of the {list_kind} list exists already; editions never change")
+        release_edition(name)  # the release: the runs submitted to it are public and on the list it freezes
         rules = rules_edition or rules_edition_on(timezone.localdate())
         edition = Edition.objects.create(
             name=name, list_kind=list_kind, title=title, description=description, rules_edition=rules

@@ -104,7 +104,10 @@ class Batch:
         (self._detections_asked if self._in_transaction else self._detections).update(run_ids)
 
     def store(self, **fields) -> Run:
-        """A new run with these columns (its children are the caller's, in the same batch)."""
+        """A new run with these columns (its children are the caller's, in the same batch); private until
+        released when its upload is (apps.results.models.visibility)."""
+        upload = fields.get("upload")
+        fields.setdefault("embargoed", bool(upload and upload.embargoed))
         with self.transaction(), run_writes_open():
             run = Run.objects.create(**fields)
             self._note_run(run, created=True)
@@ -149,6 +152,18 @@ class Batch:
             for anomaly in saved:
                 anomaly.save()
             return self.set_verdicts(Run.objects.get(pk=run.pk))
+
+    def release(self, runs: QuerySet) -> list[int]:
+        """Make embargoed runs public, all at once (apps.results.services.embargo: an edition released, an embargo
+        passed): their systems' list entries re-derived in the batch, their changes detected after it. Returns the
+        runs released."""
+        with self.transaction(), run_writes_open():
+            rows = list(runs.filter(embargoed=True).values_list("pk", "system_id"))
+            run_ids = [pk for pk, _ in rows]
+            Run.objects.filter(pk__in=run_ids).update(embargoed=False)
+            self._note_systems(system_id for _, system_id in rows)
+            self.detect_changes(run_ids)
+        return run_ids
 
     def delete(self, runs: Iterable[Run]) -> int:
         """Delete runs (a queryset or a list), taking them off every list first (their entries would cascade

@@ -1,0 +1,56 @@
+"""Who may see what an upload stored: the one definition of "visible to this reader" (issue 37, private until release).
+
+An upload submitted to an edition not yet frozen, or with an embargo date still ahead, is *embargoed*: its runs
+(`Run.embargoed`, a copy of `Upload.embargoed` that the list conditions read as a run column) and the rows it
+owns (series, studies, points) are seen by its account and by staff only, and by nobody else anywhere: to the
+others they answer as rows that do not exist. The release (`apps.results.services.embargo`) clears both flags.
+
+Every surface reads runs through `Run.objects.visible_to(user)` (rows hanging off runs through
+`run_visible_condition(user, "run__")`, rows an upload owns through `owned_visible_condition`); the maintained
+list entries hold public runs only (`list_kinds.PUBLIC`), so lists, counts and change detection need no reader.
+"""
+
+from django.apps import apps
+from django.db.models import Exists, OuterRef, Q
+
+#: A run anybody may see: not embargoed.
+PUBLIC_CONDITIONS = {"embargoed": False}
+
+
+def _sees_everything(user) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_staff)
+
+
+def _own(user, prefix: str) -> Q | None:
+    """What `user`'s uploads stored, as a condition on the upload reached through `prefix`; None for anonymous."""
+    if user is None or not user.is_authenticated:
+        return None
+    return Q(**{prefix + "uploader": user})
+
+
+def run_visible_condition(user, prefix: str = "") -> Q:
+    """The runs (reached through `prefix`, e.g. "run__") `user` may see: public ones, their own, all for staff."""
+    if _sees_everything(user):
+        return Q()
+    public = Q(**{prefix + name: value for name, value in PUBLIC_CONDITIONS.items()})
+    own = _own(user, prefix + "upload__")
+    return public if own is None else public | own
+
+
+def owned_visible_condition(user, prefix: str = "") -> Q:
+    """Rows an upload owns (a series, a study, a point; `prefix` reaches the row) that `user` may see: stored by
+    the operator (no upload), by an upload not embargoed, by their own upload, or any for staff."""
+    if _sees_everything(user):
+        return Q()
+    public = Q(**{prefix + "upload__isnull": True}) | Q(**{prefix + "upload__embargoed": False})
+    own = _own(user, prefix + "upload__")
+    return public if own is None else public | own
+
+
+def system_visible_condition(user) -> Q:
+    """Storage systems `user` may see: all but those whose runs are all hidden from them (a system an embargoed
+    upload created is unknown to others until the release). A system without runs stays visible."""
+    if _sees_everything(user):
+        return Q()
+    runs = apps.get_model("results", "Run").objects.filter(system=OuterRef("pk"))
+    return Q(~Exists(runs.exclude(**PUBLIC_CONDITIONS))) | Q(Exists(runs.filter(run_visible_condition(user))))

@@ -1,0 +1,202 @@
+"""Private until release (issue 37, item 5): an upload submitted to an edition is seen by its account and staff only.
+
+Account A (alice) uploads a real IO500 submission through the API to edition sc26; staff accept it, so it would
+rank. Until staff freeze sc26, every surface answers anonymous readers and a second account (bob) exactly as
+before the upload (no id, no new system's name, no score, no count), and the run's own addresses are 404s. The
+owner and staff read it. The freeze releases it: every surface shows it at once, anonymous readers included.
+"""
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.results.models import Change, Run
+from apps.results.services.changes.history import detect_system_changes
+from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of, uploaded_run
+from tests.factories import RunFactory, StorageSystemFactory
+
+EDITION = "sc26"
+
+#: Every surface that lists or counts runs, systems or their rows: (address, shows the run once released).
+#: `{run}`, `{system}`, `{upload}` and `{public}` (a public run) are filled in.
+LISTING_SURFACES = [
+    ("/", True),
+    ("/lists/io500/", True),
+    ("/lists/full/", True),
+    ("/lists/historic/", True),
+    ("/lists/io500/export.csv", True),
+    ("/lists/historic/export.json", True),
+    ("/systems/", True),
+    ("/systems/?q=wolf", True),
+    ("/compare/?q=wolf", True),
+    ("/compare/?runs={public}", True),
+    ("/changes/feed/", False),
+    ("/api/v1/runs/", True),
+    ("/api/v1/runs/?system=Wolf", True),
+    ("/api/v1/systems/", True),
+    ("/api/v1/lists/io500/", True),
+    ("/api/v1/lists/historic/", True),
+    ("/api/v1/changes/", False),
+    ("/api/v1/uploads/", False),
+    ("/api/v1/studies/", False),
+    ("/api/v1/scaling-series/", False),
+]
+#: The embargoed run's own addresses (and its new system's): a 404 until the release, as if they did not exist.
+OWN_ADDRESSES = [
+    "/runs/{run}/",
+    "/runs/{run}/upload/",
+    "/systems/{system}/",
+    "/systems/{system}/history/",
+    "/systems/{system}/changes/feed/",
+    "/compare/?runs={public}&runs={run}",
+    "/api/v1/runs/{run}/",
+    "/api/v1/runs/compare/?runs={public},{run}",
+    "/api/v1/systems/{system}/",
+    "/api/v1/uploads/{upload}/",
+]
+#: What the owner and staff read of it before the release.
+OWNER_ADDRESSES = ["/runs/{run}/", "/runs/{run}/upload/", "/api/v1/runs/{run}/", "/api/v1/uploads/{upload}/"]
+
+
+def signed_in(user) -> APIClient:
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+def normalised(response) -> str:
+    """The body without what differs between two requests of the same content (the CSRF token's mask)."""
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    text = body.decode()
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", text)
+
+
+def read_all(client, addresses: list[str], **ids) -> dict[str, tuple[int, str]]:
+    answers = {}
+    for address in addresses:
+        response = client.get(address.format(**ids))
+        answers[address] = (response.status_code, normalised(response))
+    return answers
+
+
+@pytest.fixture
+def public_run(db):
+    """A run anyone sees, so that the pages have rows and counts the embargoed run must not change."""
+    return RunFactory(system=StorageSystemFactory(name="Quokka"), review_status="accepted")
+
+
+@pytest.fixture
+def embargoed(alice, staff, private_storage, celery_eager, django_capture_on_commit_callbacks):
+    """Alice's upload of a real submission to edition sc26, accepted by staff: (run, upload id)."""
+    owner = client_with_token(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner.post(
+            "/api/v1/uploads/",
+            {
+                "file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz"),
+                "edition": EDITION,
+                "institution": "Intel",
+                "system": "Wolf",
+                "filesystem": "DAOS",
+            },
+            format="multipart",
+        )
+    assert response.status_code == 202, response.content
+    status = owner.get(response.json()["status_url"]).json()
+    assert status["status"] == "done", status["error"]
+    assert status["edition"] == EDITION
+    run = Run.objects.get(pk=status["runs"][0]["id"])
+    with django_capture_on_commit_callbacks(execute=True):
+        review = client_with_token(staff).post(f"/api/v1/runs/{run.pk}/review/", {"status": "accepted"})
+    assert review.status_code == 200, review.content
+    run.refresh_from_db()
+    assert run.review_status == "accepted" and run.system.name == "Wolf"
+    return run, response.json()["id"]
+
+
+def release(staff_client, django_capture_on_commit_callbacks) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post("/api/v1/editions/freeze/", {"name": EDITION}, format="json")
+    assert response.status_code == 201, response.content
+
+
+def test_an_embargoed_run_is_nothing_to_others_until_its_edition_is_released(
+    public_run, alice, bob, staff, staff_client, request, django_capture_on_commit_callbacks
+):
+    readers = {"anonymous": APIClient(), "bob": signed_in(bob)}
+    listing = [address for address, _ in LISTING_SURFACES]
+    ids = {"public": public_run.pk}
+    before = {name: read_all(client, listing, **ids) for name, client in readers.items()}
+    assert "Quokka" in before["anonymous"]["/lists/io500/"][1]  # the pages have rows to compare
+
+    run, upload_id = request.getfixturevalue("embargoed")
+    ids.update(run=run.pk, system=run.system_id, upload=upload_id)
+    score = f"{run.score_total:.2f}"
+
+    for name, client in readers.items():
+        during = read_all(client, listing, **ids)
+        assert [address for address in listing if during[address] != before[name][address]] == [], name
+        for address in OWN_ADDRESSES:
+            assert client.get(address.format(**ids)).status_code == 404, (name, address)
+    for name, client in {"alice": signed_in(alice), "staff": signed_in(staff)}.items():
+        for address in OWNER_ADDRESSES:
+            assert client.get(address.format(**ids)).status_code == 200, (name, address)
+        page = client.get(f"/runs/{run.pk}/").content.decode()
+        assert "Wolf" in page and EDITION in page, name
+        assert client.get(f"/api/v1/runs/{run.pk}/").json()["edition"] == EDITION, name
+
+    release(staff_client, django_capture_on_commit_callbacks)
+
+    anonymous = APIClient()
+    for address, shows_it in LISTING_SURFACES:
+        body = normalised(anonymous.get(address.format(**ids)))
+        if shows_it:
+            assert "Wolf" in body or str(run.pk) in body, address
+    for address in OWN_ADDRESSES:
+        if "uploads" not in address:
+            assert anonymous.get(address.format(**ids)).status_code == 200, address
+    assert score in anonymous.get("/lists/io500/").content.decode()
+    ranked = anonymous.get("/api/v1/lists/io500/").json()["results"]
+    assert [row["rank"] for row in ranked if row["run"] == run.pk] == [1]  # Wolf scores above Quokka
+    assert "Wolf" in anonymous.get(f"/editions/{EDITION}/io500/").content.decode()  # the edition holds it
+
+
+def test_an_anonymous_page_cached_while_the_owner_reads_leaks_nothing(
+    public_run, alice, settings, request, django_capture_on_commit_callbacks
+):
+    settings.IOBOARD_PAGE_CACHE_SECONDS = 60
+    run, _ = request.getfixturevalue("embargoed")
+    owner = signed_in(alice)
+    anonymous = APIClient()
+    for address in ["/", "/lists/historic/", "/systems/", "/api/v1/runs/", f"/runs/{run.pk}/"]:
+        assert owner.get(address).status_code == 200, address
+        first, second = anonymous.get(address), anonymous.get(address)
+        for response in (first, second):
+            assert "Wolf" not in response.content.decode(), address
+    assert anonymous.get(f"/runs/{run.pk}/").status_code == 404
+
+
+def test_change_detection_of_another_accounts_series_ignores_an_embargoed_run(bob, alice, db):
+    """Bob's series on a system holds a steady score; alice's embargoed run on the same system at a tenth of it
+    would be a step or an outlier in that series if detection read it."""
+    system = StorageSystemFactory(name="Shared")
+    bobs = [
+        uploaded_run(bob, content=f"bob {index}".encode(), system=system, run_timestamp=day(index), score_bw=100.0)
+        for index in range(8)
+    ]
+    detect_system_changes(system.pk)
+    steady = sorted(Change.objects.filter(system=system).values_list("metric", "run_after_id"))
+
+    uploaded_run(
+        alice, content=b"alice", system=system, run_timestamp=day(9), score_bw=10.0, score_md=40.0, edition=EDITION
+    )
+    detect_system_changes(system.pk)
+
+    assert sorted(Change.objects.filter(system=system).values_list("metric", "run_after_id")) == steady
+    assert len(bobs) == 8
+
+
+def day(index: int) -> datetime:
+    return datetime(2025, 1, 1 + index, tzinfo=UTC)
