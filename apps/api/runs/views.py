@@ -45,13 +45,12 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
+        runs = Run.objects.visible_to(self.request.user)
         if self.action == "list":
-            return (
-                Run.objects.select_related("system__institution").without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
-            )
+            return runs.select_related("system__institution").without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
         if self.action == "retrieve":
-            return Run.objects.with_details()
-        return Run.objects.select_related("upload")
+            return runs.with_details()
+        return runs.select_related("upload")
 
     def get_serializer_class(self):
         return RunSummarySerializer if self.action == "list" else RunDetailSerializer
@@ -73,7 +72,7 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
         query = CompareQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         try:
-            runs = load_runs(query.validated_data["runs"])
+            runs = load_runs(query.validated_data["runs"], request.user)
         except Run.DoesNotExist as missing:
             raise NotFound(str(missing)) from missing
         return Response({**diff_runs(runs).to_dict(), "list_warning": mixed_lists_warning([run.pk for run in runs])})

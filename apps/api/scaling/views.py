@@ -13,6 +13,7 @@ from apps.api.scaling.serializers import (
     ScalingSeriesSummarySerializer,
 )
 from apps.results.models import ScalingPoint, ScalingSeries
+from apps.results.models.visibility import owned_visible_condition
 
 
 class ScalingSeriesViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
@@ -24,7 +25,12 @@ class ScalingSeriesViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        series = ScalingSeries.with_counts().select_related("study").order_by("name", "pk")
+        series = (
+            ScalingSeries.with_counts()
+            .filter(owned_visible_condition(self.request.user))
+            .select_related("study")
+            .order_by("name", "pk")
+        )
         if self.action == "retrieve":
             points = ScalingPoint.objects.order_by("operation", "files_per_dir", "striping", "mdt_count", "tasks", "pk")
             series = series.prefetch_related(Prefetch("points", queryset=points))

@@ -8,6 +8,7 @@ from rest_framework import viewsets
 from apps.api.common.viewsets import ApiDefaults
 from apps.api.studies.serializers import StudyDetailSerializer, StudySummarySerializer
 from apps.results.models import Study, StudyPoint
+from apps.results.models.visibility import owned_visible_condition
 
 
 class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
@@ -18,7 +19,7 @@ class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        studies = Study.with_counts().order_by("name", "pk")
+        studies = Study.with_counts().filter(owned_visible_condition(self.request.user)).order_by("name", "pk")
         if self.action == "retrieve":
             points = StudyPoint.objects.order_by("source", "test_index", "operation", "pk")
             studies = studies.prefetch_related(Prefetch("points", queryset=points))

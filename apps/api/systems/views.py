@@ -7,6 +7,7 @@ from apps.api.common.viewsets import BY_SCORE_NULLS_LAST, ApiDefaults
 from apps.api.systems.filters import SystemFilter
 from apps.api.systems.serializers import SystemDetailSerializer, SystemSerializer
 from apps.results.models import ReviewStatus, Run, StorageSystem
+from apps.results.models.visibility import run_visible_condition
 
 
 class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
@@ -18,16 +19,26 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         best_score = Run.objects.filter(system=OuterRef("pk")).ranked().order_by(*BY_SCORE_NULLS_LAST)
+        reader = self.request.user
+        shown = (Q(runs__system_claim="") | Q(runs__review_status=ReviewStatus.ACCEPTED)) & run_visible_condition(
+            reader, "runs__"
+        )
         systems = (
-            StorageSystem.objects.select_related("institution")
+            StorageSystem.objects.visible_to(reader)
+            .select_related("institution")
             .annotate(
-                run_count=Count("runs", filter=Q(runs__system_claim="") | Q(runs__review_status=ReviewStatus.ACCEPTED)),
+                run_count=Count("runs", filter=shown),
                 best_score=Subquery(best_score.values("score_total")[:1]),
             )
             .order_by("institution__name", "name", "pk")
         )
         if self.action == "retrieve":
-            runs = Run.objects.without_pending_claims().without_large_fields().order_by(*BY_SCORE_NULLS_LAST)
+            runs = (
+                Run.objects.visible_to(reader)
+                .without_pending_claims()
+                .without_large_fields()
+                .order_by(*BY_SCORE_NULLS_LAST)
+            )
             systems = systems.prefetch_related(Prefetch("runs", queryset=runs))
         return systems
 

@@ -40,11 +40,15 @@ def compare(request):
     if problem or not ids:
         picker_form = SystemSearchForm(request.GET)
         context.update(
-            {"problem": problem, "picker_query": picker_form.query, "picker": newest_shown_runs(picker_form.query)}
+            {
+                "problem": problem,
+                "picker_query": picker_form.query,
+                "picker": newest_shown_runs(picker_form.query, reader=request.user),
+            }
         )
         return render(request, "compare/compare.html", context, status=400 if problem else 200)
     try:
-        runs = load_runs(ids)
+        runs = load_runs(ids, request.user)
     except Run.DoesNotExist as missing:
         raise Http404(str(missing)) from missing
     diff = diff_runs(runs)

@@ -15,6 +15,7 @@ from django.views.decorators.cache import cache_control
 from apps.leaderboard.systems.search import newest_shown_runs
 from apps.results.models import Change, Edition, ListEntry, ListState, ScalingSeries, Study
 from apps.results.models.list_kinds import AWARD_LISTS, EVERY_RUN_LIST, LIST_KINDS
+from apps.results.models.visibility import owned_visible_condition
 
 #: Rows of each ranked list, and of each "newest" box, on the front door.
 TOP_ROWS = 3
@@ -57,7 +58,7 @@ def home(request):
     states = {state.kind: state for state in ListState.objects.all()}
     top_entries = _top_entries(list(AWARD_LISTS))
     tops = [(LIST_KINDS[kind], top_entries[kind], states.get(kind)) for kind in AWARD_LISTS]
-    newest_runs = newest_shown_runs("", NEWEST)
+    newest_runs = newest_shown_runs("", NEWEST, reader=request.user)
     changes = list(
         Change.objects.filter(detected=True)
         .select_related("system")
@@ -65,6 +66,7 @@ def home(request):
         .order_by("-pk")[:NEWEST]
     )
     every_run = states.get(EVERY_RUN_LIST)
+    readable = owned_visible_condition(request.user)
     return render(
         request,
         "front/home.html",
@@ -74,8 +76,8 @@ def home(request):
             "newest_run_dates": {run.pk: run.run_timestamp.date() for run in newest_runs if run.run_timestamp},
             "changes": changes,
             "editions": _edition_names(),
-            "studies": list(Study.objects.only("pk", "name").order_by("-pk")[:3]),
-            "series": list(ScalingSeries.objects.only("pk", "name").order_by("-pk")[:3]),
+            "studies": list(Study.objects.filter(readable).only("pk", "name").order_by("-pk")[:3]),
+            "series": list(ScalingSeries.objects.filter(readable).only("pk", "name").order_by("-pk")[:3]),
             "run_count": every_run.entry_count if every_run else 0,
             "other_lists": [kind for kind in LIST_KINDS.values() if kind.slug not in AWARD_LISTS],
         },

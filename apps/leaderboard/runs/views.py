@@ -8,13 +8,13 @@ from apps.results.models import Run
 
 
 def run_detail(request, pk: int):
-    run = get_object_or_404(Run.objects.with_details().prefetch_related("rank_stats"), pk=pk)
+    run = get_object_or_404(Run.objects.visible_to(request.user).with_details().prefetch_related("rank_stats"), pk=pk)
     return render(request, "runs/run_detail.html", RunPage(run, staff=request.user.is_staff).context())
 
 
 def run_upload(request, pk: int):
     """The upload a run came from, byte for byte, as an attachment under its original name."""
-    run = get_object_or_404(Run.objects.select_related("upload"), pk=pk)
+    run = get_object_or_404(Run.objects.visible_to(request.user).select_related("upload"), pk=pk)
     upload = run.upload
     if upload is None or not upload.file:
         raise Http404("this run has no stored upload")

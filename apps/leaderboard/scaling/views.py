@@ -21,6 +21,7 @@ from apps.results.judgements.scaling.analysis import (
     operation_label,
 )
 from apps.results.models import ScalingSeries
+from apps.results.models.visibility import owned_visible_condition
 from apps.web.query_guard import database_id
 
 
@@ -36,13 +37,16 @@ class GroupSection:
 
 
 def scaling_list(request: HttpRequest) -> HttpResponse:
-    series = ScalingSeries.with_counts().order_by("name")
+    series = ScalingSeries.with_counts().filter(owned_visible_condition(request.user)).order_by("name")
     return render(request, "scaling/scaling_list.html", {"series_list": series})
 
 
 def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
     series = get_object_or_404(
-        ScalingSeries.objects.select_related("system__institution", "lustre_build", "upload", "study"), pk=pk
+        ScalingSeries.objects.filter(owned_visible_condition(request.user)).select_related(
+            "system__institution", "lustre_build", "upload", "study"
+        ),
+        pk=pk,
     )
     threshold, threshold_error = _threshold(request.GET.get("threshold"))
     points = list(series.points.order_by("mdt_count", "tasks", "pk"))
@@ -55,7 +59,7 @@ def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
         )
         for index, group in enumerate(analysis.groups)
     ]
-    other = _other_series(request.GET.get("compare"), series)
+    other = _other_series(request.GET.get("compare"), series, request.user)
     context = {
         "series": series,
         "points": points,
@@ -68,7 +72,10 @@ def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "striping_overlays": _striping_overlays(analysis),
         "compared": other,
         "comparison_overlays": _comparison_overlays(series, analysis, other, threshold) if other else [],
-        "other_series": ScalingSeries.objects.exclude(pk=series.pk).order_by("name").values_list("pk", "name"),
+        "other_series": ScalingSeries.objects.filter(owned_visible_condition(request.user))
+        .exclude(pk=series.pk)
+        .order_by("name")
+        .values_list("pk", "name"),
     }
     return render(request, "scaling/scaling_detail.html", context)
 
@@ -87,11 +94,11 @@ def _threshold(raw: str | None) -> tuple[float, str]:
     return value, ""
 
 
-def _other_series(raw: str | None, series: ScalingSeries) -> ScalingSeries | None:
+def _other_series(raw: str | None, series: ScalingSeries, reader) -> ScalingSeries | None:
     other = database_id(raw or "")
     if other is None or other == series.pk:
         return None
-    return ScalingSeries.objects.filter(pk=other).first()
+    return ScalingSeries.objects.filter(owned_visible_condition(reader), pk=other).first()
 
 
 def _striping_overlays(analysis: ScalingAnalysis) -> list[Chart]:

@@ -29,6 +29,7 @@ from apps.results.judgements.studies.analysis import (
     varying_axes,
 )
 from apps.results.models import Study
+from apps.results.models.visibility import owned_visible_condition
 
 # Axes drawn as lines (a log x axis): client nodes, and a DNE scaling series' MDT count. Nodes come first by default.
 LINE_AXES = ("nodes", "mdt_count")
@@ -62,12 +63,19 @@ def _verdict_row(comparison: Comparison) -> dict[str, Any]:
 
 
 def study_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "studies/study_list.html", {"studies": Study.with_counts().order_by("name")})
+    return render(
+        request,
+        "studies/study_list.html",
+        {"studies": Study.with_counts().filter(owned_visible_condition(request.user)).order_by("name")},
+    )
 
 
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(
-        Study.objects.select_related("system__institution", "lustre_build", "upload", "scaling_series"), pk=pk
+        Study.objects.filter(owned_visible_condition(request.user)).select_related(
+            "system__institution", "lustre_build", "upload", "scaling_series"
+        ),
+        pk=pk,
     )
     points = study.ordered_points(study.points.order_by("source", "test_index", "operation", "pk"))
     operations = sorted({point.operation for point in points}, key=lambda op: (op != "write", op))

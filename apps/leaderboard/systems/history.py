@@ -145,7 +145,7 @@ def _unit(metric: str, runs) -> str:
 
 
 def system_history(request, pk: int):
-    system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
+    system = get_object_or_404(StorageSystem.objects.visible_to(request.user).select_related("institution"), pk=pk)
     runs = history_runs(system.pk)
     markers = [(runs[index], lines) for index, lines in provenance_changes(runs)]
     changes = list(Change.objects.of_system(system.pk))
@@ -236,7 +236,7 @@ class SystemChangesFeed(ChangesFeed):
     """The newest detected changes of one system, as Atom."""
 
     def get_object(self, request, pk: int):
-        return get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
+        return get_object_or_404(StorageSystem.objects.visible_to(request.user).select_related("institution"), pk=pk)
 
     def title(self, system: StorageSystem) -> str:
         return f"ioboard: changes of {system.institution.name} / {system.name}"

@@ -8,11 +8,12 @@ from apps.results.models import Run, StorageSystem
 from apps.results.models.systems import identity_key
 
 
-def system_matches(query: str):
+def system_matches(query: str, reader=None):
     """Storage systems whose institution, name or file system (their identity key: case and punctuation folded)
     holds every word of `query`, or whose vendor contains it. The key is one column of the system row, so the
-    search reads no join, and the systems come in key order, which its unique index serves a page at a time."""
-    systems = StorageSystem.objects.select_related("institution")
+    search reads no join, and the systems come in key order, which its unique index serves a page at a time.
+    Only the systems `reader` may see (None: anonymous)."""
+    systems = StorageSystem.objects.visible_to(reader).select_related("institution")
     words = identity_key(query).split()
     if words:
         in_key = Q()
@@ -22,11 +23,13 @@ def system_matches(query: str):
     return systems.order_by("key")
 
 
-def newest_shown_runs(query: str, limit: int = 50) -> list:
+def newest_shown_runs(query: str, limit: int = 50, reader=None) -> list:
     """The newest IO500 runs shown under their system's name (no pending claims), of the systems matching `query`
-    (all when empty): the front door's newest runs and the compare page's picker."""
+    (all when empty) that `reader` may see (None: anonymous): the front door's newest runs and the compare
+    page's picker."""
     runs = (
-        Run.objects.filter(kind="io500")
+        Run.objects.visible_to(reader)
+        .filter(kind="io500")
         .without_pending_claims()
         .select_related("system__institution")
         .only(
@@ -42,7 +45,7 @@ def newest_shown_runs(query: str, limit: int = 50) -> list:
         )
     )
     if query:
-        runs = runs.filter(system__in=system_matches(query).values("pk"))
+        runs = runs.filter(system__in=system_matches(query, reader).values("pk"))
     return list(runs.order_by("-pk")[:limit])
 
 

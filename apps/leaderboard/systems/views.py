@@ -15,9 +15,10 @@ from apps.results.models.querysets import COUNT_CAP, CountedKeys, entries_with_r
 
 
 def system_detail(request, pk: int):
-    system = get_object_or_404(StorageSystem.objects.select_related("institution"), pk=pk)
+    system = get_object_or_404(StorageSystem.objects.visible_to(request.user).select_related("institution"), pk=pk)
     runs = list(
-        system.runs.without_pending_claims()
+        system.runs.visible_to(request.user)
+        .without_pending_claims()
         .select_related("lustre_build")
         .without_large_fields()
         .with_badges()
@@ -61,10 +62,13 @@ def system_index(request):
     """Every storage system, searchable; each with its run count and a link to its page and history."""
     form = SystemSearchForm(request.GET)
     query = form.query
-    page = Paginator(counted_systems(system_matches(query)), SYSTEMS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(counted_systems(system_matches(query, request.user)), SYSTEMS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     systems = list(page.object_list)
     counts = dict(
-        Run.objects.filter(system__in=systems)
+        Run.objects.visible_to(request.user)
+        .filter(system__in=systems)
         .order_by()
         .values("system")
         .annotate(runs=Count("pk"))
