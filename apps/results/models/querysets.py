@@ -56,6 +56,7 @@ from apps.results.models.list_kinds import (
     ranked_condition,
 )
 from apps.results.models.run_details import Relation, reads_related_rows_in_one_query, runs_with_related_rows
+from apps.results.models.visibility import run_visible_condition
 
 #: The run columns only a run's own page reads: its configuration, info and anomaly facts (JSON of kilobytes
 #: each), its extended scores and the benchmark's reasons. Every view of many runs (lists, system pages, exports,
@@ -154,6 +155,11 @@ class RunQuerySet(models.QuerySet):
 
     def io500(self):
         return self.filter(kind="io500")
+
+    def visible_to(self, user):
+        """The runs `user` may see (None: an anonymous reader): public runs, their own embargoed ones, all for
+        staff (`apps.results.models.visibility`). Every surface reads runs through this."""
+        return self.filter(run_visible_condition(user))
 
     def eligible(self):
         """Runs that may be ranked: valid, not excluded by an error-level anomaly, with a score."""

@@ -3,8 +3,9 @@
 An upload submitted to an edition (`Upload.edition`) or with an embargo date (`Upload.embargo_until`) is private
 until released (apps.results.models.visibility). Staff release an edition by freezing it
 (apps.results.services.editions releases it first, so the frozen edition holds its runs); an embargo date is
-released by the periodic `release_due_embargoes` task (apps/results/tasks.py). At the release every run of those uploads becomes public
-at once: onto the lists in one transaction, the data version bumped, their systems' change detection scheduled.
+released by the periodic `release_due_embargoes` task (apps/results/tasks.py). At the release every run of those
+uploads becomes public at once: onto the lists in one transaction, the data version bumped, their systems' change
+detection scheduled.
 """
 
 from django.db.models import QuerySet

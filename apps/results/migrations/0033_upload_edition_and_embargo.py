@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0031_published_record'),
+        ('results', '0032_run_kind_without_mdtest'),
     ]
 
     operations = [
