@@ -270,7 +270,10 @@ def stack_detail(request: HttpRequest, name: str) -> HttpResponse:
             "servers": stack.servers.order_by("name"),
             "ior_points": stack.ior_points_against_ceiling(),
             "runs": (
-                stack.system.runs.filter(kind="io500").prefetch_related("anomalies").order_by("-score_bw", "pk")[:20]
+                stack.system.runs.visible_to(request.user)
+                .filter(kind="io500")
+                .prefetch_related("anomalies")
+                .order_by("-score_bw", "pk")[:20]
                 if stack.system
                 else []
             ),
