@@ -31,6 +31,7 @@ urlpatterns = [
     path("", include("apps.leaderboard.front.urls")),
     path("", include("apps.leaderboard.custom_lists.urls")),
     path("", include("apps.leaderboard.lists.urls")),
+    path("", include("apps.leaderboard.published.urls")),
     path("", include("apps.leaderboard.runs.urls")),
     path("", include("apps.leaderboard.systems.urls")),
     path("", include("apps.leaderboard.compare.urls")),

@@ -134,12 +134,12 @@ def test_an_entry_links_to_the_run_of_its_own_submission_folder_whichever_comes_
     linked = EditionEntry.objects.filter(submission_number=4)
     assert linked.count() == 3
     assert {entry.run for entry in linked} == {after}
-    assert published_placements(after) == [
+    assert [placement.text for placement in published_placements(after)] == [
         "#2 on the SC19 IO500 list",
         "#3 on the SC19 IO500 list",
         "#1 on the SC19 10 Node list",
     ]
-    assert [entry.rank for entry in published_lists("SC19")["io500"]] == [1, 2, 3, 4]
+    assert [row["rank"] for row in published_lists("SC19")["io500"]] == [1, 2, 3, 4]
 
 
 def test_the_command_names_the_first_file_it_misses(tmp_path):

@@ -4,6 +4,8 @@ Like every page of the leaderboard, views fetch with one queryset method and ren
 apps.results. Every page runs a constant number of SQL queries whatever the number of rows (tests hold them to it).
 """
 
+from datetime import date
+
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404
@@ -81,21 +83,30 @@ def _edition(name: str, kind: str | None) -> tuple[Edition, list[Edition]]:
 
 
 def edition_index(request):
-    """Editions by name (newest first), each with its lists ("ISC19": IO500, 10-node)."""
+    """Editions by name (newest first), each with its lists ("ISC19": IO500, 10-node); the releases of io500.org's
+    published record apart, newest release first, each linked to its page as published."""
     editions = Edition.objects.annotate(entry_count=Count("entries")).order_by("-frozen_at", "name", "list_kind")
-    grouped: dict[str, list[Edition]] = {}
+    grouped: dict[tuple[str, str], list[Edition]] = {}
     for edition in editions:
-        grouped.setdefault(edition.name, []).append(edition)
+        grouped.setdefault((edition.source, edition.name), []).append(edition)
     groups = [
         {
             "name": name,
+            "published": source == Edition.Source.PUBLISHED,
             "lists": sorted(lists, key=lambda edition: edition.list_kind),
             "title": next((edition.title for edition in lists if edition.title), ""),
             "frozen_at": min(edition.frozen_at for edition in lists),
+            "released_on": lists[0].released_on,
         }
-        for name, lists in grouped.items()
+        for (source, name), lists in grouped.items()
     ]
-    return render(request, "lists/editions.html", {"groups": groups})
+    published = sorted(
+        (group for group in groups if group["published"]),
+        key=lambda group: (group["released_on"] or date.min, group["name"]),
+        reverse=True,
+    )
+    frozen = [group for group in groups if not group["published"]]
+    return render(request, "lists/editions.html", {"groups": frozen, "published": published})
 
 
 def edition_list(request, name: str, kind: str | None = None):

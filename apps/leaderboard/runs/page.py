@@ -10,6 +10,7 @@ from apps.results.models import ListState, Run, Stack
 from apps.results.models.list_kinds import LIST_KINDS, PRIMARY_LIST, ListKind
 from apps.results.models.querysets import entries_with_rank
 from apps.results.services.citations import citations_from
+from apps.results.services.published import published_placements
 from apps.results.services.review import clause_outcomes, reproducibility_report
 
 
@@ -78,11 +79,13 @@ class RunPage:
         }
 
     def placement_parts(self) -> dict:
-        """Where the run stands: its live lists' ranks, its frozen editions, and how to cite it."""
+        """Where the run stands: its live lists' ranks, its frozen editions, where io500.org published it, and how
+        to cite it."""
         return {
             "placements": self.placements,
             "ranked_placements": [(kind, rank) for kind, rank in self.placements if rank],
-            "edition_entries": self.edition_placements,
+            "edition_entries": [entry for entry in self.edition_placements if not entry.edition.is_published],
+            "published_placements": published_placements(self.run, self.edition_placements),
             "citations": citations_from(self.run, self.edition_placements, self.ranks),
         }
 

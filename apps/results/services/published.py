@@ -10,6 +10,7 @@ files they came from.
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import date
 
 from django.db import transaction
 from django.db.models import Count, Q
@@ -287,16 +288,34 @@ def published_editions():
     )
 
 
-def published_lists(edition_name: str):
-    """{list kind: entries in rank order} of one published release."""
-    entries = (
+#: What a published list's page shows of each row: the row as published and its linked run, if any.
+PUBLISHED_ROW_FIELDS = (
+    "pk",
+    "rank",
+    "score",
+    "score_bw",
+    "score_md",
+    "system_name",
+    "institution_name",
+    "storage_vendor",
+    "filesystem",
+    "client_nodes",
+    "submission_number",
+    "run_id",
+)
+
+
+def published_lists(edition_name: str) -> dict[str, list[dict]]:
+    """{list kind: rows in rank order} of one published release, as values() rows (PUBLISHED_ROW_FIELDS): one
+    query whatever the number of rows."""
+    rows = (
         EditionEntry.objects.filter(edition__source=Edition.Source.PUBLISHED, edition__name=edition_name)
-        .select_related("edition", "run")
         .order_by("edition__list_kind", "rank", "pk")
+        .values("edition__list_kind", *PUBLISHED_ROW_FIELDS)
     )
-    lists: dict[str, list[EditionEntry]] = defaultdict(list)
-    for entry in entries:
-        lists[entry.edition.list_kind].append(entry)
+    lists: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        lists[row.pop("edition__list_kind")].append(row)
     return dict(lists)
 
 
@@ -305,10 +324,27 @@ def change_log(edition_name: str):
     return PublishedChange.objects.filter(edition_name=edition_name)
 
 
-def published_placements(run: Run) -> list[str]:
-    """Where the run was published: "#3 on the ISC20 IO500 list", one per published entry."""
-    entries = EditionEntry.objects.filter(run=run, edition__source=Edition.Source.PUBLISHED).select_related("edition")
+@dataclass(frozen=True)
+class PublishedPlacement:
+    """Where a run was published: `text` is how it is cited ("#3 on the ISC20 IO500 list")."""
+
+    text: str
+    edition_name: str
+    list_kind: str
+
+
+def published_placements(run: Run, edition_entries=None) -> list[PublishedPlacement]:
+    """Where the run was published, one per published entry, oldest release first. `edition_entries`: the run's
+    edition entries with their editions, when the caller has read them already (the run page)."""
+    if edition_entries is None:
+        edition_entries = EditionEntry.objects.filter(
+            run=run, edition__source=Edition.Source.PUBLISHED
+        ).select_related("edition")
+    published = sorted(
+        (entry for entry in edition_entries if entry.edition.is_published),
+        key=lambda entry: (entry.edition.released_on or date.min, entry.edition.list_kind, entry.rank or 0),
+    )
     return [
-        f"#{entry.rank} on the {entry.edition.title}"
-        for entry in entries.order_by("edition__released_on", "edition__list_kind", "rank")
+        PublishedPlacement(f"#{entry.rank} on the {entry.edition.title}", entry.edition.name, entry.edition.list_kind)
+        for entry in published
     ]

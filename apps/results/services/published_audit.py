@@ -2,8 +2,10 @@
 linked entry its differences, per published list a summary, and the export of both."""
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
-from apps.results.judgements.published_audit import Difference, PublishedValues, RunValues, audit_entry
+from apps.results.judgements.published_audit import NOT_TEN_NODES, Difference, PublishedValues, RunValues, audit_entry
+from apps.results.judgements.published_ranks import LinkedEntry, RankMove, rank_moves
 from apps.results.models import Edition, EditionEntry, PhaseResult, PublishedChange
 from apps.results.services.published import number
 
@@ -63,7 +65,7 @@ def audited_entries(editions=None):
 
 
 def audit_summary() -> list[dict]:
-    """Per published list: "ISC20 io500: 42 entries, 40 with raw files, 37 agree, 3 differ"."""
+    """Per published list, newest release first: "ISC20 IO500 list: 42 entries, 40 with raw files, 37 agree, 3 differ"."""
     summary: dict[int, dict] = {}
     for entry, differences in audited_entries():
         row = summary.setdefault(
@@ -71,6 +73,7 @@ def audit_summary() -> list[dict]:
             {
                 "release": entry.edition.name,
                 "list": entry.edition.list_kind,
+                "title": entry.edition.title,
                 "entries": 0,
                 "with_raw_files": 0,
                 "agree": 0,
@@ -82,6 +85,40 @@ def audit_summary() -> list[dict]:
             row["with_raw_files"] += 1
             row["agree" if not differences else "differ"] += 1
     return list(summary.values())
+
+
+@dataclass(frozen=True)
+class AuditedEntry:
+    """A published entry, its differences from its run (None without raw files) and its place when its list is
+    ranked by the runs' recomputed scores (None without raw files)."""
+
+    entry: EditionEntry
+    differences: list[Difference] | None
+    move: RankMove | None
+
+
+def list_audit(edition: Edition) -> list[AuditedEntry]:
+    """The audit of one published list, in published order, with the list beside the one its linked runs make
+    (apps.results.judgements.published_ranks): an entry the audit finds on a 10-node list but not on 10 nodes is
+    not eligible for ioboard's own list."""
+    audited = list(audited_entries([edition]))
+    moves = {
+        move.key: move
+        for move in rank_moves(
+            [
+                LinkedEntry(
+                    key=entry.pk,
+                    run=entry.run_id,
+                    published_rank=entry.rank or 0,
+                    recomputed_score=entry.run.score_total,
+                    eligible=not any(difference.cause == NOT_TEN_NODES for difference in differences),
+                )
+                for entry, differences in audited
+                if differences is not None
+            ]
+        )
+    }
+    return [AuditedEntry(entry, differences, moves.get(entry.pk)) for entry, differences in audited]
 
 
 def difference_dict(difference: Difference) -> dict:

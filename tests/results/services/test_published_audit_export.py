@@ -59,6 +59,7 @@ def test_the_summary_counts_entries_with_raw_files_that_agree_and_differ(record_
     assert summary[("SC19", "io500")] == {
         "release": "SC19",
         "list": "io500",
+        "title": "SC19 IO500 list",
         "entries": 4,
         "with_raw_files": 1,
         "agree": 0,
