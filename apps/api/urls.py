@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 from apps.api.changes.views import ChangeViewSet
 from apps.api.custom_lists.views import CustomListViewSet
 from apps.api.lists.views import EditionViewSet, RankedListViewSet
+from apps.api.published.views import PublishedEditionViewSet, PublishedEntryViewSet
 from apps.api.rules_editions.views import RulesEditionViewSet
 from apps.api.runs.views import RunViewSet
 from apps.api.scaling.views import ScalingSeriesViewSet
@@ -22,6 +23,8 @@ router.register("systems", SystemViewSet, basename="system")
 for kind in LIST_KINDS.values():
     router.register(f"lists/{kind.slug}", RankedListViewSet.for_kind(kind), basename=f"list-{kind.slug}")
 router.register("editions", EditionViewSet, basename="edition")
+router.register("published-editions", PublishedEditionViewSet, basename="published-edition")
+router.register("published-entries", PublishedEntryViewSet, basename="published-entry")
 router.register("scaling-series", ScalingSeriesViewSet, basename="scaling-series")
 router.register("studies", StudyViewSet, basename="study")
 router.register("stacks", StackViewSet, basename="stack")

@@ -65,7 +65,8 @@ def audited_entries(editions=None):
 
 
 def audit_summary() -> list[dict]:
-    """Per published list, newest release first: "ISC20 IO500 list: 42 entries, 40 with raw files, 37 agree, 3 differ"."""
+    """Per published list, newest release first: "ISC20 IO500 list: 42 entries, 40 with raw files, 37 agree,
+    3 differ"."""
     summary: dict[int, dict] = {}
     for entry, differences in audited_entries():
         row = summary.setdefault(
