@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from apps.results.models import Change, CustomList, Edition, ListEntry, Run, ScalingSeries, Stack
+from apps.results.models import Change, CustomList, Edition, EditionEntry, ListEntry, Run, ScalingSeries, Stack
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services.review import clause_outcomes
 
@@ -119,3 +119,15 @@ def test_the_demos_production_number_one_fails_no_submission_rule(demo, client, 
     assert outcomes
     assert failing == {}
     assert "IO500-APP-VERSION" in {outcome.clause.id for outcome in outcomes if outcome.outcome == "pass"}
+
+
+def test_the_demo_holds_the_published_record_linked_to_its_public_submissions(demo, client):
+    published = Edition.objects.filter(source=Edition.Source.PUBLISHED)
+    assert published.count() == 26  # every list io500.org published, SC17 to ISC21
+    wolf = EditionEntry.objects.get(edition__in=published, edition__name="SC19", edition__list_kind="io500", rank=2)
+    assert (wolf.submission_number, wolf.system_name) == (4, "Wolf")  # io500.org's SC19 list: Intel's Wolf second
+    assert wolf.run.source_path.startswith("Intel/Wolf/DAOS/2019/submission-4/")
+    run_page = client.get(f"/runs/{wolf.run_id}/").content.decode()
+    assert "#2 on the SC19 IO500 list" in run_page
+    assert 'href="/published/SC19/"' in client.get("/editions/").content.decode()
+    assert demo.getvalue() == ""

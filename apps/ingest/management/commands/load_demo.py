@@ -10,11 +10,18 @@
   the Production lists are not empty.
 - An edition "demo" frozen from the live lists (its awards page), and a saved custom list.
 - A bottom-up benchmarking campaign from fixtures/demo-stack (the stack-sample campaign) as the stack "beacon".
+- io500.org's published record (fixtures/io500-webpage-sql, a verbatim copy of the public webpage repository's SQL
+  files) and fifteen more public submissions on its lists (fixtures/demo-published, SC18 to ISC21), so the published
+  editions, their audit and the lists beside them show real systems linked to their raw files.
+
+The full public archive loads with `manage.py ingest ../shared/io500-corpus` and `manage.py import_published
+../shared/io500-webpage-sql` (README.md).
 """
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from apps.ingest.published.importer import import_published
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.ingest.tools.ior.pipeline import ingest_ior_paths
 from apps.ingest.tools.mdtest.pipeline import ingest_mdtest_paths
@@ -35,13 +42,16 @@ DEMO_HISTORY_INSTITUTION = "Demo Centre (generated)"
 DEMO_EDITION = "demo"
 DEMO_STACK_ROOT = settings.BASE_DIR / "fixtures" / "demo-stack"
 DEMO_STACK = "beacon"
+DEMO_PUBLISHED_ROOT = settings.BASE_DIR / "fixtures" / "demo-published"
+PUBLISHED_RECORD_ROOT = settings.BASE_DIR / "fixtures" / "io500-webpage-sql"
 DEMO_CUSTOM_LIST = ("Easy write balance", "sqrt(ior_easy_write * mdtest_easy_write)")
 
 
 class Command(BaseCommand):
     help = (
         "Ingest the demo submissions in fixtures/demo (copied from the public IO500 archive) and the demo "
-        "DNE scaling series in fixtures/dne-scaling-demo and the demo IOR study in fixtures/demo-ior-study."
+        "DNE scaling series in fixtures/dne-scaling-demo and the demo IOR study in fixtures/demo-ior-study, and "
+        "io500.org's published record (fixtures/io500-webpage-sql) with public submissions on its lists."
     )
 
     def handle(self, *args, **options):
@@ -80,6 +90,23 @@ class Command(BaseCommand):
         if not Stack.objects.filter(name=DEMO_STACK).exists():
             stack = ingest_stack_paths([DEMO_STACK_ROOT], {"name": DEMO_STACK})
             stack.write_report(self.stdout, self.stderr)
+        self.load_published_record()
+
+    def load_published_record(self) -> None:
+        """The public submissions on the published lists, then the record itself, which links its entries to every
+        ingested submission-N folder (the demo's own ones too)."""
+        published = ingest_path(DEMO_PUBLISHED_ROOT)
+        self.stdout.write(
+            f"demo published submissions: {len(published.created)} runs created, "
+            f"{len(published.unchanged)} already present"
+        )
+        for failure in published.failed:
+            self.stderr.write(f"FAILED {failure}")
+        _, result = import_published(PUBLISHED_RECORD_ROOT)
+        self.stdout.write(
+            f"published record: {result.editions} lists, {result.entries} rows"
+            + (" already stored" if result.unchanged else f", {result.linked} entries linked to demo runs")
+        )
 
     def review_generated_runs(self) -> int:
         """Accept the fictional system's runs as the committee would: Fully Reproducible, production declaration
