@@ -4,9 +4,12 @@ their own container), the console stays clean, and list headers show their units
 import pytest
 from playwright.sync_api import expect
 
+from apps.ingest.published.corrections import EMPTY_STRING_AS_ZERO, Correction
+from apps.ingest.published.importer import import_published
 from apps.results.models import Study
 from apps.results.services.custom_lists import save_custom_list
 from apps.results.services.editions import freeze_lists
+from tests.conftest import TEST_DATA
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -16,7 +19,8 @@ WIDTHS = (1400, 420)
 
 @pytest.fixture
 def site():
-    """Systems with long names and institutions (what overflows first), a flagged run, an edition, a custom list."""
+    """Systems with long names and institutions (what overflows first), a flagged run, an edition, a custom list,
+    the miniature published record with one entry linked to its run."""
     system = StorageSystemFactory(
         name="Future Technology Platform",
         server_count=24,
@@ -30,6 +34,12 @@ def site():
     freeze_lists("fit", ["io500"])
     custom = save_custom_list("fit", "sqrt(bw * md)", "full")
     study = Study.objects.create(name="fit study")
+    import_published(
+        TEST_DATA / "published_sql",
+        ["01-dump.sql", "02-lists.sql", "03-fixes.sql"],
+        [Correction("02-lists.sql", 0, "'' in an integer column", accepts=EMPTY_STRING_AS_ZERO)],
+    )
+    RunFactory(source_path="WekaIO/WekaIO on AWS/WekaIO/2019/submission-3", score_bw=150.0, score_md=5045.33)
     return {"run": first, "other": second, "system": system, "custom": custom, "study": study}
 
 
@@ -43,6 +53,9 @@ def page_urls(site) -> list[str]:
         "/editions/",
         "/editions/fit/",
         "/editions/fit/awards/",
+        "/published/SC19/",
+        "/published/SC19/io500/audit/",
+        "/published/audit/",
         f"/runs/{run.pk}/",
         "/systems/",
         f"/systems/{system.pk}/",
