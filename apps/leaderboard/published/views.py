@@ -15,10 +15,12 @@ from apps.results.services.published_audit import audit_summary, list_audit
 
 
 def _published(name: str) -> list[Edition]:
-    editions = list(Edition.objects.filter(source=Edition.Source.PUBLISHED, name=name).order_by("list_kind"))
+    """A release's published lists, in the registry's order of list kinds (the IO500 list first)."""
+    order = list(LIST_KINDS)
+    editions = Edition.objects.filter(source=Edition.Source.PUBLISHED, name=name)
     if not editions:
         raise Http404(f"no published edition {name!r}")
-    return editions
+    return sorted(editions, key=lambda edition: order.index(edition.list_kind))
 
 
 def published_edition(request, name: str):

@@ -40,7 +40,7 @@ def rows_of(html: str, section: str) -> list[list[str]]:
 
 def test_the_release_page_shows_its_source_date_rows_as_published_and_change_log(client, record):
     html = client.get("/published/SC19/").content.decode()
-    assert "published by io500.org" in html
+    assert "Source: published by io500.org" in html
     assert "released 2019-11-19" in html
     rows = rows_of(html, "list-io500")
     assert [row[0] for row in rows] == ["1", "2", "3", "4"]
