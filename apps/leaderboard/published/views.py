@@ -67,7 +67,5 @@ def list_audit_page(request, name: str, kind: str):
 def audit_summary_page(request):
     """Per published list: its entries, those with raw files, those that agree and those that differ."""
     summary = audit_summary()
-    totals = {
-        key: sum(row[key] for row in summary) for key in ("entries", "with_raw_files", "agree", "differ")
-    }
+    totals = {key: sum(row[key] for row in summary) for key in ("entries", "with_raw_files", "agree", "differ")}
     return render(request, "published/audit_summary.html", {"summary": summary, "totals": totals})

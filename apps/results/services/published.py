@@ -337,9 +337,9 @@ def published_placements(run: Run, edition_entries=None) -> list[PublishedPlacem
     """Where the run was published, one per published entry, oldest release first. `edition_entries`: the run's
     edition entries with their editions, when the caller has read them already (the run page)."""
     if edition_entries is None:
-        edition_entries = EditionEntry.objects.filter(
-            run=run, edition__source=Edition.Source.PUBLISHED
-        ).select_related("edition")
+        edition_entries = EditionEntry.objects.filter(run=run, edition__source=Edition.Source.PUBLISHED).select_related(
+            "edition"
+        )
     published = sorted(
         (entry for entry in edition_entries if entry.edition.is_published),
         key=lambda entry: (entry.edition.released_on or date.min, entry.edition.list_kind, entry.rank or 0),

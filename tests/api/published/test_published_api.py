@@ -57,7 +57,8 @@ def test_the_audit_gives_each_difference_and_the_reconstructed_rank(client, reco
     assert {"field": "bw", "published": 174.74, "recomputed": 150.0, "cause": "unexplained"} in first["differences"]
     assert first["move"] == {"published_place": 1, "reconstructed_rank": 1, "move": 0, "reason": ""}
     assert first["recomputed_score"] == pytest.approx((150.0 * 5045.33) ** 0.5)
-    assert rows[1]["differences"] is None and rows[1]["move"] is None
+    assert rows[1]["differences"] is None
+    assert rows[1]["move"] is None
 
 
 def test_the_change_log_and_the_summary(client, record):
