@@ -2,7 +2,9 @@
 of each list against its raw files beside the list those files make, and the audit's summary across the record.
 
 Thin: the record is read by apps.results.services.published and audited by apps.results.services.published_audit;
-each page runs a constant number of SQL queries whatever the number of rows (tests hold them to it).
+each page runs a constant number of SQL queries whatever the number of rows (tests hold them to it). An audit
+reads every entry of what it audits (the summary: the whole record, about 2,000 rows), so the pages are kept in the
+page cache until the data changes (an import or a run's write bumps the data version).
 """
 
 from django.http import Http404
@@ -12,6 +14,7 @@ from apps.results.models import Edition
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services.published import change_log, published_lists
 from apps.results.services.published_audit import audit_summary, list_audit
+from apps.web.page_cache import cache_page_until_data_changes
 
 
 def _published(name: str) -> list[Edition]:
@@ -23,6 +26,7 @@ def _published(name: str) -> list[Edition]:
     return sorted(editions, key=lambda edition: order.index(edition.list_kind))
 
 
+@cache_page_until_data_changes
 def published_edition(request, name: str):
     """A release as io500.org published it: its source and release date, each list's rows, its change log."""
     editions = _published(name)
@@ -39,6 +43,7 @@ def published_edition(request, name: str):
     )
 
 
+@cache_page_until_data_changes
 def list_audit_page(request, name: str, kind: str):
     """One published list against its raw files: each linked entry's differences, and the list beside the one
     ioboard makes from the same runs."""
@@ -64,6 +69,7 @@ def list_audit_page(request, name: str, kind: str):
     )
 
 
+@cache_page_until_data_changes
 def audit_summary_page(request):
     """Per published list: its entries, those with raw files, those that agree and those that differ."""
     summary = audit_summary()
