@@ -7,7 +7,6 @@ in JSON and ``score_bw``/``score_md``/``score_total`` columns in CSV, in both. B
 100k-run historic list does not sit in memory.
 """
 
-import csv
 import json
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -19,7 +18,7 @@ from django.http import StreamingHttpResponse
 from apps.results.models import PhaseResult
 from apps.results.models.list_columns import LIST_COLUMNS, NORMALISED_COLUMNS, column_value
 from apps.results.models.querysets import anomalies_in_order
-from apps.results.services.export import flat_scores, rank_stats_prefetch, run_to_dict, score_record
+from apps.results.services.export import FormulaSafeWriter, flat_scores, rank_stats_prefetch, run_to_dict, score_record
 
 CHUNK = 1000
 
@@ -188,7 +187,7 @@ def csv_response(
     """A header, then one line per record; phases become `<name>`, `<name>_unit` and `<name>_seconds` columns."""
 
     def lines():
-        writer = csv.writer(_Echo())
+        writer = FormulaSafeWriter(_Echo())
         phase_header = [f"{name}{suffix}" for name, _ in phases for suffix in ("", "_unit", "_seconds")]
         yield writer.writerow(columns + phase_header)
         for record in records:

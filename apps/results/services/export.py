@@ -1,5 +1,6 @@
 """The export record of a run (``run_to_dict``): one shape behind ``export_runs``, the list exports and the API."""
 
+import csv
 from collections.abc import Iterable, Iterator
 
 from django.db.models import Prefetch
@@ -113,6 +114,30 @@ CSV_FIXED = [
     "valid",
     "anomalies",
 ]
+
+
+#: A text cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def formula_safe(value):
+    """A text cell that a spreadsheet would run as a formula, prefixed with a quote (OWASP's advice); anything else,
+    numbers among them, as it is. A negative number stays a number; "-2+3" typed by an uploader is text."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class FormulaSafeWriter:
+    """``csv.writer`` whose every cell goes through ``formula_safe``: every CSV ioboard writes (the list exports,
+    ``export_runs``, ``export_scaling``) is written by one, so no text an uploader chose runs in a reader's
+    spreadsheet."""
+
+    def __init__(self, out, **fmtparams):
+        self.writer = csv.writer(out, **fmtparams)
+
+    def writerow(self, row: Iterable):
+        return self.writer.writerow([formula_safe(value) for value in row])
 
 
 def csv_header(phase_names: Iterable[str]) -> list[str]:

@@ -1,12 +1,18 @@
 """export_runs: every run with every field, as JSON (one object per run) or CSV."""
 
-import csv
 import json
 import sys
 
 from django.core.management.base import BaseCommand
 
-from apps.results.services.export import csv_header, iter_runs, phase_names_of, run_to_dict, run_to_row
+from apps.results.services.export import (
+    FormulaSafeWriter,
+    csv_header,
+    iter_runs,
+    phase_names_of,
+    run_to_dict,
+    run_to_row,
+)
 
 
 class Command(BaseCommand):
@@ -36,7 +42,7 @@ class Command(BaseCommand):
 
     def write_csv(self, out):
         names = phase_names_of()
-        writer = csv.writer(out)
+        writer = FormulaSafeWriter(out)
         writer.writerow(csv_header(names))
         for run in iter_runs():
             writer.writerow(run_to_row(run, names))

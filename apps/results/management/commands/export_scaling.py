@@ -1,7 +1,5 @@
 """export_scaling: print a DNE scaling series, its points and the saturation analysis (JSON or CSV)."""
 
-import csv
-
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.results.judgements.scaling.analysis import (
@@ -12,6 +10,7 @@ from apps.results.judgements.scaling.analysis import (
 )
 from apps.results.judgements.scaling.export import POINT_FIELDS, TIME_FIELDS, exact_json, series_document
 from apps.results.models import ScalingSeries
+from apps.results.services.export import FormulaSafeWriter
 
 
 class Command(BaseCommand):
@@ -51,7 +50,7 @@ class Command(BaseCommand):
 
     def write_csv(self, points):
         columns = [*POINT_FIELDS, "source", *TIME_FIELDS, "unique_dir", "label", "launch", "block"]
-        writer = csv.writer(self.stdout, lineterminator="\n")
+        writer = FormulaSafeWriter(self.stdout, lineterminator="\n")
         writer.writerow(columns)
         for point in points:
             values = {
