@@ -97,6 +97,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.web.rate_limits.PageRateLimit",
     "apps.web.query_guard.QueryStringGuard",
     "config.replica.ReplicaMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -299,6 +300,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# How many reverse proxies in front of the web server append to X-Forwarded-For (docs/deployment.md): 0 when
+# gunicorn faces the clients, 1 behind one nginx or load balancer.
+IOBOARD_TRUSTED_PROXIES = envint("IOBOARD_TRUSTED_PROXIES", 0)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -318,9 +322,15 @@ REST_FRAMEWORK = {
         "rest_framework.filters.OrderingFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # The client a rate counts: the socket's address, or the one the outermost of IOBOARD_TRUSTED_PROXIES added
+    # to X-Forwarded-For (apps.web.rate_limits); never an address a client wrote into that header itself.
+    "NUM_PROXIES": IOBOARD_TRUSTED_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "600/min"),
         "user": os.environ.get("THROTTLE_USER", "6000/min"),
+        # Every page but the API's, per client (apps.web.rate_limits.PageRateLimit); the exports besides.
+        "pages": os.environ.get("THROTTLE_PAGES", "300/min"),
+        "exports": os.environ.get("THROTTLE_EXPORTS", "60/min"),
         "uploads": os.environ.get("THROTTLE_UPLOADS", "120/hour"),
         "custom_lists": os.environ.get("THROTTLE_CUSTOM_LISTS", "30/hour"),
     },

@@ -25,6 +25,8 @@ REST_FRAMEWORK = {
         "user": "100000/min",
         "uploads": "100000/min",
         "custom_lists": "100000/min",
+        "pages": "100000/min",
+        "exports": "100000/min",
     },
 }
 IOBOARD_PAGE_CACHE_SECONDS = 0  # tests roll back, so on_commit never bumps the data version; freshness tests turn it on

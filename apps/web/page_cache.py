@@ -52,8 +52,14 @@ def _cacheable_request(request) -> bool:
     )
 
 
-def cache_page_until_data_changes(view):
-    """Serve the view's anonymous GET responses from the cache until the data version changes."""
+def cache_page_until_data_changes(view=None, *, refuse=None):
+    """Serve the view's anonymous GET responses from the cache until the data version changes.
+
+    `refuse(request)`, when given, counts a request the cache is about to answer and returns the response that
+    refuses it (429), or None: a view whose own rate limits run inside it (DRF's) would otherwise never count the
+    requests the cache answers. Pages are counted before any view by apps.web.rate_limits.PageRateLimit."""
+    if view is None:
+        return functools.partial(cache_page_until_data_changes, refuse=refuse)
 
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
@@ -66,6 +72,9 @@ def cache_page_until_data_changes(view):
         key = _page_key(request, version)
         stored = shared_cache_call("get", key)
         if stored is not None:
+            refused = refuse(request) if refuse else None
+            if refused is not None:
+                return refused
             content, headers = stored
             response = HttpResponse(content, headers=headers)
             response[CACHE_STATUS_HEADER] = "hit"

@@ -1,44 +1,42 @@
 """Rate limits: anonymous reads ("anon"), signed-in reads ("user") and uploads ("uploads") per user.
 
-The counters live in the cache (Redis in production). Rate limits protect the service; they must
-not take it down with the cache, so a throttle whose cache is unreachable (or was a moment ago:
-apps.results.services.freshness.shared_cache_call) lets the request through and logs a warning. The custom-list
-cap (IOBOARD_CUSTOM_LISTS_PER_USER) is counted in the database and holds without the cache.
+Counted atomically in the cache (Redis in production), per client as apps.web.rate_limits names it, and failing
+open when the cache is unreachable (apps.web.rate_limits.CountingThrottle). The custom-list cap
+(IOBOARD_CUSTOM_LISTS_PER_USER) is counted in the database and holds without the cache.
 """
 
-from redis.exceptions import RedisError
+from django.http import JsonResponse
+from rest_framework.exceptions import Throttled
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
-from apps.results.services.freshness import note_shared_cache_failure, shared_cache_available
+from apps.web.rate_limits import CountingThrottle, seconds_to_wait
 
 
-class FailOpenThrottle:
-    def allow_request(self, request, view) -> bool:
-        if not shared_cache_available():
-            return True
-        try:
-            return super().allow_request(request, view)
-        except (RedisError, OSError):
-            note_shared_cache_failure(f"rate limit {self.scope!r} not applied")
-            return True
-
-
-class AnonReadThrottle(FailOpenThrottle, AnonRateThrottle):
+class AnonReadThrottle(CountingThrottle, AnonRateThrottle):
     pass
 
 
-class UserReadThrottle(FailOpenThrottle, UserRateThrottle):
+class UserReadThrottle(CountingThrottle, UserRateThrottle):
     pass
 
 
-class UploadRateThrottle(FailOpenThrottle, UserRateThrottle):
+class UploadRateThrottle(CountingThrottle, UserRateThrottle):
     scope = "uploads"
 
 
-class CustomListRateThrottle(FailOpenThrottle, UserRateThrottle):
+class CustomListRateThrottle(CountingThrottle, UserRateThrottle):
     """Saving custom lists, per user: each saved list is re-evaluated after every upload."""
 
     scope = "custom_lists"
 
 
 READ_THROTTLES = [AnonReadThrottle, UserReadThrottle]
+
+
+def refuse_throttled_read(request) -> JsonResponse | None:
+    """A cached page is answered before the view, and so before DRF's throttles, run (apps.web.page_cache): it is
+    counted here with the view's READ_THROTTLES, and refused as DRF refuses (429, Retry-After, its message)."""
+    wait = seconds_to_wait(request, [throttle() for throttle in READ_THROTTLES])
+    if wait is None:
+        return None
+    return JsonResponse({"detail": Throttled(wait).detail}, status=429, headers={"Retry-After": str(wait)})

@@ -8,6 +8,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 
+from apps.api.common.throttles import refuse_throttled_read
 from apps.api.common.viewsets import ApiDefaults
 from apps.api.lists.filters import EditionFilter, RankedListFilter
 from apps.api.lists.serializers import (
@@ -40,7 +41,7 @@ class RankedListViewSet(ApiDefaults, mixins.ListModelMixin, viewsets.GenericView
 
     @classmethod
     def as_view(cls, actions=None, **initkwargs):
-        return cache_page_until_data_changes(super().as_view(actions, **initkwargs))
+        return cache_page_until_data_changes(super().as_view(actions, **initkwargs), refuse=refuse_throttled_read)
 
     def get_queryset(self):
         return ListEntry.objects.listed(self.list_kind)

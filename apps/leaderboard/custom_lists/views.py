@@ -24,6 +24,7 @@ from apps.results.services.custom_lists import (
     compile_equation,
     save_custom_list,
 )
+from apps.web.rate_limits import ExportThrottle, rate_limited
 
 #: The grammar refuses longer equations too (apps.results.judgements.equations); the form says so before parsing.
 MAX_EQUATION = 500
@@ -108,6 +109,7 @@ def custom_list(request, token: str):
     )
 
 
+@rate_limited(ExportThrottle)
 def custom_list_export(request, token: str, fmt: str):
     custom = get_object_or_404(CustomList, token=token)
     entries = CustomListRows(custom, Run.objects.with_list_columns())

@@ -20,6 +20,7 @@ from apps.results.models.querysets import load_listed
 from apps.results.services.awards import edition_awards
 from apps.results.services.editions import edition_entries
 from apps.web.page_cache import cache_page_until_data_changes
+from apps.web.rate_limits import ExportThrottle, rate_limited
 
 
 def _list_info(kind: str) -> ListKind:
@@ -53,6 +54,7 @@ def live_list(request, kind: str = PRIMARY_LIST):
     )
 
 
+@rate_limited(ExportThrottle)
 def live_list_export(request, kind: str, fmt: str):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)
@@ -133,6 +135,7 @@ def edition_list(request, name: str, kind: str | None = None):
     )
 
 
+@rate_limited(ExportThrottle)
 def edition_export(request, name: str, kind: str, fmt: str):
     edition, _ = _edition(name, kind)
     form = ListFilterForm(request.GET)
