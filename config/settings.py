@@ -172,21 +172,33 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # retried once and then left to the sweep (apps.ingest.tasks), so an upload is answered within a few seconds.
 IOBOARD_CACHE_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_CACHE_SOCKET_TIMEOUT", "0.25"))
 IOBOARD_BROKER_SOCKET_TIMEOUT = float(os.environ.get("IOBOARD_BROKER_SOCKET_TIMEOUT", "1.0"))
-if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": {
-                "socket_connect_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
-                "socket_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
-            },
-        }
+# The page cache (apps.web.page_cache) keeps rendered pages, megabytes of them, in their own Redis: CACHE_URL, an
+# instance with maxmemory and allkeys-lru (docker/compose.yml, docs/deployment.md), which evicts old pages and
+# nothing else. The default cache on REDIS_URL beside the broker's queues holds only small keys that must not be
+# evicted: the data version and the rate limits' counters. Without CACHE_URL the pages share REDIS_URL's server.
+CACHE_URL = os.environ.get("CACHE_URL", "") or REDIS_URL
+
+
+def redis_cache(location: str) -> dict:
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": location,
+        "OPTIONS": {
+            "socket_connect_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
+            "socket_timeout": IOBOARD_CACHE_SOCKET_TIMEOUT,
+        },
     }
+
+
+if REDIS_URL:
+    CACHES = {"default": redis_cache(REDIS_URL), "pages": redis_cache(CACHE_URL)}
     CELERY_BROKER_URL = REDIS_URL
     CELERY_TASK_ALWAYS_EAGER = False
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+        "pages": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "pages"},
+    }
     CELERY_BROKER_URL = "memory://"
     CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -386,6 +398,8 @@ IOBOARD_INGEST_CLAIM_SECONDS = envint("IOBOARD_INGEST_CLAIM_SECONDS", IOBOARD_IN
 # Anonymous list pages are cached until the data version changes (apps.web.page_cache); only with a
 # cache shared by every process (Redis), since a per-process cache cannot hear another process's writes.
 IOBOARD_PAGE_CACHE_SECONDS = envint("IOBOARD_PAGE_CACHE_SECONDS", 600 if REDIS_URL else 0)
+# A larger rendered page is served uncached: a list page of 500 rows is about 0.5 MB.
+IOBOARD_PAGE_CACHE_MAX_BYTES = envint("IOBOARD_PAGE_CACHE_MAX_BYTES", 1024 * 1024)
 # Every page-cache and data-version key starts with this (apps.results.services.freshness.cache_key), so two
 # deployments sharing one Redis never serve each other's pages. Default: one prefix per database.
 IOBOARD_CACHE_PREFIX = os.environ.get("IOBOARD_CACHE_PREFIX") or f"ioboard:{Path(DATABASES['default']['NAME']).stem}"

@@ -12,6 +12,10 @@ from rig import VENV_BIN
 from rig.client import http
 from rig.processes import Service, wait_until
 
+#: A bench is one client (127.0.0.1) asking for thousands of pages: the per-client rate limits
+#: (apps/web/rate_limits.py) would answer most of them 429. A bench's own env can set them lower.
+UNLIMITED_READER = {"THROTTLE_ANON": "1000000/min", "THROTTLE_PAGES": "1000000/min", "THROTTLE_EXPORTS": "1000000/min"}
+
 
 def gunicorn(port: int, *, env: dict, log_dir: Path, workers: int = 4, threads: int = 1, timeout: int = 60) -> Service:
     argv = [
@@ -32,7 +36,7 @@ def gunicorn(port: int, *, env: dict, log_dir: Path, workers: int = 4, threads: 
         "--access-logformat",
         ACCESS_LOG_FORMAT,
     ]
-    return Service(f"gunicorn-{port}", argv, env=env, log_dir=log_dir)
+    return Service(f"gunicorn-{port}", argv, env={**UNLIMITED_READER, **env}, log_dir=log_dir)
 
 
 #: gunicorn's access line: method, path and query, status, and the microseconds from the request read to the

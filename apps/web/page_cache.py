@@ -18,9 +18,10 @@ outlive a version bump lost to such an outage.
 
 import functools
 import hashlib
+from collections.abc import Collection
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 
 from apps.results.services.freshness import cache_key, current_data_version, shared_cache_call
 
@@ -30,7 +31,8 @@ UNSHARED_HEADERS = {"set-cookie", "x-ioboard-cache"}
 
 
 def _page_key(request, version: int) -> str:
-    """One entry per data version, scheme, host, path with query, and Accept header.
+    """One entry per data version, scheme, host, path with the query the view reads (``read_only``), and Accept
+    header.
 
     Pages hold absolute URLs built from the request (API pagination links, feed links), so a page rendered
     for http:// or for another of the `ALLOWED_HOSTS` must never be served to a reader of https:// or of
@@ -52,17 +54,37 @@ def _cacheable_request(request) -> bool:
     )
 
 
-def cache_page_until_data_changes(view=None, *, refuse=None):
+def read_only(request, parameters: Collection[str]) -> None:
+    """Leave in the request's query only the `parameters` its view reads, in one order (by name).
+
+    The page and its cache key are then made from the same query: ``?utm=1``, ``?utm=2`` and no query at all are
+    one page and one entry, where a key on the whole query string let a reader write a new entry per request
+    until the cache evicted the rest. The links a page builds from its request (pagination, sorting) carry no
+    parameter the page did not read either."""
+    kept = QueryDict(mutable=True)
+    for name in sorted(set(parameters) & set(request.GET)):
+        kept.setlist(name, request.GET.getlist(name))
+    query = kept.urlencode()
+    request.META["QUERY_STRING"] = query
+    request.GET = QueryDict(query)
+
+
+def cache_page_until_data_changes(view=None, *, parameters: Collection[str], refuse=None):
     """Serve the view's anonymous GET responses from the cache until the data version changes.
+
+    `parameters`: the query parameters the view reads; it never sees the others (``read_only``). A response
+    larger than IOBOARD_PAGE_CACHE_MAX_BYTES is served and not kept. Pages are kept in their own cache
+    (``CACHES["pages"]``: CACHE_URL, an LRU Redis apart from the broker's, config/settings.py).
 
     `refuse(request)`, when given, counts a request the cache is about to answer and returns the response that
     refuses it (429), or None: a view whose own rate limits run inside it (DRF's) would otherwise never count the
     requests the cache answers. Pages are counted before any view by apps.web.rate_limits.PageRateLimit."""
     if view is None:
-        return functools.partial(cache_page_until_data_changes, refuse=refuse)
+        return functools.partial(cache_page_until_data_changes, parameters=parameters, refuse=refuse)
 
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
+        read_only(request, parameters)
         if not _cacheable_request(request):
             return view(request, *args, **kwargs)
         version = current_data_version()
@@ -70,7 +92,7 @@ def cache_page_until_data_changes(view=None, *, refuse=None):
         if version is None:
             return view(request, *args, **kwargs)
         key = _page_key(request, version)
-        stored = shared_cache_call("get", key)
+        stored = shared_cache_call("get", key, alias="pages")
         if stored is not None:
             refused = refuse(request) if refuse else None
             if refused is not None:
@@ -81,9 +103,15 @@ def cache_page_until_data_changes(view=None, *, refuse=None):
             return response
 
         def store(response):
-            if response.status_code == 200 and not response.streaming:
+            if (
+                response.status_code == 200
+                and not response.streaming
+                and len(response.content) <= settings.IOBOARD_PAGE_CACHE_MAX_BYTES
+            ):
                 headers = {name: value for name, value in response.items() if name.lower() not in UNSHARED_HEADERS}
-                shared_cache_call("set", key, (response.content, headers), settings.IOBOARD_PAGE_CACHE_SECONDS)
+                shared_cache_call(
+                    "set", key, (response.content, headers), settings.IOBOARD_PAGE_CACHE_SECONDS, alias="pages"
+                )
             response[CACHE_STATUS_HEADER] = "miss"
             return response
 

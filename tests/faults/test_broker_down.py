@@ -78,12 +78,11 @@ def test_an_upload_is_accepted_and_kept_while_the_broker_is_unreachable(alice_cl
 @pytest.fixture
 def redis_cache_down(settings):
     """The cache on a Redis that is not there either: with REDIS_URL, broker and cache go down together."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{closed_loopback_port()}/0",
-        }
+    cache = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{closed_loopback_port()}/0",
     }
+    settings.CACHES = {"default": cache, "pages": cache}
 
 
 def test_an_upload_is_accepted_and_kept_when_the_whole_redis_is_gone(

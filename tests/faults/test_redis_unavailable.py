@@ -70,16 +70,15 @@ def redis_at(url: str, settings):
     """Cache and broker of this process on ``url``, with the production socket timeouts; restored after."""
     from config.celery import app as celery_app
 
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-            "OPTIONS": {
-                "socket_connect_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
-                "socket_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
-            },
-        }
+    cache = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        "OPTIONS": {
+            "socket_connect_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
+            "socket_timeout": settings.IOBOARD_CACHE_SOCKET_TIMEOUT,
+        },
     }
+    settings.CACHES = {"default": cache, "pages": cache}
     previous = celery_app.conf.broker_url, celery_app.conf.task_always_eager
     previous_options = dict(celery_app.conf.broker_transport_options or {})
     celery_app.conf.broker_transport_options = {

@@ -41,7 +41,20 @@ class RankedListViewSet(ApiDefaults, mixins.ListModelMixin, viewsets.GenericView
 
     @classmethod
     def as_view(cls, actions=None, **initkwargs):
-        return cache_page_until_data_changes(super().as_view(actions, **initkwargs), refuse=refuse_throttled_read)
+        return cache_page_until_data_changes(
+            super().as_view(actions, **initkwargs), parameters=cls.read_parameters(), refuse=refuse_throttled_read
+        )
+
+    @classmethod
+    def read_parameters(cls) -> list[str]:
+        """What a list reads of its query: its filters and ordering, the page, its size and the format."""
+        pagination = cls.pagination_class
+        return [
+            *cls.filterset_class.base_filters,
+            pagination.page_query_param,
+            pagination.page_size_query_param,
+            "format",
+        ]
 
     def get_queryset(self):
         return ListEntry.objects.listed(self.list_kind)

@@ -29,7 +29,11 @@ def _list_info(kind: str) -> ListKind:
     return LIST_KINDS[kind]
 
 
-@cache_page_until_data_changes
+#: What a list page reads of its query: the filter form's fields and the page number.
+LIST_PARAMETERS = [*ListFilterForm.base_fields, "page"]
+
+
+@cache_page_until_data_changes(parameters=LIST_PARAMETERS)
 def live_list(request, kind: str = PRIMARY_LIST):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)

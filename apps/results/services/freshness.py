@@ -30,7 +30,7 @@ import logging
 import time
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import transaction
 
 log = logging.getLogger(__name__)
@@ -62,12 +62,13 @@ def forget_shared_cache_failure() -> None:
     _cache_skipped_until = 0.0
 
 
-def shared_cache_call(operation: str, *args, default=None, **kwargs):
-    """``cache.<operation>(*args, **kwargs)``, or ``default`` when the cache fails or was failing a moment ago."""
+def shared_cache_call(operation: str, *args, default=None, alias: str = "default", **kwargs):
+    """``caches[alias].<operation>(*args, **kwargs)``, or ``default`` when the cache fails or was failing a moment
+    ago (any of them: they are one Redis, or two on one network)."""
     if not shared_cache_available():
         return default
     try:
-        return getattr(cache, operation)(*args, **kwargs)
+        return getattr(caches[alias], operation)(*args, **kwargs)
     except Exception:
         note_shared_cache_failure(f"cache.{operation}")
         return default

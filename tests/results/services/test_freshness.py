@@ -15,6 +15,10 @@ from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
 pytestmark = pytest.mark.django_db
 
 
+#: A cache on a port nothing listens on.
+UNREACHABLE_REDIS = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:9/0"}
+
+
 @pytest.fixture
 def page_cache(settings):
     """The page cache on, starting from a version no earlier test has cached a page under."""
@@ -131,9 +135,7 @@ def test_token_authenticated_api_reads_bypass_the_cache(page_cache, client):
 
 def test_an_unreachable_cache_renders_the_page_uncached(page_cache, settings, client):
     RunFactory(system=StorageSystemFactory(name="Still Served"), phases=False)
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:9/0"}
-    }
+    settings.CACHES = {"default": UNREACHABLE_REDIS, "pages": UNREACHABLE_REDIS}
 
     page = client.get("/lists/io500/")
 
@@ -152,9 +154,7 @@ def test_without_a_shared_cache_nothing_is_cached(settings, client):
 
 
 def test_a_write_commits_even_when_the_cache_is_unreachable(page_cache, settings, committing):
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:9/0"}
-    }
+    settings.CACHES = {"default": UNREACHABLE_REDIS, "pages": UNREACHABLE_REDIS}
 
     with committing():
         run = RunFactory(phases=False)
