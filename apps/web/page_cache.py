@@ -19,6 +19,7 @@ outlive a version bump lost to such an outage.
 import functools
 import hashlib
 from collections.abc import Collection
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import HttpResponse, QueryDict
@@ -31,17 +32,30 @@ UNSHARED_HEADERS = {"set-cookie", "x-ioboard-cache"}
 
 
 def _page_key(request, version: int) -> str:
-    """One entry per data version, scheme, host, path with the query the view reads (``read_only``), and Accept
-    header.
+    """One entry per data version, scheme, host, path, the query the view reads (``read_only``) whatever its
+    order, and Accept header.
 
     Pages hold absolute URLs built from the request (API pagination links, feed links), so a page rendered
     for http:// or for another of the `ALLOWED_HOSTS` must never be served to a reader of https:// or of
     this host: that would send them to plain HTTP or to another site.
     """
     identity = "\n".join(
-        [str(version), request.scheme, request.get_host(), request.get_full_path(), request.headers.get("Accept", "")]
+        [
+            str(version),
+            request.scheme,
+            request.get_host(),
+            request.path,
+            _sorted_query(request),
+            request.headers.get("Accept", ""),
+        ]
     )
     return cache_key("page", hashlib.sha256(identity.encode()).hexdigest())
+
+
+def _sorted_query(request) -> str:
+    """The query by parameter name: ``?a=1&b=2`` and ``?b=2&a=1`` are one page (their links name the same
+    parameters in another order, which changes no link's target)."""
+    return urlencode(sorted((name, request.GET.getlist(name)) for name in request.GET), doseq=True)
 
 
 def _cacheable_request(request) -> bool:
@@ -55,15 +69,16 @@ def _cacheable_request(request) -> bool:
 
 
 def read_only(request, parameters: Collection[str]) -> None:
-    """Leave in the request's query only the `parameters` its view reads, in one order (by name).
+    """Leave in the request's query only the `parameters` its view reads.
 
     The page and its cache key are then made from the same query: ``?utm=1``, ``?utm=2`` and no query at all are
     one page and one entry, where a key on the whole query string let a reader write a new entry per request
     until the cache evicted the rest. The links a page builds from its request (pagination, sorting) carry no
     parameter the page did not read either."""
     kept = QueryDict(mutable=True)
-    for name in sorted(set(parameters) & set(request.GET)):
-        kept.setlist(name, request.GET.getlist(name))
+    for name in request.GET:
+        if name in parameters:
+            kept.setlist(name, request.GET.getlist(name))
     query = kept.urlencode()
     request.META["QUERY_STRING"] = query
     request.GET = QueryDict(query)

@@ -113,22 +113,26 @@ def custom_list(request, token: str):
 def custom_list_export(request, token: str, fmt: str):
     custom = get_object_or_404(CustomList, token=token)
     entries = CustomListRows(custom, Run.objects.with_list_columns())
+    page = exports.ExportPage.asked(request)
+    rows = entries[page.start : page.stop_with_one_more]
+    page.found(request, rows)
     values = {}
 
     def runs():
-        for row in entries:
+        for row in rows[: page.rows]:
             values[row.run.pk] = row.value
             yield row.run
 
     records = ({**record, "equation_value": values.pop(record["id"])} for record in exports.run_records(runs()))
     filename = f"ioboard-custom-{custom.token}"
     if fmt == "csv":
-        return exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename)
+        return page.linked(exports.csv_response(records, [*exports.RUN_COLUMNS, "equation_value"], [], filename))
     meta = {
         "custom_list": custom.token,
         "name": custom.name,
         "equation": custom.equation,
         "base_list": custom.base_list,
         "complete": entries.complete,
+        **page.meta(),
     }
-    return exports.json_response(records, meta, filename)
+    return page.linked(exports.json_response(records, meta, filename))

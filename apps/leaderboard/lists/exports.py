@@ -5,20 +5,29 @@ A live-list record is the run's export record (``apps.results.services.export.ru
 edition record holds the frozen copy plus the run's current anomalies. Scores are {bw, md, total}
 in JSON and ``score_bw``/``score_md``/``score_total`` columns in CSV, in both. Both stream, so a
 100k-run historic list does not sit in memory.
+
+An export comes in pages of IOBOARD_EXPORT_PAGE_ROWS rows (``ExportPage``), each with a ``Link: <…>; rel="next"``
+header (and ``meta.next`` in JSON) while rows remain: one request writes a bounded number of rows, well within a
+worker's timeout, and following the links reaches every row of the view. Pages rather than a file built by a
+task: a page is the same view cut at fixed places, so nothing is stored, nothing goes stale, and a client that
+reads the API's pages already knows how to follow them.
 """
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
+from dataclasses import dataclass
 from itertools import islice
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max, Min, Prefetch, prefetch_related_objects
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 
 from apps.results.models import PhaseResult
 from apps.results.models.list_columns import LIST_COLUMNS, NORMALISED_COLUMNS, column_value
 from apps.results.models.querysets import anomalies_in_order
 from apps.results.services.export import FormulaSafeWriter, flat_scores, rank_stats_prefetch, run_to_dict, score_record
+from apps.web.query_guard import MAX_DATABASE_ID, database_id
 
 CHUNK = 1000
 
@@ -88,6 +97,53 @@ ENTRY_COLUMNS = [
 ]
 #: The columns an edition does not freeze but reads from its runs as they are now (the year, the anomaly flag).
 CURRENT_RUN_COLUMNS = [column for column in LIST_COLUMNS if column.edition_field.startswith("run__")]
+
+
+@dataclass
+class ExportPage:
+    """Page `number` (from 1) of an export: its rows are `start` to `start + rows` of the view."""
+
+    number: int
+    rows: int
+    next_url: str | None = None
+
+    @classmethod
+    def asked(cls, request) -> "ExportPage":
+        """The page of ``?page=`` (1 without it); 404 for anything but a page number a list could reach."""
+        rows = settings.IOBOARD_EXPORT_PAGE_ROWS
+        text = request.GET.get("page", "1")
+        number = database_id(text)
+        if number is None or number > MAX_DATABASE_ID // rows:
+            raise Http404(f"no export page {text[:30]!r}: pages are numbered from 1")
+        return cls(number, rows)
+
+    @property
+    def start(self) -> int:
+        return (self.number - 1) * self.rows
+
+    @property
+    def stop_with_one_more(self) -> int:
+        """Where to stop reading the view: one row past the page, which tells whether another page follows."""
+        return self.start + self.rows + 1
+
+    def found(self, request, read: Sized) -> None:
+        """`read`: the view's rows from `start` to `stop_with_one_more`. A page past the last is not found (the
+        first always is: an empty view exports its header); a page with rows after it links the next."""
+        if self.number > 1 and not read:
+            raise Http404(f"no export page {self.number}: the view ends before it")
+        if len(read) > self.rows:
+            query = request.GET.copy()
+            query["page"] = str(self.number + 1)
+            self.next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+    def meta(self) -> dict:
+        return {"page": self.number, "next": self.next_url}
+
+    def linked(self, response):
+        """The response with a `Link` to the next page, when there is one (RFC 8288)."""
+        if self.next_url:
+            response["Link"] = f'<{self.next_url}>; rel="next"'
+        return response
 
 
 def _anomalies(badges) -> list[dict]:

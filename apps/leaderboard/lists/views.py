@@ -63,17 +63,22 @@ def live_list_export(request, kind: str, fmt: str):
     info = _list_info(kind)
     form = ListFilterForm(request.GET)
     entries = ListEntry.objects.listed(kind).filter_listed(**form.criteria()).sort_listed(form.sort_key)
+    page = exports.ExportPage.asked(request)
+    run_ids = list(entries.values_list("run_id", flat=True)[page.start : page.stop_with_one_more])
+    page.found(request, run_ids)
+    entries = entries.filter(run_id__in=run_ids[: page.rows])
     filename = f"ioboard-{kind}"
     records = exports.run_records(entries.runs())
     if fmt == "csv":
-        return exports.csv_response(records, exports.RUN_COLUMNS, exports.phase_columns(entries), filename)
+        return page.linked(exports.csv_response(records, exports.RUN_COLUMNS, exports.phase_columns(entries), filename))
     meta = {
         "list": info.slug,
         "title": info.title,
         "filters": form.criteria(),
         "sort": form.sort_key or info.default_sort,
+        **page.meta(),
     }
-    return exports.json_response(records, meta, filename)
+    return page.linked(exports.json_response(records, meta, filename))
 
 
 def _edition(name: str, kind: str | None) -> tuple[Edition, list[Edition]]:
@@ -144,10 +149,13 @@ def edition_export(request, name: str, kind: str, fmt: str):
     edition, _ = _edition(name, kind)
     form = ListFilterForm(request.GET)
     entries = edition_entries(edition, form.criteria(), form.sort_key).select_related("edition")
+    page = exports.ExportPage.asked(request)
+    entry_ids = list(entries.values_list("pk", flat=True)[page.start : page.stop_with_one_more])
+    page.found(request, entry_ids)
     filename = f"ioboard-{edition.name}-{edition.list_kind}"
-    records = exports.entry_records(entries)
+    records = exports.entry_records(entries.filter(pk__in=entry_ids[: page.rows]))
     if fmt == "csv":
-        return exports.csv_response(records, exports.ENTRY_COLUMNS, [], filename)
+        return page.linked(exports.csv_response(records, exports.ENTRY_COLUMNS, [], filename))
     meta = {
         "edition": edition.name,
         "list": edition.list_kind,
@@ -155,8 +163,9 @@ def edition_export(request, name: str, kind: str, fmt: str):
         "frozen_at": edition.frozen_at,
         "filters": form.criteria(),
         "sort": form.sort_key or "rank",
+        **page.meta(),
     }
-    return exports.json_response(records, meta, filename)
+    return page.linked(exports.json_response(records, meta, filename))
 
 
 def edition_awards_page(request, name: str):

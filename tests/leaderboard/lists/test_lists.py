@@ -174,7 +174,14 @@ def test_exports_and_the_api_hold_the_same_rows_as_the_page(client, lists_data, 
 def test_exports_hold_every_field_and_every_phase(client, lists_data):
     AnomalyFactory(run=lists_data["c_big"], rule="cache_effect_stat", severity="warn")
     data = json.loads(export(client, "/lists/io500/export.json"))
-    assert data["meta"] == {"list": "io500", "title": "Research list", "filters": {}, "sort": "rank"}
+    assert data["meta"] == {
+        "list": "io500",
+        "title": "Research list",
+        "filters": {},
+        "sort": "rank",
+        "page": 1,
+        "next": None,
+    }
     top = data["rows"][0]
     assert top["system"] == "Data Accelerator"
     assert top["bw_per_server"] == pytest.approx(620.69 / 24)
