@@ -1,6 +1,7 @@
 """Storage systems, each with its best ranked score; a system's page lists its runs."""
 
-from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery, Window
+from django.db.models.functions import RowNumber
 from rest_framework import viewsets
 
 from apps.api.common.viewsets import BY_SCORE_NULLS_LAST, ApiDefaults
@@ -9,10 +10,14 @@ from apps.api.systems.serializers import SystemDetailSerializer, SystemSerialize
 from apps.results.models import ReviewStatus, Run, StorageSystem
 from apps.results.models.visibility import run_visible_condition
 
+#: The runs a system's detail holds, best first: its size does not grow with what one account uploaded.
+SYSTEM_DETAIL_RUNS = 100
+
 
 class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     """Storage systems (institution + system + file system), with their run count and best ranked score.
-    The detail lists the system's runs, best first."""
+    The detail lists the system's best runs (at most SYSTEM_DETAIL_RUNS; `run_count` counts them all): every run
+    of a system, paged, is `/api/v1/runs/?system=<id>`."""
 
     filterset_class = SystemFilter
     lookup_value_regex = r"\d+"
@@ -33,10 +38,15 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
             .order_by("institution__name", "name", "pk")
         )
         if self.action == "retrieve":
+            # The best SYSTEM_DETAIL_RUNS by their place in the system (a prefetch cannot take a slice here: the
+            # related manager filters the queryset it is given).
+            place = Window(RowNumber(), partition_by="system_id", order_by=BY_SCORE_NULLS_LAST)
             runs = (
                 Run.objects.visible_to(reader)
                 .without_pending_claims()
                 .without_large_fields()
+                .annotate(place=place)
+                .filter(place__lte=SYSTEM_DETAIL_RUNS)
                 .order_by(*BY_SCORE_NULLS_LAST)
             )
             systems = systems.prefetch_related(Prefetch("runs", queryset=runs))

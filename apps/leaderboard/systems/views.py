@@ -13,16 +13,23 @@ from apps.results.models import EditionEntry, Run, StorageSystem
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.models.querysets import COUNT_CAP, CountedKeys, entries_with_rank
 
+#: A system's runs per page of its page, and the newest of them its score timeline charts.
+SYSTEM_RUNS_PER_PAGE = 50
+SYSTEM_TIMELINE_RUNS = 1000
+
 
 def system_detail(request, pk: int):
+    """A system and its runs, newest first, a page of them at a time: one account's uploads cannot make the page
+    of a system grow without bound. The timeline charts the newest SYSTEM_TIMELINE_RUNS."""
     system = get_object_or_404(StorageSystem.objects.visible_to(request.user).select_related("institution"), pk=pk)
-    runs = list(
+    newest_first = (
         system.runs.visible_to(request.user)
         .without_pending_claims()
-        .select_related("lustre_build")
         .without_large_fields()
-        .with_badges()
         .order_by(F("run_timestamp").desc(nulls_last=True), F("year").desc(nulls_last=True), "-pk")
+    )
+    page = Paginator(newest_first.select_related("lustre_build").with_badges(), SYSTEM_RUNS_PER_PAGE).get_page(
+        request.GET.get("page")
     )
     shown = [kind.slug for kind in LIST_KINDS.values() if kind.on_run_pages]
     entries = entries_with_rank().filter(system=system, kind__in=shown).values_list("kind", "run_id", "rank")
@@ -35,13 +42,15 @@ def system_detail(request, pk: int):
         "systems/system_detail.html",
         {
             "system": system,
-            "runs": runs,
+            "page": page,
+            "runs": page.object_list,
+            "timeline_runs": SYSTEM_TIMELINE_RUNS,
             "placements": placements,
             "edition_entries": EditionEntry.objects.filter(system=system)
             .select_related("edition")
             .order_by("-edition__frozen_at", "edition__list_kind"),
             "aliases": system.aliases.all(),
-            "chart": charts.score_timeline(runs),
+            "chart": charts.score_timeline(newest_first[:SYSTEM_TIMELINE_RUNS]),
         },
     )
 

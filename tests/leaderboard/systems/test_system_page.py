@@ -57,8 +57,9 @@ def test_the_system_page_runs_a_constant_number_of_queries(client, size, django_
     for index in range(size):
         AnomalyFactory(run=RunFactory(system=system, score_bw=index + 1))
     freeze_edition(f"E{size}", "io500")
-    # system, runs, badges, placements on every list, edition entries, aliases
-    with django_assert_num_queries(6):
+    # system, the runs' count, a page of runs, their badges, the timeline's runs, placements on every list, edition
+    # entries, aliases
+    with django_assert_num_queries(8):
         assert client.get(f"/systems/{system.pk}/").status_code == 200
 
 
