@@ -27,21 +27,40 @@ def phases_against_median(phases, medians: dict[str, float], list_title: str) ->
     )
 
 
+#: Bars a per-rank chart draws for its evenly spaced sample (and at most as many more for the slow tail): a chart of
+#: a 100,000-rank run drew 100,000 bars into its page.
+RANK_CHART_BARS = 2000
+
+
+def _drawn_positions(rows: list, tail: set) -> list[int]:
+    """Positions in the sorted `rows` to draw: all of them up to RANK_CHART_BARS; past it, that many evenly spaced
+    (the fastest and the slowest among them) and the slowest RANK_CHART_BARS ranks of the slow tail, so that every
+    straggler a run is likely to have stays visible."""
+    if len(rows) <= RANK_CHART_BARS:
+        return list(range(len(rows)))
+    step = (len(rows) - 1) / (RANK_CHART_BARS - 1)
+    spaced = {round(index * step) for index in range(RANK_CHART_BARS)}
+    stragglers = [position for position, row in enumerate(rows) if row[0] in tail][-RANK_CHART_BARS:]
+    return sorted(spaced.union(stragglers))
+
+
 def rank_runtimes(stats) -> dict:
     """One phase's ranks as bars sorted by runtime, the slow tail (``PhaseRankStats.slow_tail``) in red.
 
     Sorted bars rather than a histogram: a few hundred ranks still read as a curve, and the
-    rank number of each straggler stays visible in the hover.
+    rank number of each straggler stays visible in the hover. Past RANK_CHART_BARS ranks the curve is sampled
+    (``_drawn_positions``); each bar keeps its place in the whole sorted order.
     """
     rows = sorted(stats.per_rank, key=lambda row: row[1])
     tail = set(stats.slow_tail)
+    drawn = _drawn_positions(rows, tail)
     traces = [
         bar(
-            x=list(range(len(rows))),
-            y=[row[1] for row in rows],
-            hovertext=[f"rank {row[0]}: {row[1]:.4g} s" for row in rows],
+            x=drawn,
+            y=[rows[position][1] for position in drawn],
+            hovertext=[f"rank {rows[position][0]}: {rows[position][1]:.4g} s" for position in drawn],
             hoverinfo="text",
-            marker={"color": ["#b3261e" if row[0] in tail else COLOURS[0] for row in rows]},
+            marker={"color": ["#b3261e" if rows[position][0] in tail else COLOURS[0] for position in drawn]},
         )
     ]
     imbalance = f", max/min {stats.imbalance:.3g}" if stats.imbalance else ""
