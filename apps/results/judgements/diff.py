@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
@@ -373,10 +374,48 @@ def _phase_deltas(runs) -> list[Delta]:
     return deltas
 
 
+#: What the file diffs of one comparison hold in all. A run may keep hundreds of files of up to 256 KiB, and a
+#: comparison of six such runs wrote every line of every diff into one page; past this budget a diff ends with
+#: ``BUDGET_SPENT`` and each file after it is named with ``NOT_DIFFED`` instead of its diff (which is not computed).
+FILE_DIFF_LINES = 2000
+FILE_DIFF_CHARS = 200_000
+BUDGET_SPENT = (
+    "… the rest is not shown: this comparison's file diffs are past their budget ({lines} lines, {chars} characters);"
+    " every file is in the runs' uploads"
+)
+
+NOT_DIFFED = "… not diffed: this comparison's file diffs are past their budget"
+
+
+class _DiffBudget:
+    """The lines and characters the file diffs of one comparison have left."""
+
+    def __init__(self):
+        self.lines, self.chars = FILE_DIFF_LINES, FILE_DIFF_CHARS
+
+    @property
+    def spent(self) -> bool:
+        return self.lines <= 0 or self.chars <= 0
+
+    def take(self, lines: Iterable[str]) -> list[str]:
+        """As many of `lines` as the budget holds, then the line saying it is spent."""
+        taken = []
+        for line in lines:
+            if self.lines <= 0 or self.chars < len(line):
+                self.lines = self.chars = 0
+                taken.append(BUDGET_SPENT.format(lines=FILE_DIFF_LINES, chars=FILE_DIFF_CHARS))
+                break
+            taken.append(line)
+            self.lines -= 1
+            self.chars -= len(line)
+        return taken
+
+
 def _file_differences(runs) -> list[FileDiff]:
     by_run = [{f.name: f.content for f in run.files.all()} for run in runs]
     names = sorted({name for files in by_run for name in files})
     differences = []
+    budget = _DiffBudget()
     for name in names:
         contents = [files.get(name) for files in by_run]
         if len(set(contents)) == 1:
@@ -387,8 +426,11 @@ def _file_differences(runs) -> list[FileDiff]:
             if content == contents[0]:
                 diffs.append(None)
                 continue
+            if budget.spent:
+                diffs.append([NOT_DIFFED])
+                continue
             diffs.append(
-                list(
+                budget.take(
                     difflib.unified_diff(
                         baseline,
                         (content or "").splitlines(),
