@@ -62,7 +62,9 @@ def test_a_list_export_neutralises_formulas_and_keeps_negative_numbers(client, h
     assert float(row["score_bw"]) == 100.0
 
 
-def test_a_custom_list_export_neutralises_formulas(client, hostile_run, django_capture_on_commit_callbacks):
+def test_a_custom_list_export_neutralises_formulas(
+    client, hostile_run, django_capture_on_commit_callbacks, celery_eager
+):
     with django_capture_on_commit_callbacks(execute=True):
         custom = save_custom_list("=1+1", "score", base_list="io500")
 

@@ -72,7 +72,7 @@ def test_an_edition_exports_in_linked_pages(client, five_listed):
     assert [row["run_id"] for page in pages for row in page] == [run.pk for run in five_listed]
 
 
-def test_a_custom_list_exports_in_linked_pages(client, five_listed, django_capture_on_commit_callbacks):
+def test_a_custom_list_exports_in_linked_pages(client, five_listed, django_capture_on_commit_callbacks, celery_eager):
     with django_capture_on_commit_callbacks(execute=True):
         custom = save_custom_list("by bandwidth", "bw", base_list="io500")
 
