@@ -403,7 +403,7 @@ IOBOARD_PAGE_CACHE_MAX_BYTES = envint("IOBOARD_PAGE_CACHE_MAX_BYTES", 1024 * 102
 # Every page-cache and data-version key starts with this (apps.results.services.freshness.cache_key), so two
 # deployments sharing one Redis never serve each other's pages. Default: one prefix per database.
 IOBOARD_CACHE_PREFIX = os.environ.get("IOBOARD_CACHE_PREFIX") or f"ioboard:{Path(DATABASES['default']['NAME']).stem}"
-# Rows per page of a list export (apps.leaderboard.exports.ExportPage): each page links the next, so every row is
+# Rows per page of a list export (apps.leaderboard.lists.exports.ExportPage): each page links the next, so every row is
 # reachable while no request writes more than this many. Measured on PostgreSQL, a 2-CPU host at load 7.7: 400 rows
 # in 1.0 s (JSON) and 1.7 s (CSV), so a page of 2,000 in well under gunicorn's 30 s timeout even under load.
 IOBOARD_EXPORT_PAGE_ROWS = envint("IOBOARD_EXPORT_PAGE_ROWS", 2000)
