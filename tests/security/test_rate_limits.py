@@ -21,12 +21,16 @@ from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db
 
+MID_WINDOW = 60 * 1_000_000 + 30.0
+
 
 @pytest.fixture(autouse=True)
 def private_throttle_cache(monkeypatch):
     counters = LocMemCache("rate-limit-test", {})
     counters.clear()  # local-memory caches of one name share their entries
     monkeypatch.setattr(SimpleRateThrottle, "cache", counters)
+    # One instant, mid-window: a test's requests never straddle two windows of a fixed-window count.
+    monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: MID_WINDOW)
 
 
 def statuses(client, url: str, times: int, **headers) -> list[int]:
