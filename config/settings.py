@@ -380,6 +380,12 @@ IOBOARD_ARCHIVE_MAX_FILE_BYTES = envint("IOBOARD_ARCHIVE_MAX_FILE_BYTES", 16 * 1
 IOBOARD_ARCHIVE_MAX_RATIO = envint("IOBOARD_ARCHIVE_MAX_RATIO", 200)
 # IO500 runs (and so systems) one upload may create; a submission is one run.
 IOBOARD_UPLOAD_MAX_RUNS = envint("IOBOARD_UPLOAD_MAX_RUNS", 50)
+# What uploads may make of an IOR parameter study, the study's whole size after the upload (docs/deployment.md):
+# every reader of its page and API pays for its pairwise comparisons (k values of one axis make k(k-1)/2).
+IOBOARD_STUDY_MAX_CONFIGURATIONS = envint("IOBOARD_STUDY_MAX_CONFIGURATIONS", 500)
+IOBOARD_STUDY_MAX_AXES = envint("IOBOARD_STUDY_MAX_AXES", 16)
+IOBOARD_STUDY_MAX_VALUES_PER_AXIS = envint("IOBOARD_STUDY_MAX_VALUES_PER_AXIS", 100)
+IOBOARD_STUDY_MAX_COMPARISONS = envint("IOBOARD_STUDY_MAX_COMPARISONS", 20000)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
 # What one account may store a day (the last 24 hours; staff are not counted): uploads and their bytes. The defaults
 # are a campaign's worth (a submitter sends a few archives a day) and 16 uploads at the size cap.

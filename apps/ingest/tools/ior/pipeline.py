@@ -4,6 +4,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -25,6 +26,7 @@ from apps.ingest.tools.ior.study import (
     read_study_manifest,
     study_point_records,
 )
+from apps.results.judgements.studies.analysis import StudyBudget
 from apps.results.models import Study, StudyPoint, Upload
 
 SNIFF_BYTES = 64 * 1024
@@ -206,6 +208,34 @@ class _Session(LogBatchSession):
     def forget_container(self) -> None:
         self.summary.study_id = None
 
+    def flush(self) -> None:
+        """Store the pending logs; an upload's only if the study stays within its budget."""
+        if self.upload is not None:
+            self.refuse_past_budget()
+        super().flush()
+
+    def refuse_past_budget(self) -> None:
+        """Refuse the upload (nothing of it is stored: ingest_ior_upload holds it in one transaction) when the
+        study, with the pending logs' points in place of what it stores for those logs, would be past
+        upload_budget(). The operator's command line is not bounded: its studies are its own to size."""
+        pending = {log_hash: self.placements(records) for _, log_hash, records in self.pending}
+        new_axes = (name for _, _, records in self.pending for record in records for name in record.axes)
+        rank = {name: index for index, name in enumerate(dict.fromkeys([*self.container.axis_order, *new_axes]))}
+        excess = upload_budget().excess(
+            [
+                _Configuration(
+                    axes=dict(sorted(axes, key=lambda item: rank.get(item[0], len(rank)))), operation=operation
+                )
+                for placements in {**self.stored_placements, **pending}.values()
+                for _, operation, axes in placements
+            ]
+        )
+        if excess:
+            raise IngestError(
+                f"{self.upload.original_name}: study {self.container.name!r} would hold {excess} "
+                f"(IOBOARD_STUDY_MAX_*, docs/deployment.md); nothing of this upload is stored"
+            )
+
     def placements(self, records: list[StudyPointRecord]) -> list:
         return sorted((r.test_index, r.operation, sorted(r.axes.items())) for r in records)
 
@@ -218,6 +248,23 @@ class _Session(LogBatchSession):
         unused = [str(path.name) for path in manifest.entries if path not in self.used_entries]
         if unused:
             self.summary.warnings.append(unused_manifest_warning(unused))
+
+
+@dataclass
+class _Configuration:
+    """A study point as the budget reads it: its axes and operation."""
+
+    axes: dict
+    operation: str
+
+
+def upload_budget() -> StudyBudget:
+    return StudyBudget(
+        configurations=settings.IOBOARD_STUDY_MAX_CONFIGURATIONS,
+        axes=settings.IOBOARD_STUDY_MAX_AXES,
+        values_per_axis=settings.IOBOARD_STUDY_MAX_VALUES_PER_AXIS,
+        comparisons=settings.IOBOARD_STUDY_MAX_COMPARISONS,
+    )
 
 
 PIPELINE = Pipeline(kind="ior", ingest_upload=ingest_ior_upload, ingest_paths=ingest_paths)

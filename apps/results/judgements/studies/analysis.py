@@ -391,13 +391,9 @@ def compare(
     for axis in axes if axes is not None else varying_axes(points):
         fixed_names = fixed_axes(points, axis)
         travelling = travelling_axes(points, axis)
-        cells: dict[tuple, dict[Any, list[Any]]] = defaultdict(lambda: defaultdict(list))
-        for point in points:
-            if axis not in point.axes:
-                continue
-            group_key = (point.operation, tuple(_key(point.axes.get(name)) for name in fixed_names))
-            cells[group_key][_key(point.axes[axis])].append(point)
-        for (operation, fixed_values), by_value in sorted(cells.items(), key=lambda item: _sort_key(item[0])):
+        for (operation, fixed_values), by_value in sorted(
+            _cells(points, axis, fixed_names).items(), key=lambda item: _sort_key(item[0])
+        ):
             values = sorted(by_value, key=_sort_key)
             if len(values) < 2:
                 continue
@@ -429,6 +425,62 @@ def compare(
     for group in groups:
         _apply_holm(group.comparisons)
     return groups
+
+
+def comparison_count(points: Sequence[Any]) -> int:
+    """How many comparisons ``compare(points)`` makes (every varying axis), counted without making them: a group
+    of k values holds k(k-1)/2 pairs. What an upload may add to a study is bounded by it (``StudyBudget``)."""
+    return sum(
+        len(by_value) * (len(by_value) - 1) // 2
+        for axis in varying_axes(points)
+        for by_value in _cells(points, axis, fixed_axes(points, axis)).values()
+    )
+
+
+def _cells(points: Sequence[Any], axis: str, fixed_names: Sequence[str]) -> dict[tuple, dict[Any, list[Any]]]:
+    """The points having ``axis``, by group (the operation and the values of ``fixed_names``), then by their value
+    of ``axis``: the values of one group are compared pairwise."""
+    cells: dict[tuple, dict[Any, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    for point in points:
+        if axis in point.axes:
+            group_key = (point.operation, tuple(_key(point.axes.get(name)) for name in fixed_names))
+            cells[group_key][_key(point.axes[axis])].append(point)
+    return cells
+
+
+@dataclass(frozen=True)
+class StudyBudget:
+    """The most a study may hold: distinct configurations (sets of axis values), axes, values of one axis and
+    comparisons. Every reader of a study's page and API pays for its comparisons (k values of one axis make
+    k(k-1)/2 of them), so an upload that would take a study past any of these is refused before it is stored."""
+
+    configurations: int
+    axes: int
+    values_per_axis: int
+    comparisons: int
+
+    def excess(self, points: Sequence[Any]) -> str:
+        """What of ``points`` is past the budget, in words ("" when nothing is). The cheap counts come first: the
+        comparisons are counted only for a study within the others, whose grouping is then bounded too."""
+        configurations = len({tuple(sorted((name, repr(value)) for name, value in p.axes.items())) for p in points})
+        values: dict[str, set] = defaultdict(set)
+        for point in points:
+            for name, value in point.axes.items():
+                values[name].add(_key(value))
+        widest = max(values, key=lambda name: len(values[name]), default=None)
+        if configurations > self.configurations:
+            return f"{configurations:,} configurations, more than the {self.configurations:,} a study may hold"
+        if len(values) > self.axes:
+            return f"{len(values):,} axes, more than the {self.axes:,} a study may have"
+        if widest is not None and len(values[widest]) > self.values_per_axis:
+            return (
+                f"{len(values[widest]):,} values of axis {widest!r}, more than the {self.values_per_axis:,} "
+                f"an axis may take"
+            )
+        comparisons = comparison_count(points)
+        if comparisons > self.comparisons:
+            return f"{comparisons:,} pairwise comparisons, more than the {self.comparisons:,} a study may make"
+        return ""
 
 
 def job_means_of(points: Iterable[Any]) -> list[float]:

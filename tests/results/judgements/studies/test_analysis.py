@@ -8,8 +8,10 @@ import pytest
 from scipy import stats
 
 from apps.results.judgements.studies.analysis import (
+    StudyBudget,
     Verdict,
     compare,
+    comparison_count,
     comparisons_of,
     covarying_axes,
     describe_value,
@@ -230,3 +232,37 @@ def test_a_single_factor_study_compares_that_factor():
 )
 def test_axis_values_read_as_words_in_verdicts(axis, value, words):
     assert describe_value(axis, value) == words
+
+
+def test_the_comparisons_of_a_study_are_counted_without_making_them():
+    # config a, b, c at 1 and 2 nodes: 3 config pairs at each node count, 1 nodes pair for each config
+    points = [point(config=config, nodes=nodes) for config in "abc" for nodes in (1, 2)]
+
+    assert comparison_count(points) == 2 * 3 + 3 * 1
+
+
+def test_a_study_budget_names_what_a_study_is_past():
+    points = [point(config=config, nodes=nodes) for config in "abcd" for nodes in (1, 2)]
+
+    assert StudyBudget(configurations=8, axes=2, values_per_axis=4, comparisons=16).excess(points) == ""
+    assert (
+        StudyBudget(configurations=7, axes=2, values_per_axis=4, comparisons=16)
+        .excess(points)
+        .startswith("8 configurations, more than the 7")
+    )
+    assert (
+        StudyBudget(configurations=8, axes=1, values_per_axis=4, comparisons=16)
+        .excess(points)
+        .startswith("2 axes, more than the 1")
+    )
+    assert (
+        StudyBudget(configurations=8, axes=2, values_per_axis=3, comparisons=16)
+        .excess(points)
+        .startswith("4 values of axis 'config', more than the 3")
+    )
+    # 6 config pairs at each of 2 node counts, 1 nodes pair for each of 4 configs
+    assert (
+        StudyBudget(configurations=8, axes=2, values_per_axis=4, comparisons=15)
+        .excess(points)
+        .startswith("16 pairwise comparisons, more than the 15")
+    )
