@@ -385,7 +385,7 @@ IOBOARD_UPLOAD_MAX_RUNS = envint("IOBOARD_UPLOAD_MAX_RUNS", 50)
 IOBOARD_STUDY_MAX_CONFIGURATIONS = envint("IOBOARD_STUDY_MAX_CONFIGURATIONS", 500)
 IOBOARD_STUDY_MAX_AXES = envint("IOBOARD_STUDY_MAX_AXES", 16)
 IOBOARD_STUDY_MAX_VALUES_PER_AXIS = envint("IOBOARD_STUDY_MAX_VALUES_PER_AXIS", 100)
-IOBOARD_STUDY_MAX_COMPARISONS = envint("IOBOARD_STUDY_MAX_COMPARISONS", 20000)
+IOBOARD_STUDY_MAX_COMPARISONS = envint("IOBOARD_STUDY_MAX_COMPARISONS", 5000)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
 # What one account may store a day (the last 24 hours; staff are not counted): uploads and their bytes. The defaults
 # are a campaign's worth (a submitter sends a few archives a day) and 16 uploads at the size cap.

@@ -39,9 +39,9 @@ def test_a_study_of_a_thousand_configurations_is_refused_at_ingest_with_a_messag
     )
 
     assert status["status"] == "failed"
-    # refused at the first hundred logs past the budget: the rest is never stored, nor parsed
+    # refused at its first hundred logs (2 operations x 100 x 99 / 2 pairs): the rest is never stored, nor parsed
     assert status["error"].startswith(
-        "wide.tgz: study 'wide' would hold 200 values of axis 'config', more than the 100"
+        "wide.tgz: study 'wide' would hold 9,900 pairwise comparisons, more than the 5,000"
     )
     assert not Study.objects.exists()
     assert not StudyPoint.objects.exists()
