@@ -26,7 +26,7 @@ def _published(name: str) -> list[Edition]:
     return sorted(editions, key=lambda edition: order.index(edition.list_kind))
 
 
-@cache_page_until_data_changes
+@cache_page_until_data_changes(parameters=())
 def published_edition(request, name: str):
     """A release as io500.org published it: its source and release date, each list's rows, its change log."""
     editions = _published(name)
@@ -43,7 +43,7 @@ def published_edition(request, name: str):
     )
 
 
-@cache_page_until_data_changes
+@cache_page_until_data_changes(parameters=())
 def list_audit_page(request, name: str, kind: str):
     """One published list against its raw files: each linked entry's differences, and the list beside the one
     ioboard makes from the same runs."""
@@ -69,7 +69,7 @@ def list_audit_page(request, name: str, kind: str):
     )
 
 
-@cache_page_until_data_changes
+@cache_page_until_data_changes(parameters=())
 def audit_summary_page(request):
     """Per published list: its entries, those with raw files, those that agree and those that differ."""
     summary = audit_summary()
