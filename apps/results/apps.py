@@ -8,3 +8,8 @@ class ResultsConfig(AppConfig):
 
     name = "apps.results"
     verbose_name = "Results"
+
+    def ready(self) -> None:
+        """Register the app's tasks in every process, the web's too: the services enqueue them by name
+        (apps.results.services.enqueue)."""
+        from apps.results import tasks  # noqa: F401

@@ -12,16 +12,19 @@ import inspect
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from apps.results.services import enqueue
 from config.celery import app
 
 TRUE_NAMES = {
     "apps.ingest.tasks.ingest_upload_task",
+    "apps.ingest.tasks.remove_expired_failed_uploads",
     "apps.ingest.tasks.requeue_stuck_uploads",
     "apps.results.tasks.check_runs_against_ceiling",
     "apps.results.tasks.detect_changes_task",
     "apps.results.tasks.fill_custom_list",
     "apps.results.tasks.maintain_list",
     "apps.results.tasks.refresh_custom_lists",
+    "apps.results.tasks.release_due_embargoes",
 }
 #: Old name → true name, for the messages in flight; drop one a release after its messages drained.
 ALIASES = {
@@ -62,3 +65,8 @@ def test_every_task_retries_transient_errors_late_acked_with_a_growing_pause():
 
 def test_the_beat_schedule_names_registered_tasks():
     assert {entry["task"] for entry in app.conf.beat_schedule.values()} <= set(registered())
+
+
+def test_the_services_enqueue_registered_tasks_by_their_true_names():
+    assert set(enqueue.ENQUEUED) <= TRUE_NAMES
+    assert len(enqueue.ENQUEUED) == 5

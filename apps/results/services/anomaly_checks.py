@@ -9,13 +9,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Q
 
-from apps.results import tasks
 from apps.results.judgements.anomalies import RuleContext, RunFacts, evaluate_all
 from apps.results.models import Anomaly, ReviewStatus, Run, Stack
-from apps.results.services import runs
+from apps.results.services import enqueue, runs
 
 
 def same_result(run: Run) -> Q:
@@ -119,4 +117,4 @@ def check_system_against_ceiling(system_id: int) -> None:
 
 def schedule_ceiling_check(system_id: int) -> None:
     """After the current transaction commits, check the system's runs against its stack's ceiling."""
-    transaction.on_commit(lambda: tasks.check_runs_against_ceiling.delay(system_id), robust=True)
+    enqueue.on_commit(enqueue.CHECK_RUNS_AGAINST_CEILING, system_id)

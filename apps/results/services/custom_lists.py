@@ -37,7 +37,6 @@ from django.contrib.auth import get_user_model
 from django.db import router, transaction
 from django.db.models import Count, F, Q
 
-from apps.results import tasks
 from apps.results.judgements.equations import Equation, parse_equation
 from apps.results.judgements.scoring.io500 import (
     BW_PHASES,
@@ -48,7 +47,7 @@ from apps.results.judgements.scoring.io500 import (
 )
 from apps.results.models import CustomList, CustomListEntry, ListEntry, ListState, PhaseResult, Run
 from apps.results.models.list_kinds import list_kind
-from apps.results.services import list_entries
+from apps.results.services import enqueue, list_entries
 from apps.results.services.freshness import bump_data_version_on_commit, cache_key, shared_cache_call
 
 #: Score names an equation may use besides the phase names: the run's recomputed scores.
@@ -108,7 +107,7 @@ def schedule_fill(custom: CustomList) -> None:
     Without the cache (Redis away) there is no debounce: the fill is idempotent, so it is asked for anyway, and an
     unreachable broker is logged, not raised (robust): the list is saved, and reads say it is being ranked."""
     if shared_cache_call("add", _fill_requested_key(custom), True, timeout=FILL_DEBOUNCE_SECONDS, default=True):
-        transaction.on_commit(lambda: tasks.fill_custom_list.delay(custom.pk), robust=True)
+        enqueue.on_commit(enqueue.FILL_CUSTOM_LIST, custom.pk)
 
 
 def complete(pk: int) -> None:
@@ -266,7 +265,7 @@ def refresh_systems_on_commit(system_ids) -> None:
     """After the commit, have these systems' members re-evaluated on every custom list (when there is one)."""
     ids = sorted({pk for pk in system_ids if pk is not None})
     if ids and CustomList.objects.exists():
-        transaction.on_commit(lambda: tasks.refresh_custom_lists.delay(ids), robust=True)
+        enqueue.on_commit(enqueue.REFRESH_CUSTOM_LISTS, ids)
 
 
 def forget_runs(run_ids) -> None:

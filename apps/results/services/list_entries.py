@@ -36,11 +36,10 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, Out
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from apps.results import tasks
 from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run
 from apps.results.models.list_columns import LIST_COLUMNS
 from apps.results.models.list_kinds import LIST_KINDS, ListKind
-from apps.results.services import bulk
+from apps.results.services import bulk, enqueue
 
 #: Settle a list's ranks once this many shift rows wait: a page row's rank reads the shifts above it.
 SETTLE_AFTER = 500
@@ -234,7 +233,7 @@ def maintain_lists_on_commit(slugs: Iterable[str]) -> None:
     what is due."""
     for slug in sorted(set(slugs)):
         # A function of its own per list (robust on_commit logs a failed callback by its __qualname__).
-        transaction.on_commit(lambda slug=slug: tasks.maintain_list.delay(slug), robust=True)
+        enqueue.on_commit(enqueue.MAINTAIN_LIST, slug)
 
 
 def sync_systems(system_ids: Iterable[int | None]) -> set[str]:

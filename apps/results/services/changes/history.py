@@ -27,13 +27,13 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from apps.results import tasks
 from apps.results.judgements.changes.attribution import attribute, configuration_entries
 from apps.results.judgements.changes.detection import DetectionParameters, detect, noise_of
 from apps.results.judgements.diff import diff_runs, flatten
 from apps.results.models import Annotation, Change, MetricNoise, Run, StorageSystem
 from apps.results.models.querysets import DETAIL_RELATIONS
 from apps.results.models.run_details import Relation
+from apps.results.services import enqueue
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: Run-level metrics and the Run fields they read.
@@ -339,7 +339,7 @@ def schedule_change_detection(run_ids: Iterable[int]) -> None:
     rewritten runs, and only of those."""
     run_ids = sorted({int(pk) for pk in run_ids})
     if run_ids:
-        transaction.on_commit(lambda: tasks.detect_changes_task.delay(run_ids), robust=True)
+        enqueue.on_commit(enqueue.DETECT_CHANGES, run_ids)
 
 
 def _batches(system_ids: list[int]) -> list[list[int]]:
