@@ -90,7 +90,7 @@ def test_a_duplicate_upload_and_duplicate_tasks_create_no_second_run(
     first = upload_and_wait(alice_client, data, "wolf.tgz")
     job = IngestJob.objects.get()
 
-    again = bob_client.post("/api/v1/uploads/", {"file": named_file(data, "copy.tgz")}, format="multipart")
+    again = alice_client.post("/api/v1/uploads/", {"file": named_file(data, "copy.tgz")}, format="multipart")
     ingest_upload_task.delay(job.pk)
     ingest_upload_task.delay(job.pk)
     wait_until_the_queue_is_drained()
@@ -100,3 +100,11 @@ def test_a_duplicate_upload_and_duplicate_tasks_create_no_second_run(
     assert Upload.objects.count() == IngestJob.objects.count() == Run.objects.count() == 1
     job.refresh_from_db()
     assert (job.status, job.attempts) == ("done", 1)
+
+    # Another account's copy of the same bytes is its own upload (deduplication is per account and kind), and
+    # finds the run already published: still one run, still alice's.
+    copy = upload_and_wait(bob_client, data, "copy.tgz")
+    assert copy["id"] != first["id"]
+    assert Upload.objects.count() == 2
+    assert Run.objects.count() == 1
+    assert Run.objects.get().upload_id == first["id"]
