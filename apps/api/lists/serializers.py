@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.api.common.inputs import BoundedTextMixin
-from apps.api.common.serializers import RANKED_HELP, CitationSerializer, ManyRowsSerializer
+from apps.api.common.serializers import RANKED_HELP, CitationSerializer
 from apps.api.rules_editions.serializers import RulesEditionByName
 from apps.results.models import Anomaly, Edition, EditionEntry, ListEntry
 from apps.results.models.list_columns import NORMALISED_COLUMNS
@@ -12,7 +12,7 @@ from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services.citations import cite
 
 
-class EntryScoreSerializer(ManyRowsSerializer):
+class EntryScoreSerializer(serializers.Serializer):
     """An edition entry's frozen score, in the same {bw, md, total} shape."""
 
     bw = serializers.FloatField(source="score_bw", allow_null=True, help_text="GiB/s")
@@ -20,7 +20,7 @@ class EntryScoreSerializer(ManyRowsSerializer):
     total = serializers.FloatField(source="score", allow_null=True)
 
 
-class BadgeSerializer(ManyRowsSerializer, serializers.ModelSerializer):
+class BadgeSerializer(serializers.ModelSerializer):
     class Meta:
         model = Anomaly
         fields = ["rule", "severity", "phase", "message"]
@@ -37,7 +37,7 @@ NormalisedScoresSerializer = type(
 )
 
 
-class ListEntrySerializer(ManyRowsSerializer, NormalisedScoresSerializer, serializers.ModelSerializer):
+class ListEntrySerializer(NormalisedScoresSerializer, serializers.ModelSerializer):
     """One row of a ranked list, from its maintained entry. Runs kept off the list (historic view) have no rank."""
 
     rank = serializers.IntegerField(allow_null=True)

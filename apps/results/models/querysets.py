@@ -19,7 +19,6 @@ Usage, the same for HTML pages, exports and the API::
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
 from itertools import islice
 
 from django.apps import apps
@@ -55,7 +54,7 @@ from apps.results.models.list_kinds import (
     list_kind,
     ranked_condition,
 )
-from apps.results.models.run_details import Relation, reads_related_rows_in_one_query, runs_with_related_rows
+from apps.results.models.run_details import Relation
 from apps.results.models.visibility import run_visible_condition
 
 #: The run columns only a run's own page reads: its configuration, info and anomaly facts (JSON of kilobytes
@@ -75,13 +74,6 @@ def anomalies_in_order():
 
 def badges():
     """The anomalies a row of a list shows as badges: in order, without their evidence (JSON a row never reads)."""
-    return _badges_once().all()
-
-
-@cache
-def _badges_once():
-    """`badges()`, built once per process: the queryset is the same on every page that shows badges, and building
-    its order again cost each of them a few tenths of a millisecond (never evaluated: `badges()` clones it)."""
     return anomalies_in_order().defer("evidence")
 
 
@@ -211,14 +203,10 @@ class RunQuerySet(models.QuerySet):
         )
 
     def with_related_rows(self, *relations):
-        """The runs' related rows of these `run_details.Relation`s, read so that `run.phases.all()` and the rest
-        run no query: on PostgreSQL in one query after the runs' (`run_details`), elsewhere by `prefetch_related`.
-        A relation of the Lustre build (its patches) reads the build with the run."""
+        """The runs' related rows of these `run_details.Relation`s, prefetched so that `run.phases.all()` and the
+        rest run no query: one query per relation. A relation of the Lustre build (its patches) reads the build
+        with the run."""
         runs = self.select_related("lustre_build") if any(r.owner == "lustre_build" for r in relations) else self
-        if reads_related_rows_in_one_query(runs.db):
-            runs = runs._chain()
-            runs._iterable_class = runs_with_related_rows(tuple(relations))
-            return runs
         return runs.prefetch_related(*[relation.prefetch() for relation in relations])
 
     def with_list_columns(self):
@@ -306,16 +294,16 @@ class ListEntryQuerySet(models.QuerySet):
 
     def listed(self, kind: str):
         """The entries of list `kind` in list order (score, then run id), each with its current `rank`: a whole
-        list, read from `entries_with_rank()` (call it on ListEntry.objects; filter what it returns)."""
-        return self._whole_list(kind, _entries_with_rank)
+        list (call it on ListEntry.objects; filter what it returns)."""
+        return self._whole_list(kind)
 
-    def _whole_list(self, kind: str, annotated):
-        """List `kind`'s entries in list order, from `annotated` (a queryset built once per process). `self` only
-        names the database: a filtered `self` would be silently widened to the whole list, so it is refused."""
+    def _whole_list(self, kind: str):
+        """List `kind`'s entries in list order with their rank. A filtered `self` would be silently widened to the
+        whole list, so it is refused."""
         list_kind(kind)
         if self.query.where:
             raise TypeError("a whole list is read from ListEntry.objects; filter what listed() returns instead")
-        return annotated().using(self._db).filter(kind=kind).order_by(*LIST_ORDER)
+        return self.with_rank().filter(kind=kind).order_by(*LIST_ORDER)
 
     def with_rank(self):
         """rank = base_rank + the net shifts stored after it above its score (ListEntry's docstring).
@@ -421,8 +409,6 @@ class ListEntryQuerySet(models.QuerySet):
 
         `state`: the list's ListState, when the caller has read it already (for its file systems).
 
-        The page starts from `_entries_with_page_columns`, annotated once per process (`_whole_list`).
-
         A text filter on a column in INDEXED_TEXT (a vendor that contains "ddn", the file system "lustre" in any
         case) becomes "column IN (the list's values that match it, compared upper-cased)": a LIKE '%DDN%' cannot
         use an index. The values come from skipping through the column's sort index (`_distinct_values`), and
@@ -431,7 +417,7 @@ class ListEntryQuerySet(models.QuerySet):
         value's entries for the same count (an UPPER() condition is only a filter on that index).
         """
         indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
-        entries = self._whole_list(kind, _entries_with_page_columns).filter_listed(
+        entries = self._whole_list(kind).with_normalised().with_run_timestamp().filter_listed(
             **{n: v for n, v in criteria.items() if n not in indexed}
         )
         for name, needle in indexed.items():
@@ -485,25 +471,7 @@ LIST_ORDER = (F("score").desc(nulls_last=True), "run_id")
 def entries_with_rank():
     """Every list entry with its current `rank` (`ListEntryQuerySet.with_rank`): filter it. What the run, system and
     front pages read their places from."""
-    return _entries_with_rank().all()
-
-
-@cache
-def _entries_with_rank():
-    """`ListEntry.objects.with_rank()`, built once per process and never evaluated: each caller clones it.
-
-    Why: building the rank's subquery and resolving it cost every page that shows a rank (lists, HTML and API,
-    and the run, system and front pages) a few tenths of a millisecond, the same on every request; a queryset
-    chained from a shared parent is what Django does on every `.filter()` (as `list_entries._entry_rows`)."""
     return apps.get_model("results", "ListEntry").objects.with_rank()
-
-
-@cache
-def _entries_with_page_columns():
-    """`_entries_with_rank()` with the other columns a list page shows beyond the stored ones (normalised scores,
-    run timestamp; `ListEntryQuerySet.page_entries`), built once per process: resolving the eight annotations cost
-    every list page about a millisecond, a tenth of its time at a million runs (docs/performance.md)."""
-    return _entries_with_rank().with_normalised().with_run_timestamp()
 
 
 def load_listed(entries) -> list:

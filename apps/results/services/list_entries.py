@@ -29,7 +29,6 @@ How:
 from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from functools import cache
 
 from django.db import connection, transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
@@ -67,14 +66,9 @@ def _candidates(kind: ListKind, runs):
     return runs.filter(kind.members).annotate(**columns)
 
 
-@cache
 def _entry_rows():
     """Every run with, per kind, whether it is a member, whether it is ranked, its rank key and its place among
-    its system's members (best first, the SQL order of `_best_first`, as in a rebuild), and its entry's values.
-
-    Built once per process: resolving two dozen annotations cost more than running the query they make.
-    Callers filter it (a clone), never evaluate it.
-    """
+    its system's members (best first, the SQL order of `_best_first`, as in a rebuild), and its entry's values."""
     columns = {f"e_{name}": expression for name, expression in SOURCE.items() if name != "score"}
     for number, kind in enumerate(LIST_KINDS.values()):
         member = ExpressionWrapper(kind.members, output_field=BooleanField())
@@ -126,10 +120,8 @@ def _locked_state(slug: str) -> ListState:
     return _locked_states([slug])[slug]
 
 
-@cache
 def _ranked_with_ties():
-    """Ranked entries with their rank now and the number of ranked entries tied with them (built once, as
-    `_entry_rows`)."""
+    """Ranked entries with their rank now and the number of ranked entries tied with them."""
     tied = (
         ListEntry.objects.filter(kind=OuterRef("kind"), ranked=True, score=OuterRef("score"))
         .order_by()

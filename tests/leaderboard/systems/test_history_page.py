@@ -12,7 +12,6 @@ from apps.results.services.changes.events import Event
 from apps.results.services.changes.history import detect_all_changes, history_runs
 from synth import small_history
 from tests.factories import UserFactory
-from tests.queries import run_details_queries
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -34,7 +33,7 @@ def test_the_history_page_reads_its_runs_without_what_only_a_run_page_shows(clie
     """The system, its runs, their phases, tunables, stripings and patches, its changes and annotations: no
     anomalies, upload or files (building objects the page never reads was most of its time); of the phases,
     what the charts draw."""
-    with django_assert_num_queries(4 + run_details_queries(4)):
+    with django_assert_num_queries(4 + 4):
         assert client.get(f"/systems/{stepper.pk}/history/").status_code == 200
     runs = history_runs(stepper.pk)
     assert all("anomalies" not in run._prefetched_objects_cache for run in runs)

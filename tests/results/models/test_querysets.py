@@ -9,7 +9,6 @@ from apps.results.models import ListEntry, ListState, Run
 from apps.results.models.list_columns import SORT_KEYS
 from apps.results.services.list_entries import refresh_statistics
 from tests.factories import AnomalyFactory, LustrePatchFactory, RunFactory, StorageSystemFactory
-from tests.queries import run_details_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -214,7 +213,7 @@ def test_with_details_loads_a_run_in_a_constant_number_of_queries(patches, djang
     target = RunFactory(lustre_build=patch.build)
     AnomalyFactory.create_batch(patches, run=target)
     # the run, then phases, tunables, stripings, files, patches, anomalies (in the run's query on PostgreSQL)
-    with django_assert_num_queries(1 + run_details_queries(6)):
+    with django_assert_num_queries(1 + 6):
         loaded = Run.objects.with_details().get(pk=target.pk)
         assert len(loaded.phases.all()) == 12
         assert len(loaded.lustre_build.patches.all()) == patches
@@ -308,5 +307,5 @@ def test_a_runs_details_are_read_without_joining_the_run_table_again():
         assert detailed.phases.all()
         assert detailed.anomalies.all()
     statements = [query["sql"] for query in queries.captured_queries]
-    assert len(statements) == 1 + run_details_queries(5)  # no Lustre build: no patches to read
+    assert len(statements) == 1 + 5  # no Lustre build: no patches to read
     assert not [sql for sql in statements if 'JOIN "results_run"' in sql]
