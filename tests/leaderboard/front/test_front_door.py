@@ -94,7 +94,7 @@ def test_list_headers_carry_units_ranks_read_as_ranks_and_runs_by_date(client):
     html = body(client.get("/lists/full/"))
     for label in ("BW (GiB/s)", "MD (kIOPS)", "BW per node (GiB/s)", "MD per server (kIOPS)"):
         assert f">{label}</a></th>" in html
-    row = re.search(r'<tr class="" data-run="\d+">.*?</tr>', html).group(0)
+    row = re.search(r'<tr class="" data-run="\d+">.*?</tr>', html, re.DOTALL).group(0)
     assert '<td class="num rank">#1</td>' in row
     assert f'<a href="/runs/{run.pk}/" title="run {run.pk}">2020-03-10 · ISC20</a>' in row
 
