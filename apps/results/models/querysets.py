@@ -417,8 +417,11 @@ class ListEntryQuerySet(models.QuerySet):
         value's entries for the same count (an UPPER() condition is only a filter on that index).
         """
         indexed = {name: value for name, value in criteria.items() if name in INDEXED_TEXT and value}
-        entries = self._whole_list(kind).with_normalised().with_run_timestamp().filter_listed(
-            **{n: v for n, v in criteria.items() if n not in indexed}
+        entries = (
+            self._whole_list(kind)
+            .with_normalised()
+            .with_run_timestamp()
+            .filter_listed(**{n: v for n, v in criteria.items() if n not in indexed})
         )
         for name, needle in indexed.items():
             column, matches = INDEXED_TEXT[name]
