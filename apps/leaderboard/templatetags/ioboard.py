@@ -34,7 +34,8 @@ def table_rows(rows) -> dict:
 
 @register.inclusion_tag("compare/_picker_rows.html")
 def picker_rows(runs) -> dict:
-    """The compare page's picker: a row per run (`front.newest_shown_runs`) with its box, system, date and score."""
+    """The compare page's picker: a row per run (`systems.search.newest_shown_runs`) with its box, system, date and
+    score."""
     return {"runs": runs}
 
 
@@ -156,7 +157,7 @@ def point_rows(points) -> dict:
 
 @register.inclusion_tag("studies/_verdict_rows.html")
 def verdict_rows(rows) -> dict:
-    """The rows of one axis in a study's verdict table (study_views.VerdictGroup.rows): a pair of values, their
+    """The rows of one axis in a study's verdict table (studies.views.VerdictGroup.rows): a pair of values, their
     ratio and interval, the jobs behind each, the verdict in words and, on hover, as a sentence."""
     return {"rows": rows}
 
