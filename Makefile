@@ -34,7 +34,7 @@ run: $(RUN_STAMP)
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## Cheapest first, all configured in pyproject.toml: ruff (check and format); the import contracts (layers, independent front ends,
-## plain-Python parsers); mypy over the plain-Python folders; deptry (requirements against imports); djlint (templates);
+## plain-Python parsers); mypy over the plain-Python folders; deptry (requirements against imports); djlint (templates, jinja2/);
 ## no private attribute of Django or DRF in apps/ (tests/architecture/test_public_interfaces.py, a scan of the source)
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -42,7 +42,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/deptry .
-	$(BIN)/djlint templates --lint
+	$(BIN)/djlint templates jinja2 --lint
 	$(BIN)/pytest -q -p no:cacheprovider tests/architecture/test_public_interfaces.py
 
 ## The whole suite: the linters, then pytest (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)

@@ -123,6 +123,15 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The hot row templates (a list's rows, a stack's component tree) alone, in Jinja2: why in
+        # apps/leaderboard/common/row_templates.py.
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "apps.leaderboard.common.row_templates.environment"},
+    },
 ]
 
 # PostgreSQL's JIT compiles any plan whose estimated cost passes jit_above_cost. Page queries read a

@@ -1,5 +1,5 @@
 """List tables: the columns, their sort links, and one row shape for live lists and frozen editions. Their markup
-is the templates' (templates/lists/_list_table.html and _list_rows.html)."""
+is the templates' (templates/lists/_list_table.html, and jinja2/lists/_list_rows.html for the rows)."""
 
 from dataclasses import dataclass, field
 from datetime import date

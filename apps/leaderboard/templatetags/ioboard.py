@@ -4,7 +4,9 @@ template engine escapes; a tag's markup is its template's (an inclusion tag), or
 from dataclasses import dataclass
 
 from django import template
+from django.utils.safestring import SafeString
 
+from apps.leaderboard.common.row_templates import macro, render_rows
 from apps.leaderboard.lists import tables
 from apps.results.models.stacks import LAYER_CHOICES
 
@@ -26,10 +28,22 @@ def chart(figure: dict, figure_id: str, label: str, click_url: str = "") -> dict
     return {"figure": figure, "figure_id": figure_id, "label": label, "click_url": click_url}
 
 
-@register.inclusion_tag("lists/_list_rows.html")
-def table_rows(rows) -> dict:
-    """A list table's <tr> rows (`tables.Row`), with the paths they link to reversed once per table."""
-    return {"rows": tables.linked_rows(rows), "score_digits": tables.SCORE.digits, "wide": tables.WIDE_CELL_CLASSES}
+@register.simple_tag
+def table_rows(rows) -> SafeString:
+    """A list table's <tr> rows (`tables.Row`), with the paths they link to reversed once per table: one Jinja2
+    template (`row_templates` says why)."""
+    return render_rows(
+        "lists/_list_rows.html",
+        rows=tables.linked_rows(rows),
+        score_digits=tables.SCORE.digits,
+        wide=tables.WIDE_CELL_CLASSES,
+    )
+
+
+@register.simple_tag
+def badges(anomalies) -> str:
+    """A run's anomalies as badges (the list rows' macro, for the pages that show them elsewhere)."""
+    return macro("includes/_badges.html", "badges")(anomalies)
 
 
 @register.inclusion_tag("compare/_picker_rows.html")
@@ -74,10 +88,14 @@ def num(value, digits=2) -> str:
     return f"{value:.{int(digits)}f}"
 
 
-@register.inclusion_tag("stacks/_figure.html")
-def stack_figure(measurement) -> dict:
+@register.simple_tag
+def stack_figure(measurement) -> str:
     """A stack layer's figure in its table cell: measured (efficiency), an outlier badge naming the peers' median."""
-    return {"m": measurement}
+    return macro(STACK_ROWS, "figure")(measurement)
+
+
+#: The stack page's rows and figure cells, Jinja2 macros (`row_templates` says why).
+STACK_ROWS = "stacks/_rows.html"
 
 
 @register.filter
@@ -90,17 +108,17 @@ def layer_label(layer: str) -> str:
 LAYER_LABELS = dict(LAYER_CHOICES)
 
 
-@register.inclusion_tag("stacks/_server_rows.html")
-def stack_server_rows(entry) -> dict:
+@register.simple_tag
+def stack_server_rows(entry) -> str:
     """A server's rows in the stack page's component tree (StackView.tree): each group of drives with its drives
     beneath, then what is built on them, the network, the drives in no group."""
-    return {"entry": entry}
+    return macro(STACK_ROWS, "server_rows")(entry)
 
 
-@register.inclusion_tag("stacks/_same_drive_rows.html")
-def stack_same_drive_rows(nodes) -> dict:
+@register.simple_tag
+def stack_same_drive_rows(nodes) -> str:
     """The rows of a table of arrays and local file systems built from the same drives: read and write."""
-    return {"rows": nodes}
+    return macro(STACK_ROWS, "same_drive_rows")(nodes)
 
 
 def noise_trend(change, beyond) -> tuple[str, str]:
