@@ -91,7 +91,7 @@ def num(value, digits=2) -> str:
 @register.simple_tag
 def stack_figure(measurement) -> str:
     """A stack layer's figure in its table cell: measured (efficiency), an outlier badge naming the peers' median."""
-    return macro(STACK_ROWS, "figure")(measurement)
+    return macro(STACK_ROWS, "figure_cells")((measurement,))
 
 
 #: The stack page's rows and figure cells, Jinja2 macros (`row_templates` says why).
