@@ -53,6 +53,16 @@ def test_a_list_row_shows_its_rank_names_as_text_scores_and_links(client):
     assert HOSTILE not in html
 
 
+def test_a_list_row_escapes_quotes_as_the_rest_of_the_page_does(client):
+    """The rows are Jinja2's (apps.leaderboard.common.row_templates), the page around them Django's: an apostrophe
+    reads the same in both."""
+    system = StorageSystemFactory(name="O'Hare's <lab>", institution__name="O'Hare's <lab>")
+    run = RunFactory(system=system)
+    html = client.get(f"/lists/full/?institution={system.institution.name}").content.decode()
+    [row] = [row for row in rows_of(html) if f'data-run="{run.pk}"' in row]
+    assert cells(row)[2:4] == ["O&#x27;Hare&#x27;s &lt;lab&gt;", "O&#x27;Hare&#x27;s &lt;lab&gt;"]
+
+
 def test_an_excluded_row_says_why_line_by_line(client):
     run = RunFactory(exclusion_reason="no <hash>\nsecond line")
     html = client.get("/lists/historic/").content.decode()
