@@ -18,15 +18,14 @@ from html import escape
 from django.template import engines
 from django.template.defaultfilters import linebreaksbr
 from django.utils.safestring import SafeString, mark_safe
+from jinja2 import Environment
 from markupsafe import Markup
 
-from jinja2 import Environment
+from apps.leaderboard.common.filters import layer_label, num, percent, words
 
 
 def environment(**options) -> Environment:
     """The Jinja2 environment of the row templates (TEMPLATES' "environment" option)."""
-    from apps.leaderboard.templatetags.ioboard import layer_label, num, percent, words
-
     options.pop("autoescape", None)  # always on, whatever the backend passes (its default is on too)
     env = Environment(autoescape=True, finalize=escaped_as_django_escapes, keep_trailing_newline=True, **options)
     env.filters.update(num=num, percent=percent, words=words, layer_label=layer_label, linebreaksbr=linebreaksbr)

@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from django import template
 from django.utils.safestring import SafeString
 
+from apps.leaderboard.common.filters import layer_label, num, percent, words
 from apps.leaderboard.common.row_templates import macro, render_rows
 from apps.leaderboard.lists import tables
-from apps.results.models.stacks import LAYER_CHOICES
 
 register = template.Library()
+for display_filter in (num, percent, words, layer_label):
+    register.filter(display_filter)
 
 
 @register.inclusion_tag("includes/_plotly_style_placeholders.html")
@@ -54,14 +56,6 @@ def picker_rows(runs) -> dict:
 
 
 @register.filter
-def percent(value) -> str:
-    """+12.3 % / −4.0 %; empty for None."""
-    if value is None:
-        return ""
-    return f"{value:+.1f} %".replace("-", "−")
-
-
-@register.filter
 def trend(value) -> str:
     """A CSS class for a relative change: up, down or flat (within 0.5 %)."""
     if value is None or abs(value) < 0.5:
@@ -79,15 +73,6 @@ def diff_line(line: str) -> str:
     return {"+": "diff-added", "-": "diff-removed"}.get(line[:1], "")
 
 
-@register.filter
-def num(value, digits=2) -> str:
-    """A number with `digits` fixed decimals (Python's "f" format, no thousands separators, as the lists have
-    always written their figures), "—" when unknown; an empty value (a missing variable) is unknown too."""
-    if value is None or value == "":
-        return "—"
-    return f"{value:.{int(digits)}f}"
-
-
 @register.simple_tag
 def stack_figure(measurement) -> str:
     """A stack layer's figure in its table cell: measured (efficiency), an outlier badge naming the peers' median."""
@@ -96,16 +81,6 @@ def stack_figure(measurement) -> str:
 
 #: The stack page's rows and figure cells, Jinja2 macros (`row_templates` says why).
 STACK_ROWS = "stacks/_rows.html"
-
-
-@register.filter
-def layer_label(layer: str) -> str:
-    """A stack component's layer in words ("device_group" -> its label)."""
-    return LAYER_LABELS.get(layer, layer)
-
-
-#: A component's layer as get_layer_display writes it.
-LAYER_LABELS = dict(LAYER_CHOICES)
 
 
 @register.simple_tag
@@ -191,13 +166,6 @@ def pivot_rows(body) -> dict:
 def study_point_rows(points) -> dict:
     """An IOR study's points table, one row per point: its log, operation, axes and the figures as printed."""
     return {"points": points}
-
-
-@register.filter
-def words(value) -> str:
-    """A stored enum value in words: "not_applicable" -> "not applicable", "fully_reproducible" -> "fully
-    reproducible". Pages show values, never identifiers."""
-    return "" if value is None else str(value).replace("_", " ")
 
 
 #: How evidence values read: booleans as words, numbers with sensible precision.
