@@ -268,8 +268,30 @@ STATICFILES_FINDERS = [
 ]
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+# Uploads are kept where every host reaches them (docs/deployment.md, "What is shared"): in PostgreSQL
+# (apps.results.storage), or in an S3-compatible bucket through django-storages when IOBOARD_S3_BUCKET is set.
+# Nothing is stored under MEDIA_ROOT; it is read only by the migration that moves older uploads in.
+IOBOARD_S3_BUCKET = os.environ.get("IOBOARD_S3_BUCKET", "")
+UPLOAD_STORAGE = (
+    {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": IOBOARD_S3_BUCKET,
+            "endpoint_url": os.environ.get("IOBOARD_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("IOBOARD_S3_REGION") or None,
+            "access_key": envsecret("IOBOARD_S3_ACCESS_KEY_ID"),
+            "secret_key": envsecret("IOBOARD_S3_SECRET_ACCESS_KEY"),
+            "location": os.environ.get("IOBOARD_S3_PREFIX", ""),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+    if IOBOARD_S3_BUCKET
+    else {"BACKEND": "apps.results.storage.DatabaseStorage"}
+)
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": UPLOAD_STORAGE,
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"

@@ -10,7 +10,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from apps.ingest.models import IngestJob
-from apps.results.models import Run, Upload
+from apps.results.models import Run, Upload, UploadBlob
 from tests.conftest import REPO_ROOT
 from tests.factories import RunFactory
 
@@ -23,6 +23,11 @@ DEMO_SUBMISSION_SCORE = 736.332861455
 
 def files_under(root: Path) -> list[str]:
     return sorted(str(path.relative_to(root)) for path in root.rglob("*") if not path.is_dir())
+
+
+def stored_files() -> list[str]:
+    """The names of the files kept in the upload storage (PostgreSQL rows, not a host's disk)."""
+    return sorted(UploadBlob.objects.values_list("name", flat=True))
 
 
 def tar_gz_of(folder: Path) -> bytes:

@@ -7,6 +7,7 @@ waits for the sweep). Then the broker comes back and the sweep (`requeue_jobs`, 
 Redis an in-process worker ingests it; without one, the eager mode stands in for the worker.
 """
 
+import hashlib
 import os
 import socket
 import uuid
@@ -67,7 +68,7 @@ def test_an_upload_is_accepted_and_kept_while_the_broker_is_unreachable(alice_cl
 
     assert response.status_code == 202, response.content[:500]
     upload = Upload.objects.get()
-    assert (private_storage / "media" / upload.file.name).is_file()
+    assert hashlib.sha256(Upload.objects.get().file.open("rb").read()).hexdigest() == Upload.objects.get().sha256
     job = IngestJob.objects.get(upload=upload)
     assert job.status == IngestJob.Status.PENDING
     assert Run.objects.count() == 0

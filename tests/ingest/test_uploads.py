@@ -11,7 +11,7 @@ from apps.ingest.models import IngestJob
 from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
 from apps.results.models import Run, ScalingSeries, Upload
 from apps.results.services.ownership import delete_upload
-from tests.api.uploading import DEMO_SUBMISSION, files_under, named_file, tar_gz_of
+from tests.api.uploading import DEMO_SUBMISSION, files_under, named_file, stored_files, tar_gz_of
 from tests.factories import RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +45,7 @@ def test_an_upload_is_stored_under_its_sha256_and_its_scratch_is_removed(storage
     assert received.job.status == "pending"
     assert len(enqueued) == 1
     assert files_under(storage / "tmp") == []
-    assert files_under(storage / "media") == [received.upload.file.name]
+    assert stored_files() == [received.upload.file.name]
 
 
 @pytest.mark.parametrize(
@@ -119,7 +119,7 @@ def test_a_concurrent_upload_of_the_same_bytes_keeps_one_file(storage, monkeypat
 
     assert again.upload == first.upload
     assert not again.created
-    assert files_under(storage / "media") == [first.upload.file.name]
+    assert stored_files() == [first.upload.file.name]
 
 
 def test_a_database_failure_while_storing_is_not_mistaken_for_a_duplicate(storage, monkeypatch):
@@ -130,7 +130,7 @@ def test_a_database_failure_while_storing_is_not_mistaken_for_a_duplicate(storag
 
     with pytest.raises(IntegrityError):
         receive(tar_gz_of(DEMO_SUBMISSION))
-    assert files_under(storage / "media") == []
+    assert stored_files() == []
 
 
 def test_a_bare_mdtest_log_is_accepted(storage):
@@ -197,4 +197,4 @@ def test_deleting_an_upload_removes_its_runs_series_jobs_and_file(storage, djang
     assert list(Run.objects.all()) == [untouched]
     assert not Run.objects.filter(pk=run.pk).exists()
     assert ScalingSeries.objects.count() == Upload.objects.count() == IngestJob.objects.count() == 0
-    assert files_under(storage / "media") == []
+    assert stored_files() == []

@@ -1,11 +1,21 @@
-"""The parts of the ingest core that know Django: the error a pipeline raises, limits and field sizes."""
+"""The parts of the ingest core that know Django: the error a pipeline raises, limits and field sizes, and the
+worker's own copy of a stored upload."""
 
 from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Model
 
-from apps.ingest.core.archive import ArchiveLimits
+from apps.ingest.core.archive import SCRATCH_PREFIX, ArchiveLimits
+from apps.results.models import Upload
+
+COPY_CHUNK_BYTES = 1024 * 1024
 
 
 class IngestError(Exception):
@@ -14,6 +24,27 @@ class IngestError(Exception):
 
 class IngestUsageError(ValueError):
     """A pipeline was asked for something it cannot do as asked (a missing option, no path)."""
+
+
+@contextmanager
+def stored_upload_copy(upload: Upload) -> Iterator[Path]:
+    """The upload's bytes as a file in this worker's own scratch space (``tempfile``), removed at the end.
+
+    The stored file lives where every host reaches it (the database or a bucket, apps.results.storage), not on
+    this host's disk; the pipelines read files, so each ingest copies it out first. The copy keeps the storage
+    name below the scratch directory, so a message naming it reads as before once the scratch prefix is cut
+    (apps.ingest.tasks.without_server_paths): ``uploads/2026/11/<sha256>.tgz: ...``.
+    """
+    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as scratch:
+        copy = Path(scratch) / upload.file.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            source = upload.file.storage.open(upload.file.name, "rb")
+        except FileNotFoundError as exc:
+            raise IngestError(f"{upload.original_name}: the stored upload is missing") from exc
+        with source, open(copy, "wb") as sink:
+            shutil.copyfileobj(source, sink, COPY_CHUNK_BYTES)
+        yield copy
 
 
 def archive_caps() -> dict:

@@ -18,7 +18,7 @@ from typing import Protocol
 from django.db import DatabaseError, transaction
 
 from apps.ingest.core.archive import ArchiveError, is_archive, open_input
-from apps.ingest.core.common import IngestError, archive_caps
+from apps.ingest.core.common import IngestError, archive_caps, stored_upload_copy
 from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools import upload_kinds
 from apps.results.models import Upload
@@ -209,11 +209,11 @@ class LogBatchSession:
 
     def ingest_upload(self, upload) -> None:
         """Ingest a stored upload (a log, or an archive of logs) and store it."""
-        path = Path(upload.file.path)
-        if is_archive(path):
-            self.ingest_folder(path, None)
-        else:
-            self.ingest_file(path, upload.original_name, None)
+        with stored_upload_copy(upload) as path:
+            if is_archive(path):
+                self.ingest_folder(path, None)
+            else:
+                self.ingest_file(path, upload.original_name, None)
         self.finish()
 
     def ingest_folder(self, path: Path, explicit_manifest) -> None:

@@ -26,7 +26,7 @@ from apps.results.models.runs import Anomaly, PhaseRankStats, PhaseResult, Revie
 from apps.results.models.series import ScalingPoint, ScalingSeries, Study, StudyPoint
 from apps.results.models.stacks import Stack, StackComponent, StackMeasurement, StackServer, StackSpec
 from apps.results.models.systems import Institution, InstitutionAlias, StorageSystem, SystemAlias
-from apps.results.models.uploads import Upload
+from apps.results.models.uploads import Upload, UploadBlob
 
 __all__ = [
     "Annotation",
@@ -67,4 +67,5 @@ __all__ = [
     "SystemAlias",
     "Tunable",
     "Upload",
+    "UploadBlob",
 ]

@@ -66,3 +66,23 @@ class Upload(models.Model):
             digest.update(chunk)
         fileobj.seek(0)
         return digest.hexdigest()
+
+
+class UploadBlob(models.Model):
+    """The bytes of a stored file (an upload), kept in PostgreSQL so that every web host and worker reads them.
+
+    ``name`` is the storage name the FileField holds (``uploads/2026/11/<sha256>.tgz``); ``apps.results.storage``
+    reads and writes these rows. An upload is at most IOBOARD_UPLOAD_MAX_BYTES (64 MiB), well inside what one
+    bytea value holds and what one worker reads into memory; the real corpus's largest is 1.3 MB.
+    """
+
+    name = models.CharField(max_length=255, unique=True)
+    content = models.BinaryField()
+    size = models.BigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.size} bytes)"

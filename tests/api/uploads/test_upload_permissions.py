@@ -4,7 +4,7 @@ import pytest
 
 from apps.ingest.models import IngestJob
 from apps.results.models import Run, Upload
-from tests.api.uploading import DEMO_SUBMISSION, files_under, named_file, tar_gz_of, uploaded_run
+from tests.api.uploading import DEMO_SUBMISSION, named_file, stored_files, tar_gz_of, uploaded_run
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db
@@ -97,7 +97,7 @@ def test_the_uploader_or_staff_delete_an_upload_with_its_runs_and_file(
     assert response.status_code == 204
     assert not Run.objects.filter(pk=run.pk).exists()
     assert Upload.objects.count() == IngestJob.objects.count() == 0
-    assert files_under(private_storage / "media") == []
+    assert stored_files() == []
 
 
 def test_another_user_cannot_delete_an_uploaded_run(bob_client, alice):

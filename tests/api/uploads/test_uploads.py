@@ -5,7 +5,7 @@ import pytest
 from apps.ingest.models import IngestJob
 from apps.results.models import Run, Upload
 from tests.api.hostile_archives import ESCAPE_NAME, HOSTILE_UPLOADS
-from tests.api.uploading import DEMO_SUBMISSION, DEMO_SUBMISSION_SCORE, files_under, named_file, tar_gz_of
+from tests.api.uploading import DEMO_SUBMISSION, DEMO_SUBMISSION_SCORE, files_under, named_file, stored_files, tar_gz_of
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,7 @@ def test_the_original_file_is_kept_before_any_processing(alice_client, private_s
     stored = Upload.objects.get()
     assert IngestJob.objects.get().status == "pending"
     assert stored.file.name == f"uploads/{stored.created_at:%Y/%m}/{stored.sha256}.tgz"
-    assert (private_storage / "media" / stored.file.name).read_bytes() == data
+    assert stored.file.open("rb").read() == data
 
 
 def test_the_ingest_is_enqueued_once_the_upload_is_committed(
@@ -152,7 +152,7 @@ def test_the_same_bytes_uploaded_again_return_the_existing_upload(
     assert again.json()["status"] == "done"
     assert callbacks == []
     assert Upload.objects.count() == IngestJob.objects.count() == Run.objects.count() == 1
-    assert files_under(private_storage / "media") == [Upload.objects.get().file.name]
+    assert stored_files() == [Upload.objects.get().file.name]
 
 
 def test_another_accounts_same_bytes_are_its_own_upload_never_the_first_accounts(

@@ -16,7 +16,14 @@ from datetime import UTC
 from pathlib import Path
 
 from apps.ingest.core.archive import ArchiveError, open_input
-from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, check_runs_per_upload, fit
+from apps.ingest.core.common import (
+    IngestError,
+    IngestUsageError,
+    archive_caps,
+    check_runs_per_upload,
+    fit,
+    stored_upload_copy,
+)
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.errors import ParseError, joined_problems
@@ -234,7 +241,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     """
     overrides = {k: v for k, v in (upload.declared_metadata or {}).items() if v not in (None, "")}
     try:
-        with open_input(Path(upload.file.path), **archive_caps()) as root:
+        with stored_upload_copy(upload) as stored, open_input(stored, **archive_caps()) as root:
             result_dirs = survey_tree(root)[0]
             check_runs_per_upload(len(result_dirs), upload.original_name)
             parsed = list(parse_io500_tree(root, result_dirs, overrides))

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from apps.ingest.core.archive import ArchiveError, open_input
-from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, fit
+from apps.ingest.core.common import IngestError, IngestUsageError, archive_caps, fit, stored_upload_copy
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.stack.campaign import Campaign, find_campaign_root, read_campaign
@@ -86,7 +86,7 @@ def ingest_stack_upload(upload: Upload) -> list:
     declared = upload.declared_metadata or {}
     summary = StackIngestSummary()
     try:
-        with open_input(Path(upload.file.path), **archive_caps()) as root:
+        with stored_upload_copy(upload) as stored, open_input(stored, **archive_caps()) as root:
             campaign = read_campaign(find_campaign_root(root))
     except (ParseError, ArchiveError) as error:
         raise IngestError(f"{upload.original_name}: {error}") from error
