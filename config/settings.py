@@ -231,8 +231,17 @@ IOBOARD_INGEST_TIME_LIMIT = envint("IOBOARD_INGEST_TIME_LIMIT", 10)
 # A worker process whose resident memory a task left above this (KiB) is replaced after that task,
 # so a fragmented heap never accumulates; the limits above keep one task well under it.
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD", 400_000)
+# A killed worker's messages (taken, never acknowledged) return to the queue once they are older than the
+# visibility timeout, when a live worker's sweep of unacknowledged messages next runs (kombu's default sweep is
+# every 100 s: ten 10 s ticks). 60 s exceeds the ingest's hard limit (IOBOARD_INGEST_TIME_LIMIT) and its claim
+# (IOBOARD_INGEST_CLAIM_SECONDS), so a job still running is never taken twice (a redelivered message for it is
+# dropped by the claim); swept every 5 s, a dead worker's jobs are done by another within about 70 s
+# (tests/hosts/test_separate_hosts.py). A list-upkeep task running past 60 s may be delivered twice: every task
+# is idempotent, and list upkeep locks its list's state row.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900),
+    "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 60),
+    "unacked_restore_interval": envint("CELERY_UNACKED_RESTORE_SECONDS", 5),
+    "unacked_restore_throttle": 1,
     "socket_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
     "socket_connect_timeout": IOBOARD_BROKER_SOCKET_TIMEOUT,
 }
