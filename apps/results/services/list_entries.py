@@ -378,6 +378,18 @@ def rebuild(kinds: Iterable[str] | None = None) -> dict[str, int]:
     return filled
 
 
+def missing_lists() -> list[str]:
+    """The list kinds with member runs but no entry at all: a database whose runs came in before the entries were
+    kept, or around them (a restore of the run table alone), whose lists would read empty until rebuilt. A list
+    that has entries is kept up to date by the writes, so it is never rebuilt here."""
+    runs = Run.objects.all()
+    return [
+        slug
+        for slug, kind in LIST_KINDS.items()
+        if not ListEntry.objects.filter(kind=slug).exists() and runs.filter(kind.members).exists()
+    ]
+
+
 def _refill(kind: ListKind) -> int:
     """Replace a kind's entries with one INSERT ... SELECT over every run, settled from the start."""
     candidates = _candidates(kind, Run.objects.all()).annotate(
