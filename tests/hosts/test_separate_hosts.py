@@ -1,4 +1,4 @@
-"""Separate hosts, for real (tests/hosts/cluster.py): PostgreSQL primary and streaming replica, Redis, two web hosts
+"""Separate hosts, for real (rig/cluster.py): PostgreSQL primary and streaming replica, Redis, two web hosts
 and two worker hosts, each in its own network namespace with its own /tmp (MEDIA_ROOT, TMPDIR), joined by a
 private bridge. Through both web hosts, 5 accounts post 50 submissions; one worker host is killed while it holds
 jobs; every submission is ingested exactly once, the killed host's jobs by the other within two minutes. The
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.load_uploads import pack
+from bench.load.uploads import pack
+from rig.cluster import Cluster, NamespacesRefused
 from tests.api.uploading import DEMO
-from tests.hosts.cluster import Cluster, NamespacesRefused
 
 ACCOUNTS, SUBMISSIONS = 5, 50
 #: Each account may post this many uploads an hour: all of its 10, not one more, on whichever web host.
@@ -63,7 +63,7 @@ def archives(directory: Path) -> list[Path]:
 
 def get(cluster, host: str, path: str) -> dict:
     return json.loads(
-        cluster.python("client", ["-m", "tests.hosts.client", "get", cluster.hosts[host].url() + path, SITE])
+        cluster.python("client", ["-m", "rig.cluster_client", "get", cluster.hosts[host].url() + path, SITE])
     )
 
 
@@ -92,7 +92,7 @@ def test_fifty_submissions_through_two_web_hosts_survive_a_killed_worker_host(cl
             "client",
             [
                 "-m",
-                "tests.hosts.client",
+                "rig.cluster_client",
                 "post",
                 ",".join(tokens),
                 webs,
@@ -134,7 +134,7 @@ def test_fifty_submissions_through_two_web_hosts_survive_a_killed_worker_host(cl
     again = json.loads(
         cluster.python(
             "client",
-            ["-m", "tests.hosts.client", "post", tokens[0], webs, str(cluster.hosts["client"].root / "copy1.tar.gz")],
+            ["-m", "rig.cluster_client", "post", tokens[0], webs, str(cluster.hosts["client"].root / "copy1.tar.gz")],
         )
     )
     assert [answer["status"] for answer in again] == [429]

@@ -11,7 +11,7 @@ import subprocess
 import psycopg
 import pytest
 
-from bench.load_uploads import pack
+from bench.load.uploads import pack
 from tests.api.uploading import DEMO
 from tests.conftest import REPO_ROOT
 from tests.results.databases import LOAD_UPLOAD, command_env, manage, postgres_url, scratch_database

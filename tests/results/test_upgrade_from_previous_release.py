@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.load_uploads import pack
+from bench.load.uploads import pack
 from tests.api.uploading import DEMO
 from tests.conftest import REPO_ROOT
 from tests.results.databases import LOAD_UPLOAD, command_env, manage, scratch_database

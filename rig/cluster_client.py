@@ -1,9 +1,9 @@
-"""What a client of the cluster does, run on its client host (`Cluster.python("client", ["-m", "tests.hosts.client",
+"""What a client of the cluster does, run on its client host (`Cluster.python("client", ["-m", "rig.cluster_client",
 ...])`): post archives through the web hosts, and ask for pages. Prints JSON; no Django here.
 
-    python -m tests.hosts.client post TOKENS WEBS ARCHIVE...   # upload n by account n % 5, through web host
+    python -m rig.cluster_client post TOKENS WEBS ARCHIVE...   # upload n by account n % 5, through web host
                                                                 # (n // 5) % 2: every account uses both hosts
-    python -m tests.hosts.client get URL [HOST]                 # status, cache header and body of one GET
+    python -m rig.cluster_client get URL [HOST]                 # status, cache header and body of one GET
 """
 
 import json

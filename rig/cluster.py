@@ -4,13 +4,14 @@
         cluster.start_all()          # PostgreSQL primary + streaming replica, Redis, web1, web2, worker1, worker2
         cluster.python("client", ["-c", "..."])                          # anything, from the client host
 
-Plain Python starting processes, used by tests/hosts/test_separate_hosts.py and usable from bench/.
+Plain Python starting processes, used by tests/hosts/test_separate_hosts.py and usable from bench/. Unlike the
+rest of the rig it does not keep to 127.0.0.1: its hosts' addresses live only inside the namespaces it creates.
 
 The network: a namespace "lan" holds a bridge; every host namespace has one veth link to it and one address
 in a private /24 (10.213.N.0/24, N drawn per cluster) that exists only inside these namespaces: the machine's
 own namespace gets no address and no route to them, so nothing outside the cluster can reach it or be reached.
-The test process itself talks to the hosts through the "client" host (`python`): HTTP and SQL go over the
-bridge like any other host's.
+The test process itself talks to the hosts through the "client" host (`python`, `rig.cluster_client`): HTTP and
+SQL go over the bridge like any other host's.
 
 The filesystem: each host's processes run in a mount namespace of their own (`unshare -m`) in which the host's
 own directory is bind-mounted over /tmp; MEDIA_ROOT and TMPDIR are under it. So no two hosts share /tmp or a
@@ -34,11 +35,14 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
+from rig import REPO_ROOT, VENV_BIN
+
 PG_BIN = Path(max(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name), default="/nonexistent"))
 PG_PORT, REDIS_PORT, WEB_PORT = 5432, 6379, 8000
 DATABASE = "ioboard"
+#: /tmp as a host sees it: the host's own directory, bind-mounted there (`Host.inside`); its MEDIA_ROOT, TMPDIR,
+#: PostgreSQL socket and Redis directory are under it.
+HOST_TMP = "/tmp"  # noqa: S108 - private to each host, not the machine's /tmp
 #: The hosts and the last byte of their address.
 HOSTS = {"db": 2, "replica": 3, "redis": 4, "web1": 11, "web2": 12, "worker1": 21, "worker2": 22, "client": 100}
 #: A killed worker's jobs come back fast (config/settings.py's defaults, stated here so the harness says what it
@@ -226,8 +230,8 @@ class Cluster:
             PYTHONUNBUFFERED="1",
             DATABASE_URL=self.database_url,
             REDIS_URL=self.redis_url,
-            MEDIA_ROOT="/tmp/media",
-            TMPDIR="/tmp",
+            MEDIA_ROOT=f"{HOST_TMP}/media",
+            TMPDIR=HOST_TMP,
             STATIC_ROOT=str(self.workdir / "static"),
             **WORKER_SETTINGS,
         )
@@ -252,7 +256,7 @@ class Cluster:
             hba.write(f"host all all {self.subnet}.0/24 trust\nhost replication all {self.subnet}.0/24 trust\n")
         self.postgres_dirs.append(primary)
         self.pg_ctl_start("db", primary)
-        self.on("db", self.as_postgres([str(PG_BIN / "createdb"), "-h", "/tmp", "-U", "postgres", DATABASE]))
+        self.on("db", self.as_postgres([str(PG_BIN / "createdb"), "-h", HOST_TMP, "-U", "postgres", DATABASE]))
         self.on(
             "replica",
             self.as_postgres(
@@ -277,7 +281,7 @@ class Cluster:
         self.pg_ctl_start("replica", standby)
 
     def pg_ctl_start(self, host: str, data: Path) -> None:
-        options = f"-p {PG_PORT} -k /tmp -c listen_addresses={self.hosts[host].address}"
+        options = f"-p {PG_PORT} -k {HOST_TMP} -c listen_addresses={self.hosts[host].address}"
         self.on(
             host,
             [
@@ -293,7 +297,7 @@ class Cluster:
 
     def sql(self, host: str, statement: str) -> str:
         """One statement on the database of host db or replica, as psql prints it unaligned."""
-        argv = [str(PG_BIN / "psql"), "-h", "/tmp", "-U", "postgres", "-d", DATABASE, "-Atc", statement]
+        argv = [str(PG_BIN / "psql"), "-h", HOST_TMP, "-U", "postgres", "-d", DATABASE, "-Atc", statement]
         return self.on(host, self.as_postgres(argv), timeout=60).stdout.strip()
 
     def start_redis(self) -> None:
@@ -314,7 +318,7 @@ class Cluster:
                 "--protected-mode",
                 "no",
                 "--dir",
-                "/tmp",
+                HOST_TMP,
             ],
             dict(os.environ),
         )

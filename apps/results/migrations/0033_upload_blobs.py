@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0030_filesystem_sort_indexes_carry_client_nodes'),
+        ('results', '0032_run_kind_without_mdtest'),
     ]
 
     operations = [
