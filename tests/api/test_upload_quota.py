@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from apps.results.models import Upload
-from tests.api.uploading import DEMO, DEMO_SUBMISSION, files_under, tar_gz_of
+from tests.api.uploading import DEMO, DEMO_SUBMISSION, files_under, stored_files, tar_gz_of
 from tests.api.uploads.test_uploads import upload
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ def test_past_the_uploads_per_day_an_upload_is_refused_naming_the_limit(alice_cl
     assert "1 uploads per day" in refused.json()["detail"]
     assert "IOBOARD_UPLOAD_QUOTA_UPLOADS_PER_DAY" not in refused.json()["detail"]  # the limit, not the setting
     assert Upload.objects.count() == 1
-    assert files_under(private_storage / "media") == [Upload.objects.get().file.name]
+    assert stored_files() == [Upload.objects.get().file.name]
     assert files_under(private_storage / "tmp") == []
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.ingest.models import IngestJob
 from apps.ingest.retention import remove_failed_upload_files
 from apps.results.models import Upload
-from tests.api.uploading import files_under, uploaded_run
+from tests.api.uploading import stored_files, uploaded_run
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_a_failed_uploads_file_goes_after_the_retention_period_and_its_message_s
     removed = remove_failed_upload_files()
 
     assert removed == [old.pk]
-    assert files_under(media) == sorted(Upload.objects.get(pk=pk).file.name for pk in (recent.pk, done.pk))
+    assert stored_files() == sorted(Upload.objects.get(pk=pk).file.name for pk in (recent.pk, done.pk))
     kept = Upload.objects.get(pk=old.pk)
     assert not kept.file
     assert kept.jobs.get().error == "x.tgz: result.txt:3: not a number"

@@ -92,7 +92,7 @@ def test_the_same_bytes_from_another_account_or_of_another_kind_are_a_new_upload
     assert again.upload != first.upload
     assert again.job != first.job
     assert again.upload.file.name != first.upload.file.name
-    assert sorted(files_under(storage / "media")) == sorted([first.upload.file.name, again.upload.file.name])
+    assert stored_files() == sorted([first.upload.file.name, again.upload.file.name])
 
 
 def test_a_known_upload_without_a_job_gets_one(storage, django_capture_on_commit_callbacks):

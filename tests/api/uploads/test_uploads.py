@@ -172,7 +172,7 @@ def test_another_accounts_same_bytes_are_its_own_upload_never_the_first_accounts
     assert Upload.objects.get(pk=bobs.json()["id"]).uploader == bob
     assert bob_client.get(bobs.json()["status_url"]).json()["status"] == "failed"  # already published by alice
     assert Upload.objects.get(pk=alices["id"]).runs.count() == 1
-    assert sorted(files_under(private_storage / "media")) == sorted(u.file.name for u in Upload.objects.all())
+    assert stored_files() == sorted(u.file.name for u in Upload.objects.all())
 
 
 def test_bytes_uploaded_under_another_kind_do_not_block_the_real_upload(alice_client, private_storage):

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0032_run_kind_without_mdtest'),
+        ('results', '0033_upload_and_system_ownership'),
     ]
 
     operations = [
