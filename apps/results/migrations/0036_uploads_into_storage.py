@@ -1,4 +1,4 @@
-"""Move the uploads kept under MEDIA_ROOT (before 0034) into the configured storage: PostgreSQL's UploadBlob
+"""Move the uploads kept under MEDIA_ROOT (before 0035) into the configured storage: PostgreSQL's UploadBlob
 rows by default, or the S3 bucket (docs/deployment.md).
 
 Idempotent: a file already in the storage is left alone, so a migration interrupted half-way runs again. A
@@ -20,6 +20,6 @@ def move_uploads(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("results", "0034_upload_blobs")]
+    dependencies = [("results", "0035_upload_blobs")]
 
     operations = [migrations.RunPython(move_uploads, migrations.RunPython.noop, elidable=True)]

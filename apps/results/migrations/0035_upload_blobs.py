@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0033_upload_and_system_ownership'),
+        ('results', '0034_upload_edition_and_embargo'),
     ]
 
     operations = [
