@@ -357,7 +357,7 @@ CONTENT_SECURITY_POLICY = {
 IOBOARD_TRUSTED_PROXIES = envint("IOBOARD_TRUSTED_PROXIES", 0)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "apps.api.common.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -477,3 +477,50 @@ LOGGING = {
 # Overrides of apps.results.judgements.changes.detection.DetectionParameters (see docs/changes.md),
 # e.g. {"magnitude_floor_pct": 10, "step_sigmas": 5}.
 IOBOARD_CHANGE_DETECTION: dict = {}
+
+# --- Accounts: sign-up, sign-in, email and API tokens (issue 37) ------------------------------------------------
+# django-allauth does sign-up (email confirmation mandatory), sign-in, password reset and email change; its
+# adapter (apps/leaderboard/accounts/adapter.py) holds new accounts for staff approval when asked to.
+INSTALLED_APPS += ["allauth", "allauth.account"]
+MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+LOGIN_URL = "account_login"
+ACCOUNT_ADAPTER = "apps.leaderboard.accounts.adapter.AccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
+# Sign-up and password reset answer the same whether an address has an account or not (a mail tells its owner).
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+# Per client (ip) and per account (key): ten wrong passwords lock sign-in for IOBOARD_SIGNIN_LOCK_MINUTES.
+IOBOARD_SIGNIN_LOCK_MINUTES = envint("IOBOARD_SIGNIN_LOCK_MINUTES", 15)
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": f"10/{IOBOARD_SIGNIN_LOCK_MINUTES}m/ip,10/{IOBOARD_SIGNIN_LOCK_MINUTES}m/key",
+    "signup": "20/m/ip",
+    "reset_password": "20/m/ip,5/m/key",
+    "reset_password_from_key": "20/m/ip",
+    "manage_email": "10/m/user",
+    "confirm_email": "1/3m/key",
+}
+# New accounts wait until staff tick "active" in the admin's Users page.
+IOBOARD_ACCOUNTS_NEED_APPROVAL = envbool("IOBOARD_ACCOUNTS_NEED_APPROVAL", False)
+# Mail (confirmation, reset, notifications) through Django's backends: a file per message under EMAIL_FILE_PATH
+# while DEBUG (`make run`), SMTP from the environment otherwise; the tests use Django's locmem outbox.
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.filebased.EmailBackend" if DEBUG else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", str(BASE_DIR / "mail"))
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = envsecret("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "ioboard <noreply@localhost>")

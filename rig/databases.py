@@ -64,12 +64,12 @@ def drop_database(name: str, port: int = PG_PORT) -> None:
 
 def create_token_user(username: str, *, staff: bool = False) -> str:
     """An account and its API token, in the database of the Django this process has set up."""
+    from django.apps import apps  # type: ignore[import-untyped]
     from django.contrib.auth import get_user_model  # type: ignore[import-untyped]
-    from rest_framework.authtoken.models import Token  # type: ignore[import-untyped]
 
     user, _ = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": staff})
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
+    _, key = apps.get_model("results", "ApiToken").issue(user, "rig")
+    return key
 
 
 class PrivatePostgres:

@@ -29,6 +29,7 @@ register_converter(ExportFormatConverter, "fmt")
 # One include per feature folder; the converters above are registered before any of them is read.
 urlpatterns = [
     path("", include("apps.leaderboard.front.urls")),
+    path("", include("apps.leaderboard.accounts.urls")),
     path("", include("apps.leaderboard.custom_lists.urls")),
     path("", include("apps.leaderboard.lists.urls")),
     path("", include("apps.leaderboard.published.urls")),

@@ -8,10 +8,9 @@ from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 
-from apps.results.models import ScalingPoint, ScalingSeries
+from apps.results.models import ApiToken, ScalingPoint, ScalingSeries
 from apps.results.services.editions import freeze_edition
 from config.wsgi import application
 from tests.api.uploading import uploaded_run
@@ -106,7 +105,7 @@ def some_results(db):
 
 @pytest.fixture
 def staff_token(db):
-    return Token.objects.create(user=UserFactory(username="schema-staff", is_staff=True)).key
+    return ApiToken.issue(UserFactory(username="schema-staff", is_staff=True), "schema")[1]
 
 
 @pytest.mark.django_db

@@ -6,11 +6,10 @@ import tarfile
 from pathlib import Path
 
 from django.core.files.base import ContentFile
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from apps.ingest.models import IngestJob
-from apps.results.models import Run, Upload, UploadBlob
+from apps.results.models import ApiToken, Run, Upload, UploadBlob
 from tests.conftest import REPO_ROOT
 from tests.factories import RunFactory
 
@@ -47,8 +46,8 @@ def named_file(data: bytes, name: str) -> io.BytesIO:
 
 def client_with_token(user) -> APIClient:
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, key = ApiToken.issue(user, "tests")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 

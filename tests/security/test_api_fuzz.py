@@ -13,9 +13,9 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 
+from apps.results.models import ApiToken
 from config.wsgi import application
 from tests.factories import AnomalyFactory, RunFactory, UploadFactory, UserFactory
 
@@ -44,7 +44,7 @@ def fuzz_world(db, settings, tmp_path, celery_eager):
     for _ in range(3):
         AnomalyFactory(run=RunFactory(upload=UploadFactory(uploader=staff)))
     RunFactory(client_nodes=None, score_bw=None, score_total=None)
-    return Token.objects.create(user=staff).key
+    return ApiToken.issue(staff, "fuzz")[1]
 
 
 @schema.parametrize()

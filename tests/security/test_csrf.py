@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
-from apps.results.models import Upload
+from apps.results.models import ApiToken, Upload
 from tests.api.uploading import DEMO_SUBMISSION, named_file, tar_gz_of
 from tests.conftest import REPO_ROOT
 from tests.security.conftest import row_counts
@@ -72,10 +72,8 @@ def test_a_logged_in_browser_session_cannot_delete_through_the_api_without_the_t
 
 
 def test_token_authentication_needs_no_csrf_token(world):
-    from rest_framework.authtoken.models import Token
-
     client = csrf_client()
-    key = Token.objects.create(user=world.alice).key
+    _, key = ApiToken.issue(world.alice, "csrf")
     response = client.post("/api/v1/uploads/", {}, HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code == 400  # a validation error about the missing file, not a CSRF refusal
 

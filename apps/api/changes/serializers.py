@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.api.common.inputs import BoundedTextMixin
-from apps.api.common.serializers import SystemSummarySerializer
+from apps.api.common.serializers import AccountNameField, SystemSummarySerializer
 from apps.results.models import Change
 from apps.results.services.changes.history import triage
 
@@ -23,7 +23,7 @@ class ChangeSerializer(BoundedTextMixin, serializers.ModelSerializer):
         read_only=True,
         help_text="what differs between the two runs, most specific first; empty = unexplained",
     )
-    triaged_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    triaged_by = AccountNameField(help_text="who triaged it (for signed-in readers; null for anonymous ones)")
     p_value = serializers.FloatField(
         read_only=True, allow_null=True, help_text="two-sided p-value of z: a shift this large from noise alone"
     )

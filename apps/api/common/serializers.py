@@ -1,6 +1,7 @@
 """Serializers several API features share: the rows many answers repeat (a system, a run in summary), errors
 and citations."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.results.models import Run, StorageSystem
@@ -69,3 +70,20 @@ class CitationSerializer(serializers.Serializer):
     label = serializers.ChoiceField(choices=["verified", "unverified"])
     list = serializers.CharField()
     edition = serializers.CharField(allow_null=True)
+
+
+@extend_schema_field({"type": "string", "nullable": True})
+class AccountNameField(serializers.Field):
+    """The user name of the account behind a write (a triage, a review note): staff's user names are sign-in
+    names, so an anonymous reader gets null; a signed-in reader sees the name."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("read_only", True)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, user) -> str | None:
+        request = self.context.get("request")
+        if user is None or request is None or not request.user.is_authenticated:
+            return None
+        return user.get_username()

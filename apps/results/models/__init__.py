@@ -9,6 +9,7 @@ systems, uploads), with the querysets (`querysets.py`) and the list kinds (`list
 model is imported here: Django finds them in `apps.results.models`; the migrations name them `results.<Model>`.
 """
 
+from apps.results.models.accounts import ApiToken, Profile
 from apps.results.models.changes import Annotation, Change, MetricNoise
 from apps.results.models.lists import (
     CustomList,
@@ -31,6 +32,7 @@ from apps.results.models.uploads import Upload, UploadBlob
 __all__ = [
     "Annotation",
     "Anomaly",
+    "ApiToken",
     "Change",
     "CustomList",
     "CustomListEntry",
@@ -46,6 +48,7 @@ __all__ = [
     "MetricNoise",
     "PhaseRankStats",
     "PhaseResult",
+    "Profile",
     "PublishedChange",
     "ReviewCheck",
     "ReviewNote",

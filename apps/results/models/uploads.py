@@ -39,6 +39,14 @@ class Upload(models.Model):
         help_text="private until released (its edition frozen or its embargo date passed): what it stored is "
         "seen by its account and staff only (apps.results.models.visibility)",
     )
+    supersedes = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="superseded_by",
+        help_text="the upload this corrected version replaces (its runs withdrawn, kept in the history)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

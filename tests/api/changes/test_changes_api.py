@@ -50,3 +50,11 @@ def test_others_cannot_triage(anonymous_client, alice_client, step):
     assert alice_client.patch(f"{URL}{step.pk}/", {"status": "invalid"}, format="json").status_code == 403
     step.refresh_from_db()
     assert step.status == "new"
+
+
+def test_who_triaged_a_change_is_named_to_signed_in_readers_only(
+    staff_client, staff, alice_client, anonymous_client, step
+):
+    staff_client.patch(f"{URL}{step.pk}/", {"status": "acknowledged"}, format="json")
+    assert anonymous_client.get(f"{URL}{step.pk}/").json()["triaged_by"] is None
+    assert alice_client.get(f"{URL}{step.pk}/").json()["triaged_by"] == staff.username
