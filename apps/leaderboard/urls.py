@@ -30,6 +30,7 @@ register_converter(ExportFormatConverter, "fmt")
 urlpatterns = [
     path("", include("apps.leaderboard.front.urls")),
     path("", include("apps.leaderboard.accounts.urls")),
+    path("", include("apps.leaderboard.submissions.urls")),
     path("", include("apps.leaderboard.custom_lists.urls")),
     path("", include("apps.leaderboard.lists.urls")),
     path("", include("apps.leaderboard.published.urls")),
