@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.ingest.models import IngestJob
+from apps.ingest.parsers.secrets import REMOVED, removed_token_lines
 from apps.ingest.uploads import UploadRefused, receive_upload, refuse_oversized_request
 from apps.leaderboard.submissions.forms import UploadForm
 from apps.results.models import ReviewNote, Run, Upload
@@ -52,8 +53,21 @@ def status_context(upload: Upload) -> dict:
         "upload": upload,
         "job": job,
         "entries": [(run, would_place(run)) for run in runs],
-        "error_lines": [line for line in (job.error if job else "").splitlines() if line.strip()],
+        "error_lines": [
+            *(line for line in (job.error if job else "").splitlines() if line.strip()),
+            *token_warnings(runs),
+        ],
     }
+
+
+def token_warnings(runs: list[Run]) -> list[str]:
+    """Where a token was removed from a kept file: the uploader should revoke it."""
+    return [
+        f"{kept.name}:{line}: an API token was removed from the kept copy of this file; revoke it (API tokens)"
+        for run in runs
+        for kept in run.files.filter(content__contains=REMOVED).order_by("name")
+        for line in removed_token_lines(kept.content)
+    ]
 
 
 def with_retry_after(response, job: IngestJob | None):

@@ -112,3 +112,23 @@ def test_another_accounts_upload_is_not_found(client, submitter, private_storage
     other = Upload.objects.create(sha256="0" * 64, original_name="theirs.tgz", size=1, uploader=UserFactory())
     assert client.get(f"/submissions/{other.pk}/").status_code == 404
     assert client.get(f"/submissions/{other.pk}/status/").status_code == 404
+
+
+def test_a_token_in_a_kept_job_script_is_removed_and_the_uploader_warned(
+    client, submitter, private_storage, django_capture_on_commit_callbacks, tmp_path
+):
+    key = "0123456789abcdef0123456789abcdef01234567"
+    folder = tmp_path / "submission"
+    shutil.copytree(DEMO_SUBMISSION, folder)
+    (folder / "job.sh").write_text(f'#!/bin/bash\nmpirun ./io500 config.ini\ncurl -H "Authorization: Token {key}"\n')
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(client, tar_gz_of(folder))
+    stored = Upload.objects.get()
+    [run] = stored.runs.all()
+    kept = run.files.get(name="job.sh").content
+    assert key not in kept
+    assert "job.sh:3: an API token was removed" in text(client.get(f"/submissions/{stored.pk}/"))
+    assert key not in text(client.get(f"/runs/{run.pk}/"))
+    assert client.get(f"/runs/{run.pk}/upload/").status_code == 200  # the uploader's own archive
+    client.logout()
+    assert client.get(f"/runs/{run.pk}/upload/").status_code == 404  # not anyone else's

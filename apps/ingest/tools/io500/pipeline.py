@@ -27,6 +27,7 @@ from apps.ingest.core.common import (
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.parsers.errors import ParseError, joined_problems
+from apps.ingest.parsers.secrets import scrub_tokens
 from apps.ingest.parsers.values import require_finite
 from apps.ingest.tools.io500.anomaly_facts import facts_from_record
 from apps.ingest.tools.io500.grammar import parse_result_set, survey_tree
@@ -418,7 +419,7 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
         )
     PhaseResult.objects.bulk_create(phases)
     RunFile.objects.bulk_create(
-        RunFile(run=run, name=fit(RunFile, "name", name), content=content.replace("\x00", ""))
+        RunFile(run=run, name=fit(RunFile, "name", name), content=scrub_tokens(content.replace("\x00", "")))
         for name, content in record.raw_files.items()
     )
     PhaseRankStats.objects.bulk_create(rank_stats_rows(run, record.rank_tables))
