@@ -524,3 +524,5 @@ EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
 EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
 EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "ioboard <noreply@localhost>")
+# Mail to submitters (apps/results/services/notifications.py): the site's address for its links.
+IOBOARD_SITE_URL = os.environ.get("IOBOARD_SITE_URL", "http://127.0.0.1:8000").rstrip("/")

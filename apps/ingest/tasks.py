@@ -31,6 +31,7 @@ from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
 from apps.ingest.retention import remove_failed_upload_files
 from apps.results.services.list_entries import analyze_after_bulk_write
+from apps.results.services.notifications import notify_upload_outcome
 from config.celery import TRANSIENT_ERRORS
 
 logger = logging.getLogger(__name__)
@@ -77,11 +78,14 @@ def record_success(job: IngestJob, runs) -> None:
     with transaction.atomic():
         if job.finish(IngestJob.Status.DONE):
             job.runs.set(runs)
+            notify_upload_outcome(job.upload, failed=False)
 
 
 def record_failure(job: IngestJob, message: str) -> None:
     """The message the uploader reads: what failed, naming the file and line, without where we unpacked it."""
-    job.finish(IngestJob.Status.FAILED, error=without_server_paths(message))
+    with transaction.atomic():
+        if job.finish(IngestJob.Status.FAILED, error=without_server_paths(message)):
+            notify_upload_outcome(job.upload, failed=True, error=job.error)
 
 
 def without_server_paths(message: str) -> str:

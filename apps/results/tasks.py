@@ -10,7 +10,7 @@ under when they lived in apps.results.services.custom_lists, for the messages st
 
 from celery import shared_task
 
-from apps.results.services import anomaly_checks, custom_lists, embargo, list_entries
+from apps.results.services import anomaly_checks, custom_lists, embargo, list_entries, notifications
 from apps.results.services.changes import history
 from config.celery import formerly
 
@@ -53,3 +53,9 @@ def release_due_embargoes() -> int:
     """Periodic (CELERY_BEAT_SCHEDULE): make public the uploads whose embargo date has passed
     (`embargo.release_due`). Idempotent."""
     return len(embargo.release_due())
+
+
+@shared_task
+def send_notification(user_pk: int, subject: str, body: str) -> None:
+    """Mail an account about its upload or a decision on its run (`notifications.send`)."""
+    notifications.send(user_pk, subject, body)

@@ -17,9 +17,17 @@ FILL_CUSTOM_LIST = "apps.results.tasks.fill_custom_list"
 REFRESH_CUSTOM_LISTS = "apps.results.tasks.refresh_custom_lists"
 DETECT_CHANGES = "apps.results.tasks.detect_changes_task"
 CHECK_RUNS_AGAINST_CEILING = "apps.results.tasks.check_runs_against_ceiling"
+SEND_NOTIFICATION = "apps.results.tasks.send_notification"
 
 #: Every task a service of apps.results enqueues.
-ENQUEUED = (MAINTAIN_LIST, FILL_CUSTOM_LIST, REFRESH_CUSTOM_LISTS, DETECT_CHANGES, CHECK_RUNS_AGAINST_CEILING)
+ENQUEUED = (
+    MAINTAIN_LIST,
+    FILL_CUSTOM_LIST,
+    REFRESH_CUSTOM_LISTS,
+    DETECT_CHANGES,
+    CHECK_RUNS_AGAINST_CEILING,
+    SEND_NOTIFICATION,
+)
 
 
 def on_commit(task_name: str, *args) -> None:

@@ -26,6 +26,7 @@ from apps.results.models import ReviewCheck, ReviewNote, ReviewStatus, RulesEdit
 from apps.results.services import runs
 from apps.results.services.anomaly_checks import check_run_anomalies
 from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.notifications import notify_review_decision
 
 
 class ReviewError(ValueError):
@@ -151,6 +152,8 @@ def review_run(
             # Only runs visible as ranked are a system's history (apps.results.services.changes): detect it again.
             work.detect_changes([run.pk])
         text = "\n".join(part for part in (note.strip(), "; ".join(changes)) if part)
+        if status_changed:
+            notify_review_decision(run, status=status, note=note)
         return ReviewNote.objects.create(run=run, author=by, text=text, status=status or "")
 
 
