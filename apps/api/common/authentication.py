@@ -4,6 +4,7 @@ The keys are kept hashed (`apps.results.models.ApiToken`); a revoked or expired 
 account, is refused with 401 like an unknown one.
 """
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
@@ -30,3 +31,18 @@ class ApiTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return "Token"
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    """The schema's name for the scheme (tokenAuth, as DRF's token authentication was named in it)."""
+
+    target_class = ApiTokenAuthentication
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Token <key>` or `Bearer <key>`, a key from the account's API tokens page",
+        }
