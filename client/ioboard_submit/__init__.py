@@ -1,0 +1,1 @@
+"""ioboard-submit: upload a result to an ioboard server and follow its ingest."""

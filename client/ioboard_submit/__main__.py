@@ -1,0 +1,3 @@
+from ioboard_submit.cli import main
+
+raise SystemExit(main())
