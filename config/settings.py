@@ -499,11 +499,13 @@ ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 # Per client (ip) and per account (key): ten wrong passwords lock sign-in for IOBOARD_SIGNIN_LOCK_MINUTES.
 IOBOARD_SIGNIN_LOCK_MINUTES = envint("IOBOARD_SIGNIN_LOCK_MINUTES", 15)
+# Sign-ups and password resets one client may ask for (the reset also per address: key).
+ACCOUNT_REQUESTS_PER_CLIENT = "20/m/ip"
 ACCOUNT_RATE_LIMITS = {
     "login_failed": f"10/{IOBOARD_SIGNIN_LOCK_MINUTES}m/ip,10/{IOBOARD_SIGNIN_LOCK_MINUTES}m/key",
-    "signup": "20/m/ip",
-    "reset_password": "20/m/ip,5/m/key",
-    "reset_password_from_key": "20/m/ip",
+    "signup": ACCOUNT_REQUESTS_PER_CLIENT,
+    "reset_password": f"{ACCOUNT_REQUESTS_PER_CLIENT},5/m/key",
+    "reset_password_from_key": ACCOUNT_REQUESTS_PER_CLIENT,
     "manage_email": "10/m/user",
     "confirm_email": "1/3m/key",
 }
