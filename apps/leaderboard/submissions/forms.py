@@ -15,6 +15,7 @@ from apps.results.judgements.reproducibility import (
     QuestionnaireError,
     clean_reproducibility,
 )
+from apps.results.services.embargo import EmbargoError, embargo_of
 
 TEXT = {"max_length": 255, "required": False}
 #: The run's metadata the form asks for, under the names ingest reads (`apps.ingest.core.metadata.METADATA_KEYS`).
@@ -51,6 +52,15 @@ class UploadForm(forms.Form):
     file = forms.FileField(
         label="Result archive",
         help_text="a .tar.gz, .tgz or .zip of an IO500 result directory or submission folder, or a bare log",
+    )
+
+    edition = forms.SlugField(
+        required=False,
+        max_length=50,
+        help_text="the list (e.g. sc26) it is submitted to: private to you and staff until that list is released",
+    )
+    embargo_until = forms.DateTimeField(
+        required=False, label="Private until", help_text="a date and time (UTC): private to you and staff until then"
     )
 
     def __init__(self, *args, **kwargs):
@@ -90,6 +100,16 @@ class UploadForm(forms.Form):
             "production_description",
             *(f"ack_{name}" for name in ACKNOWLEDGEMENTS),
         ]
+
+    def clean_edition(self) -> str:
+        """An edition already frozen (released) is refused, as the API refuses it."""
+        edition = self.cleaned_data.get("edition") or ""
+        if edition:
+            try:
+                embargo_of(edition, None)
+            except EmbargoError as error:
+                raise forms.ValidationError(str(error)) from error
+        return edition
 
     def clean(self):
         cleaned = super().clean()

@@ -37,6 +37,8 @@ def upload(request, supersedes: int | None = None):
                     kind=form.cleaned_data["kind"],
                     uploader=request.user,
                     metadata=form.metadata(),
+                    edition=form.cleaned_data["edition"],
+                    embargo_until=form.cleaned_data["embargo_until"],
                 )
                 if previous and received.created:
                     supersede(previous, received.upload, by=request.user)

@@ -45,7 +45,7 @@ class ApiToken(models.Model):
     """A named API token. Only the sha256 of its key is kept: the key is shown once, when it is made.
 
     A key is 40 hex characters, the shape of the DRF tokens ioboard handed out before, whose keys the migration
-    0033 hashed into this table, so they keep working. A random key of 160 bits needs no salt or slow hash:
+    0035 hashed into this table, so they keep working. A random key of 160 bits needs no salt or slow hash:
     nobody can guess one from its digest."""
 
     KEY_BYTES = 20

@@ -35,7 +35,7 @@ class Run(models.Model):
 
     class Kind(models.TextChoices):
         """The benchmark a run is. IO500 alone: mdtest and IOR logs become points of a scaling series or a
-        study, never runs (the `mdtest` choice nothing wrote went in migration 0033)."""
+        study, never runs (the `mdtest` choice nothing wrote went in migration 0035)."""
 
         IO500 = "io500", "IO500"
 

@@ -65,7 +65,7 @@ def test_a_new_account_signs_in_only_after_confirming_its_address(client):
 
 def test_staff_sign_in_on_the_same_page_with_their_user_name(client):
     staff = UserFactory(username="committee", is_staff=True, email="committee@example.org")
-    EmailAddress.objects.create(user=staff, email=staff.email, verified=True, primary=True)  # as migration 0033 does
+    EmailAddress.objects.create(user=staff, email=staff.email, verified=True, primary=True)  # as migration 0035 does
     answer = client.post("/accounts/login/", {"login": "committee", "password": "pw"}, follow=True)
     assert answer.wsgi_request.user.username == "committee"
 

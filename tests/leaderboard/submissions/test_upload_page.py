@@ -132,3 +132,16 @@ def test_a_token_in_a_kept_job_script_is_removed_and_the_uploader_warned(
     assert client.get(f"/runs/{run.pk}/upload/").status_code == 200  # the uploader's own archive
     client.logout()
     assert client.get(f"/runs/{run.pk}/upload/").status_code == 404  # not anyone else's
+
+
+def test_an_upload_to_an_edition_is_private_until_its_release(
+    client, submitter, private_storage, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(client, tar_gz_of(DEMO_SUBMISSION), edition="sc26")
+    stored = Upload.objects.get()
+    assert (stored.edition, stored.embargoed) == ("sc26", True)
+    [run] = stored.runs.all()
+    assert client.get(f"/runs/{run.pk}/").status_code == 200  # its account sees it
+    client.logout()
+    assert client.get(f"/runs/{run.pk}/").status_code == 404  # nobody else does

@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("authtoken", "0004_alter_tokenproxy_options"),
         ("account", "0009_emailaddress_unique_primary_email"),
-        ('results', '0032_run_kind_without_mdtest'),
+        ('results', '0034_upload_edition_and_embargo'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
