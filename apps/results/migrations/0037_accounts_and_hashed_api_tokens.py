@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("authtoken", "0004_alter_tokenproxy_options"),
         ("account", "0009_emailaddress_unique_primary_email"),
-        ('results', '0034_upload_edition_and_embargo'),
+        ('results', '0036_uploads_into_storage'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
