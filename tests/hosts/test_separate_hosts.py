@@ -29,9 +29,9 @@ UPLOADS_PER_HOUR = SUBMISSIONS // ACCOUNTS
 EVERY_RUN = "/api/v1/lists/historic/"  # the list of every run, reviewed or not
 SITE = "ioboard.test"  # one Host header for both web hosts, as a proxy in front of them sends
 TOKENS = f"""
-from rest_framework.authtoken.models import Token
+from apps.results.models import ApiToken
 from tests.factories import UserFactory
-print(",".join(Token.objects.create(user=UserFactory(username=f"account{{n}}")).key for n in range({ACCOUNTS})))
+print(",".join(ApiToken.issue(UserFactory(username=f"account{{n}}"), "hosts")[1] for n in range({ACCOUNTS})))
 """
 
 

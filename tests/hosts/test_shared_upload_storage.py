@@ -8,8 +8,8 @@ import json
 import os
 
 import pytest
-from rest_framework.authtoken.models import Token
 
+from apps.results.models import ApiToken
 from rig import client, processes, servers
 from tests.api.uploading import DEMO_SUBMISSION, files_under, tar_gz_of
 from tests.factories import UserFactory
@@ -56,7 +56,7 @@ def three_hosts(tmp_path):
 
 def test_an_upload_stored_by_one_web_host_is_ingested_by_a_worker_and_served_by_another_host(three_hosts, tmp_path):
     web_a, web_c, worker = three_hosts
-    token = Token.objects.create(user=UserFactory(username="uploader")).key
+    _, token = ApiToken.issue(UserFactory(username="uploader"), "upload")
     data = tar_gz_of(DEMO_SUBMISSION)
     body, content_type = client.multipart({"kind": "io500"}, "file", "demo.tgz", data)
     auth = {"Authorization": f"Token {token}", "Accept": "application/json"}
