@@ -237,6 +237,15 @@ class EditionEntry(models.Model):
     published = models.JSONField(
         default=dict, blank=True, help_text="of a published entry: its phase values and declared system information"
     )
+    audit_differences = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="of a published entry with a run: its differences from the run, [{field, published, recomputed, "
+        "cause}] (apps.results.services.published_audit keeps it); null without raw files",
+    )
+    audit_agrees = models.BooleanField(
+        null=True, blank=True, help_text="of a published entry with a run: no difference from it; null without one"
+    )
 
     class Meta:
         ordering = ["edition", "rank", "pk"]

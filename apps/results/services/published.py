@@ -9,6 +9,7 @@ files they came from.
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -17,6 +18,7 @@ from django.db.models import Count, Q
 
 from apps.results.models import Edition, EditionEntry, PublishedChange, Run, StorageSystem, SystemAlias
 from apps.results.models.systems import identity_key
+from apps.results.services import published_audit
 from apps.results.services.freshness import bump_data_version_on_commit
 
 #: io500.org's list names (the last part of `list_<release>_<list>`) -> the list kind of an ioboard edition.
@@ -246,7 +248,8 @@ def submission_number(source_path: str) -> int | None:
 def link_entries(runs=None) -> int:
     """Tie published entries to the runs ingested from their submission folders (every run, or the queryset
     `runs`): an entry links only to a run of its own folder; when the folder holds several runs, to the one whose
-    score is closest to the published one. Returns the entries newly linked."""
+    score is closest to the published one. The stored audit of those folders' entries is then judged again (a run
+    rewritten in place keeps its links but not its numbers). Returns the entries newly linked."""
     candidates = (runs if runs is not None else Run.objects.all()).filter(source_path__contains="submission-")
     by_number: dict[int, list[tuple[int, int, float | None]]] = defaultdict(list)
     for pk, system_id, path, score in candidates.values_list("pk", "system_id", "source_path", "score_total"):
@@ -268,14 +271,14 @@ def link_entries(runs=None) -> int:
             entry.run_id, entry.system_id = pk, system_id
             changed.append(entry)
     EditionEntry.objects.bulk_update(changed, ["run", "system"])
+    published_audit.store_audit(by_number)
     return len(changed)
 
 
-def link_run(run: Run) -> int:
-    """Called when a run is stored: the published entries of its submission folder link to it."""
-    if submission_number(run.source_path) is None:
-        return 0
-    return link_entries(Run.objects.filter(pk=run.pk))
+def link_runs(run_ids: Iterable[int]) -> int:
+    """Called by a batch of run writes once its runs and their phases are stored: the published entries of their
+    submission folders link to them and are audited against them."""
+    return link_entries(Run.objects.filter(pk__in=list(run_ids))) if run_ids else 0
 
 
 # -- reading, for pages and the API ------------------------------------------------------------------------------

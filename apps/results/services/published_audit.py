@@ -1,91 +1,141 @@
 """The audit of the published record (apps.results.judgements.published_audit) over the stored editions: per
-linked entry its differences, per published list a summary, and the export of both."""
+linked entry its differences, kept on the entry as maintained data (store_audit, when the record is imported and
+when runs of its submission folders are linked or rewritten), per published list a summary counted from the
+stored outcomes, and the export of both. Pages and the API read the stored audit only."""
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+
+from django.db.models import Count, F, Q
 
 from apps.results.judgements.published_audit import NOT_TEN_NODES, Difference, PublishedValues, RunValues, audit_entry
 from apps.results.judgements.published_ranks import LinkedEntry, RankMove, rank_moves
 from apps.results.models import Edition, EditionEntry, PhaseResult, PublishedChange
-from apps.results.services.published import number
+from apps.results.services import published
+
+PUBLISHED = Edition.Source.PUBLISHED
 
 
-def published_values(entry: EditionEntry, listed_times: int, edited: frozenset[str]) -> PublishedValues:
-    record = entry.published or {}
+def published_values(row: dict, listed_times: int, edited: frozenset[str]) -> PublishedValues:
+    """An entry as the record holds it, from a values() row of store_audit."""
+    record = row["published"] or {}
     return PublishedValues(
-        score=entry.score,
-        bw=entry.score_bw,
-        md=entry.score_md,
-        nodes=entry.client_nodes,
+        score=row["score"],
+        bw=row["score_bw"],
+        md=row["score_md"],
+        nodes=row["client_nodes"],
         phases=record.get("phases", {}),
-        submission_score=number(record.get("io500_score")),
-        list_kind=entry.edition.list_kind,
-        release=entry.edition.name,
+        submission_score=published.number(record.get("io500_score")),
+        list_kind=row["edition__list_kind"],
+        release=row["edition__name"],
         listed_times=listed_times,
         edited_fields=edited,
     )
 
 
-def audited_entries(editions=None):
-    """(entry, differences or None when the entry has no run) for every published entry, in list order."""
-    entries = list(
-        EditionEntry.objects.filter(
-            edition__source=Edition.Source.PUBLISHED, **({"edition__in": editions} if editions else {})
+def store_audit(submission_numbers=None, *, entries=EditionEntry, phases=PhaseResult, changes=PublishedChange) -> int:
+    """Judge the published entries (all, or those of these submission folders) against their runs and store the
+    outcome on each (audit_differences, audit_agrees; both null without a run), so that pages read it instead of
+    judging about 2,000 entries per request. Called when the record is imported and when a batch of runs linked,
+    relinked or rewrote runs of a submission folder (apps.results.services.published.link_entries). The model
+    classes are the migration's historical ones when it fills the audit of existing data. Returns the entries
+    written."""
+    record = entries.objects.filter(edition__source=PUBLISHED)
+    edits = changes.objects.filter(action=PublishedChange.Action.UPDATE)
+    if submission_numbers is not None:
+        record = record.filter(submission_number__in=list(submission_numbers))
+        edits = edits.filter(submission_number__in=list(submission_numbers))
+    rows = list(
+        record.values(
+            "pk",
+            "edition_id",
+            "edition__name",
+            "edition__list_kind",
+            "submission_number",
+            "score",
+            "score_bw",
+            "score_md",
+            "client_nodes",
+            "published",
+            "run_id",
+            "run__score_total",
+            "run__score_bw",
+            "run__score_md",
+            "run__client_nodes",
+            "run__score_formula",
         )
+    )
+    listed = Counter((row["edition_id"], row["submission_number"]) for row in rows)
+    edited: dict[int, set[str]] = defaultdict(set)
+    for submission, name in edits.values_list("submission_number", "field"):
+        edited[submission].add(name)
+    run_phases: dict[int, dict[str, float]] = defaultdict(dict)
+    run_ids = {row["run_id"] for row in rows if row["run_id"]}
+    for run_id, name, value in phases.objects.filter(run_id__in=run_ids).values_list("run_id", "name", "value"):
+        run_phases[run_id][name] = value
+    audited = []
+    for row in rows:
+        differences = None
+        if row["run_id"] is not None:
+            run = RunValues(
+                score=row["run__score_total"],
+                bw=row["run__score_bw"],
+                md=row["run__score_md"],
+                nodes=row["run__client_nodes"],
+                phases=run_phases[row["run_id"]],
+                score_formula=row["run__score_formula"],
+            )
+            values = published_values(
+                row,
+                listed[(row["edition_id"], row["submission_number"])],
+                frozenset(edited[row["submission_number"]]),
+            )
+            differences = [asdict(difference) for difference in audit_entry(values, run)]
+        audited.append(
+            entries(
+                pk=row["pk"],
+                audit_differences=differences,
+                audit_agrees=None if differences is None else not differences,
+            )
+        )
+    entries.objects.bulk_update(audited, ["audit_differences", "audit_agrees"], batch_size=500)
+    return len(audited)
+
+
+def stored_differences(entry: EditionEntry) -> list[Difference] | None:
+    """The entry's stored audit: its differences from its run, None without one."""
+    if entry.run_id is None or entry.audit_differences is None:
+        return None
+    return [Difference(**difference) for difference in entry.audit_differences]
+
+
+def audited_entries(editions=None):
+    """(entry, its stored differences or None when the entry has no run) for every published entry (or those of
+    these editions), in list order: one query."""
+    entries = (
+        EditionEntry.objects.filter(edition__source=PUBLISHED, **({"edition__in": editions} if editions else {}))
         .select_related("edition", "run")
         .order_by("-edition__released_on", "edition__name", "edition__list_kind", "rank", "pk")
     )
-    listed = Counter((entry.edition_id, entry.submission_number) for entry in entries)
-    edited: dict[int, set[str]] = defaultdict(set)
-    for submission, name in PublishedChange.objects.filter(action=PublishedChange.Action.UPDATE).values_list(
-        "submission_number", "field"
-    ):
-        edited[submission].add(name)
-    phases: dict[int, dict[str, float]] = defaultdict(dict)
-    run_ids = {entry.run_id for entry in entries if entry.run_id}
-    for run_id, name, value in PhaseResult.objects.filter(run_id__in=run_ids).values_list("run_id", "name", "value"):
-        phases[run_id][name] = value
     for entry in entries:
-        if entry.run is None:
-            yield entry, None
-            continue
-        run = entry.run
-        values = RunValues(
-            score=run.score_total,
-            bw=run.score_bw,
-            md=run.score_md,
-            nodes=run.client_nodes,
-            phases=phases[run.pk],
-            score_formula=run.score_formula,
-        )
-        published = published_values(
-            entry, listed[(entry.edition_id, entry.submission_number)], frozenset(edited[entry.submission_number])
-        )
-        yield entry, audit_entry(published, values)
+        yield entry, stored_differences(entry)
 
 
 def audit_summary() -> list[dict]:
     """Per published list, newest release first: "ISC20 IO500 list: 42 entries, 40 with raw files, 37 agree,
-    3 differ"."""
-    summary: dict[int, dict] = {}
-    for entry, differences in audited_entries():
-        row = summary.setdefault(
-            entry.edition_id,
-            {
-                "release": entry.edition.name,
-                "list": entry.edition.list_kind,
-                "title": entry.edition.title,
-                "entries": 0,
-                "with_raw_files": 0,
-                "agree": 0,
-                "differ": 0,
-            },
+    3 differ", counted from the stored audit in one aggregate query."""
+    audited = Q(run__isnull=False, audit_agrees__isnull=False)
+    return list(
+        EditionEntry.objects.filter(edition__source=PUBLISHED)
+        .values(release=F("edition__name"), list=F("edition__list_kind"), title=F("edition__title"))
+        .annotate(
+            entries=Count("pk"),
+            with_raw_files=Count("pk", filter=audited),
+            agree=Count("pk", filter=audited & Q(audit_agrees=True)),
+            differ=Count("pk", filter=audited & Q(audit_agrees=False)),
         )
-        row["entries"] += 1
-        if differences is not None:
-            row["with_raw_files"] += 1
-            row["agree" if not differences else "differ"] += 1
-    return list(summary.values())
+        .order_by("-edition__released_on", "release", "list")
+    )
 
 
 @dataclass(frozen=True)
@@ -122,15 +172,6 @@ def list_audit(edition: Edition) -> list[AuditedEntry]:
     return [AuditedEntry(entry, differences, moves.get(entry.pk)) for entry, differences in audited]
 
 
-def difference_dict(difference: Difference) -> dict:
-    return {
-        "field": difference.field,
-        "published": difference.published,
-        "recomputed": difference.recomputed,
-        "cause": difference.cause,
-    }
-
-
 def export_record() -> dict:
     """{"editions": [{"release", "list", "entries": [{"rank", "submission_id", "published", "run", "source_path",
     "differences"}]}]}"""
@@ -154,7 +195,7 @@ def export_record() -> dict:
                 },
                 "run": entry.run_id,
                 "source_path": entry.run.source_path if entry.run else None,
-                "differences": [difference_dict(d) for d in differences or []],
+                "differences": [asdict(difference) for difference in differences or []],
             }
         )
     return {"editions": list(editions.values())}

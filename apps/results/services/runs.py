@@ -56,6 +56,8 @@ class Batch:
         #: What committed transactions leave for the end of the batch: lists to maintain, runs to detect.
         self._lists_changed: set[str] = set()
         self._detections: set[int] = set()
+        #: Runs stored or rewritten in the open transaction: their published entries are linked and audited.
+        self._published_runs: set[int] = set()
         self._in_transaction = False
 
     @contextmanager
@@ -74,8 +76,10 @@ class Batch:
             self._in_transaction = False
             self._systems.clear()
             self._detections_asked.clear()
+            self._published_runs.clear()
 
     def _bring_in_line(self) -> None:
+        published.link_runs(self._published_runs)
         self._lists_changed |= list_entries.sync_systems(self._systems)
         custom_lists.refresh_systems_on_commit(self._systems)
         bump_data_version_on_commit()
@@ -111,7 +115,7 @@ class Batch:
         with self.transaction(), run_writes_open():
             run = Run.objects.create(**fields)
             self._note_run(run, created=True)
-            published.link_run(run)
+            self._published_runs.add(run.pk)
         return run
 
     def rewrite(self, run: Run, fields: dict) -> Run:
@@ -124,7 +128,7 @@ class Batch:
                 setattr(run, name, value)
             run.save()
             self._note_run(run)
-            published.link_run(run)
+            self._published_runs.add(run.pk)
         return run
 
     def edit(self, run: Run, fields: Iterable[str] | None = None) -> Run:
