@@ -20,6 +20,7 @@ from apps.results.models import Edition, EditionEntry, PublishedChange, Run, Sto
 from apps.results.models.systems import identity_key
 from apps.results.services import published_audit
 from apps.results.services.freshness import bump_data_version_on_commit
+from apps.results.services.published_audit import number
 
 #: io500.org's list names (the last part of `list_<release>_<list>`) -> the list kind of an ioboard edition.
 LIST_KINDS_OF_TABLES = {"io500": "io500", "10node": "ten-node", "full": "full", "historical": "historic"}
@@ -157,13 +158,6 @@ def published_entry(edition: Edition, rank: int, row: dict, submission: dict | N
             **{name: submission.get(name) for name in RECORD_COLUMNS if name in submission},
         },
     )
-
-
-def number(value) -> float | None:
-    try:
-        return None if value in (None, "") else float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def whole(value) -> int | None:

@@ -11,9 +11,16 @@ from django.db.models import Count, F, Q
 from apps.results.judgements.published_audit import NOT_TEN_NODES, Difference, PublishedValues, RunValues, audit_entry
 from apps.results.judgements.published_ranks import LinkedEntry, RankMove, rank_moves
 from apps.results.models import Edition, EditionEntry, PhaseResult, PublishedChange
-from apps.results.services import published
 
 PUBLISHED = Edition.Source.PUBLISHED
+
+
+def number(value) -> float | None:
+    """A value of the published record as a number: None for a blank or unreadable one."""
+    try:
+        return None if value in (None, "") else float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def published_values(row: dict, listed_times: int, edited: frozenset[str]) -> PublishedValues:
@@ -25,7 +32,7 @@ def published_values(row: dict, listed_times: int, edited: frozenset[str]) -> Pu
         md=row["score_md"],
         nodes=row["client_nodes"],
         phases=record.get("phases", {}),
-        submission_score=published.number(record.get("io500_score")),
+        submission_score=number(record.get("io500_score")),
         list_kind=row["edition__list_kind"],
         release=row["edition__name"],
         listed_times=listed_times,
