@@ -18,7 +18,7 @@ def audit_published_entries(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("results", "0036_uploads_into_storage"),
+        ("results", "0037_accounts_and_hashed_api_tokens"),
     ]
 
     operations = [
