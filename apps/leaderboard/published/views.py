@@ -2,9 +2,9 @@
 of each list against its raw files beside the list those files make, and the audit's summary across the record.
 
 Thin: the record is read by apps.results.services.published and audited by apps.results.services.published_audit;
-each page runs a constant number of SQL queries whatever the number of rows (tests hold them to it). An audit
-reads every entry of what it audits (the summary: the whole record, about 2,000 rows), so the pages are kept in the
-page cache until the data changes (an import or a run's write bumps the data version).
+each page runs a constant number of SQL queries whatever the number of rows (tests hold them to it). The audit is
+stored with each entry when the record is imported and when a linked run is written (the summary is one grouped
+count), so no page recomputes it; the page cache, until the data changes, is a bonus.
 """
 
 from django.http import Http404

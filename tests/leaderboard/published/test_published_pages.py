@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.ingest.published.corrections import EMPTY_STRING_AS_ZERO, Correction
 from apps.ingest.published.importer import import_published
+from apps.results.services import runs
 from tests.conftest import TEST_DATA
 from tests.factories import RunFactory
 
@@ -110,3 +111,17 @@ def test_each_page_runs_the_same_number_of_queries_whatever_its_linked_runs(clie
     RunFactory(source_path=WOLF, score_bw=200.0, score_md=5045.33, client_nodes=10, phases=False)
     RunFactory(source_path="DKRZ/Mistral/Lustre/2019/submission-7", score_bw=1.0, score_md=1000.0, phases=False)
     assert queries() == one
+
+
+def test_the_stored_audit_follows_a_linked_run_rewritten_from_its_files(client, record):
+    runs.rewrite(record, {"score_bw": 140.0})
+
+    html = client.get("/published/SC19/io500/audit/").content.decode()
+    assert ["bw", "174.74", "140.00", "unexplained"] in [row[-4:] for row in rows_of(html, "differences")]
+    assert ["bw", "174.74", "150.00", "unexplained"] not in [row[-4:] for row in rows_of(html, "differences")]
+
+
+def test_the_summary_reads_the_stored_audit_in_a_query_or_two(client, record):
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get("/published/audit/").status_code == 200
+    assert len(captured) <= 2
