@@ -8,7 +8,9 @@ from apps.results.models.list_kinds import ELIGIBLE, RANKED
 
 
 class RunFilter(filters.FilterSet):
-    system = IntegerFilter(field_name="system_id", help_text="storage system id")
+    system = IntegerFilter(
+        method="filter_system", help_text="storage system id (a pending claim on it: for its uploader and staff)"
+    )
     institution = filters.CharFilter(field_name="system__institution__name", lookup_expr="icontains")
     filesystem = filters.CharFilter(field_name="system__filesystem", lookup_expr="icontains")
     storage_vendor = filters.CharFilter(field_name="system__storage_vendor", lookup_expr="icontains")
@@ -53,6 +55,11 @@ class RunFilter(filters.FilterSet):
     class Meta:
         model = Run
         fields: list[str] = []
+
+    def filter_system(self, queryset, name, value):
+        """A system's runs, without the uploads' claims on it the committee has not accepted (but to their
+        uploader and staff), as the system's page and detail show them."""
+        return queryset.filter(system_id=value).without_pending_claims(self.request.user)
 
     def filter_ranked(self, queryset, name, value):
         return queryset.filter(RANKED) if value else queryset.exclude(RANKED)

@@ -43,7 +43,7 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
             place = Window(RowNumber(), partition_by="system_id", order_by=BY_SCORE_NULLS_LAST)
             runs = (
                 Run.objects.visible_to(reader)
-                .without_pending_claims()
+                .without_pending_claims(reader)
                 .without_large_fields()
                 .annotate(place=place)
                 .filter(place__lte=SYSTEM_DETAIL_RUNS)

@@ -171,12 +171,18 @@ class RunQuerySet(models.QuerySet):
         same_account = Q(upload__uploader_id=uploader_id) if uploader_id else Q(pk__in=[])
         return self.filter(Q(upload=run.upload_id) | same_account)
 
-    def without_pending_claims(self):
+    def without_pending_claims(self, reader=None):
         """Runs shown under their system's name: all but an upload's claim on a system of another owner that the
         committee has not accepted (`Run.system_claim`). Such a run is listed on the historic list (unranked) and
         on its own page only, so a fabricated run named after an existing system appears nowhere as that
-        system's until accepted: not among the newest runs, the system's runs or the compare picker."""
-        return self.filter(Q(system_claim="") | Q(**ACCEPTED_CONDITIONS))
+        system's until accepted: not among the newest runs, the system's runs or the compare picker. Its
+        uploader and staff (`reader`; None: nobody's claims) still find it under the system in the API."""
+        if reader is not None and reader.is_authenticated and reader.is_staff:
+            return self
+        shown = Q(system_claim="") | Q(**ACCEPTED_CONDITIONS)
+        if reader is not None and reader.is_authenticated:
+            shown |= Q(upload__uploader=reader)
+        return self.filter(shown)
 
     def with_normalised(self):
         """Scores per client node and per storage server (NULL where the count is unknown or zero)."""
