@@ -58,7 +58,7 @@ def home(request):
     states = {state.kind: state for state in ListState.objects.all()}
     top_entries = _top_entries(list(AWARD_LISTS))
     tops = [(LIST_KINDS[kind], top_entries[kind], states.get(kind)) for kind in AWARD_LISTS]
-    newest_runs = newest_shown_runs("", NEWEST, reader=request.user)
+    newest_runs = newest_shown_runs("", NEWEST, reader=request.user, ranked_only=True)  # reviewed names only
     changes = list(
         Change.objects.filter(detected=True)
         .select_related("system")

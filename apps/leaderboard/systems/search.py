@@ -5,6 +5,7 @@ from django import forms
 from django.db.models import Q
 
 from apps.results.models import Run, StorageSystem
+from apps.results.models.list_kinds import ranked_condition
 from apps.results.models.systems import identity_key
 
 
@@ -23,12 +24,14 @@ def system_matches(query: str, reader=None):
     return systems.order_by("key")
 
 
-def newest_shown_runs(query: str, limit: int = 50, reader=None) -> list:
+def newest_shown_runs(query: str, limit: int = 50, reader=None, *, ranked_only: bool = False) -> list:
     """The newest IO500 runs shown under their system's name (no pending claims), of the systems matching `query`
     (all when empty) that `reader` may see (None: anonymous): the front door's newest runs and the compare
-    page's picker."""
+    page's picker. `ranked_only`: runs visible as ranked only (`list_kinds.ranked_condition`), so that no name
+    known only from runs the committee has not accepted is shown (the front door, to every reader)."""
+    visible = Run.objects.visible_to(reader)
     runs = (
-        Run.objects.visible_to(reader)
+        (visible.filter(ranked_condition()) if ranked_only else visible)
         .filter(kind="io500")
         .without_pending_claims()
         .select_related("system__institution")
