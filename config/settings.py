@@ -426,6 +426,10 @@ IOBOARD_STUDY_MAX_CONFIGURATIONS = envint("IOBOARD_STUDY_MAX_CONFIGURATIONS", 50
 IOBOARD_STUDY_MAX_AXES = envint("IOBOARD_STUDY_MAX_AXES", 16)
 IOBOARD_STUDY_MAX_VALUES_PER_AXIS = envint("IOBOARD_STUDY_MAX_VALUES_PER_AXIS", 100)
 IOBOARD_STUDY_MAX_COMPARISONS = envint("IOBOARD_STUDY_MAX_COMPARISONS", 5000)
+# The configuration files one run keeps, beside the 256 KiB of each: every reader of the run page pays for them (251
+# kept files made a page of 16 MB). Past either budget the rest, in name order, are not kept, and the run says so.
+IOBOARD_RUN_KEPT_FILES = envint("IOBOARD_RUN_KEPT_FILES", 100)
+IOBOARD_RUN_KEPT_FILE_BYTES = envint("IOBOARD_RUN_KEPT_FILE_BYTES", 2 * 1024 * 1024)
 IOBOARD_STUCK_UPLOAD_MINUTES = envint("IOBOARD_STUCK_UPLOAD_MINUTES", 15)
 # What one account may store a day (the last 24 hours; staff are not counted): uploads and their bytes. The defaults
 # are a campaign's worth (a submitter sends a few archives a day) and 16 uploads at the size cap.

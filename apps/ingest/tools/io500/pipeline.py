@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
+from django.conf import settings
+
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import (
     IngestError,
@@ -344,6 +346,7 @@ def run_fields(parsed: ParsedRun) -> dict:
     if timestamp and timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)
     facts = facts_from_record(record, metadata)
+    facts.files_not_kept = files_not_kept(kept_files(record.raw_files)[1])
     # Explicit metadata (an option, a sidecar, an upload field) wins; else the count the evidence supports best,
     # which is the tools' count whenever the evidence agrees (apps.results.judgements.anomalies.node_counts).
     client_nodes = _as_int(metadata.get("client_nodes")) or resolved_client_nodes(facts, record.client_nodes)
@@ -392,6 +395,37 @@ def run_fields(parsed: ParsedRun) -> dict:
     }
 
 
+#: Names of the files not kept that a run's facts (and its `files_not_kept` finding) list; the rest are counted.
+NAMED_FILES_NOT_KEPT = 20
+
+
+def kept_files(raw_files: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The configuration files a run keeps (without NUL characters or tokens), in name order, within
+    IOBOARD_RUN_KEPT_FILES files and IOBOARD_RUN_KEPT_FILE_BYTES (UTF-8) in all, and the names of the rest, from the
+    first past the budget on: every reader of the run page pays for its files, so the upload may not choose how many."""
+    kept: dict[str, str] = {}
+    left_out: list[str] = []
+    spent = 0
+    for name in sorted(raw_files):
+        content = scrub_tokens(raw_files[name].replace("\x00", ""))
+        size = len(content.encode())
+        full = len(kept) >= settings.IOBOARD_RUN_KEPT_FILES or spent + size > settings.IOBOARD_RUN_KEPT_FILE_BYTES
+        if left_out or full:
+            left_out.append(name)
+        else:
+            kept[name] = content
+            spent += size
+    return kept, left_out
+
+
+def files_not_kept(left_out: list[str]) -> dict:
+    """The fact the `files_not_kept` finding reads (anomalies.facts.RunFacts): empty when all are kept."""
+    if not left_out:
+        return {}
+    budget = {"files": settings.IOBOARD_RUN_KEPT_FILES, "bytes": settings.IOBOARD_RUN_KEPT_FILE_BYTES}
+    return {"files": left_out[:NAMED_FILES_NOT_KEPT], "count": len(left_out), "budget": budget}
+
+
 def store_children(run: Run, parsed: ParsedRun) -> None:
     record, provenance = parsed.record, parsed.provenance
     seen, phases = set(), []
@@ -419,8 +453,8 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
         )
     PhaseResult.objects.bulk_create(phases)
     RunFile.objects.bulk_create(
-        RunFile(run=run, name=fit(RunFile, "name", name), content=scrub_tokens(content.replace("\x00", "")))
-        for name, content in record.raw_files.items()
+        RunFile(run=run, name=fit(RunFile, "name", name), content=content)
+        for name, content in kept_files(record.raw_files)[0].items()
     )
     PhaseRankStats.objects.bulk_create(rank_stats_rows(run, record.rank_tables))
     Tunable.objects.bulk_create(

@@ -125,6 +125,8 @@ class RunFacts:
     content_hash: str = ""
     stonewall_seconds: float | None = None  # C app [debug] stonewall-time
     included_files: list[str] = field(default_factory=list)  # configuration and job files submitted with the run
+    # {files (the first names), count, budget: {files, bytes}}: files past the site's budget per run, not kept
+    files_not_kept: dict[str, Any] = field(default_factory=dict)
     client_network_gbit: float | None = None  # declared client network bandwidth per node (sidecar, system info)
     client_network_source: str = ""
     client_memory_gib: float | None = None  # declared memory per client node

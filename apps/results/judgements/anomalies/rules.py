@@ -171,6 +171,31 @@ class CacheEffectReadRule(AnomalyRule):
 
 
 @register
+class FilesNotKeptRule(AnomalyRule):
+    """Configuration files of the run past the site's budget per run (a count and bytes in all) were not kept.
+
+    Every reader of a run page pays for its kept files, so an upload may not choose their number; what was left
+    out is said on the run rather than dropped unseen. info: neither the score nor a verdict depends on them.
+    """
+
+    name = "files_not_kept"
+    description = "configuration files past the per-run budget (files, bytes) were not kept"
+    severity = "info"
+
+    def evaluate(self, facts: RunFacts, thresholds: Mapping[str, Any], context: RuleContext) -> list[AnomalyFinding]:
+        left_out = facts.files_not_kept
+        if not left_out:
+            return []
+        count, names, budget = left_out["count"], left_out["files"], left_out["budget"]
+        more = f" and {count - len(names)} more" if count > len(names) else ""
+        message = (
+            f"{count} configuration file{'' if count == 1 else 's'} not kept, past this site's budget of "
+            f"{budget['files']:,} files and {budget['bytes']:,} bytes per run: {', '.join(names)}{more}"
+        )
+        return [self.finding(message, left_out)]
+
+
+@register
 class RandomReadFasterThanSequentialRule(AnomalyRule):
     """4 KiB random reads of the ior-easy files faster than reading them sequentially.
 
