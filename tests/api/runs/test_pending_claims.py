@@ -6,21 +6,10 @@ import pytest
 
 from apps.results.models import ReviewStatus
 from apps.results.services import runs
-from tests.factories import RunFactory, StorageSystemFactory, UploadFactory
+from tests.factories import RunFactory, UploadFactory
+from tests.security.test_claims_off_public_pages import CLAIM
 
 pytestmark = pytest.mark.django_db
-
-CLAIM = "names the existing system Site / Pavo (Lustre), which holds runs of the operator"
-
-
-@pytest.fixture
-def pavo():
-    return StorageSystemFactory(name="Pavo")
-
-
-@pytest.fixture
-def operators_run(pavo):
-    return RunFactory(system=pavo, review_status=ReviewStatus.ACCEPTED, score_bw=10.0, score_md=10.0)
 
 
 @pytest.fixture
