@@ -21,6 +21,7 @@ def fits(page) -> None:
 
 
 @pytest.mark.parametrize("width", [1400, 420])
+@pytest.mark.usefixtures("celery_eager")
 def test_a_new_submitter_signs_up_uploads_and_withdraws(live_server, page, console_errors, width, tmp_path, settings):
     settings.MEDIA_ROOT = str(tmp_path / "media")
     cache.clear()  # allauth counts mails per address there: the other width's sign-up is not this one's

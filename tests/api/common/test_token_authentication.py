@@ -63,11 +63,11 @@ def test_use_is_recorded_on_the_token(alice):
 
 
 def test_tokens_handed_out_before_keep_working_hashed(alice):
-    """Migration 0035 moves each DRF token into ApiToken by its hash and deletes the plain key."""
+    """Migration 0037 moves each DRF token into ApiToken by its hash and deletes the plain key."""
     from django.apps import apps
     from rest_framework.authtoken.models import Token
 
-    migration = importlib.import_module("apps.results.migrations.0035_accounts_and_hashed_api_tokens")
+    migration = importlib.import_module("apps.results.migrations.0037_accounts_and_hashed_api_tokens")
     old_key = Token.objects.create(user=alice).key
     migration.hash_drf_tokens(apps, None)
     assert not Token.objects.exists()

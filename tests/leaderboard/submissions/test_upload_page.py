@@ -10,7 +10,7 @@ from apps.results.models import ReviewStatus, Upload
 from tests.api.uploading import DEMO_SUBMISSION, DEMO_SUBMISSION_SCORE, named_file, tar_gz_of
 from tests.factories import RunFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("celery_eager")]
 ANSWER = "ten words or more describe this section of the system for the committee"
 
 
