@@ -48,8 +48,10 @@ def system_detail(request, pk: int):
             "placements": placements,
             "edition_entries": EditionEntry.objects.filter(system=system)
             .select_related("edition")
-            .order_by("-edition__frozen_at", "edition__list_kind"),
-            "aliases": system.aliases.all(),
+            .order_by(
+                "-edition__frozen_at", "-edition__released_on", "edition__name", "edition__list_kind", "rank", "pk"
+            ),
+            "aliases": system.aliases.order_by("key"),
             "chart": charts.score_timeline(newest_first[:SYSTEM_TIMELINE_RUNS]),
         },
     )
