@@ -426,6 +426,13 @@ IOBOARD_STUDY_MAX_CONFIGURATIONS = envint("IOBOARD_STUDY_MAX_CONFIGURATIONS", 50
 IOBOARD_STUDY_MAX_AXES = envint("IOBOARD_STUDY_MAX_AXES", 16)
 IOBOARD_STUDY_MAX_VALUES_PER_AXIS = envint("IOBOARD_STUDY_MAX_VALUES_PER_AXIS", 100)
 IOBOARD_STUDY_MAX_COMPARISONS = envint("IOBOARD_STUDY_MAX_COMPARISONS", 5000)
+# What one upload may make of a DNE scaling series (its points, after the upload) and of a stack campaign (its
+# components and measurements): every reader of their pages and API pays for each. A real DNE campaign is a few hundred
+# points (the slice in tests/data: 120), a real stack a few hundred components. At the budget a series page (its groups
+# and rows paged) is about 0.2 MB and its API answer under 2 MB, whatever the shape the upload chose.
+IOBOARD_SCALING_MAX_POINTS = envint("IOBOARD_SCALING_MAX_POINTS", 2000)
+IOBOARD_STACK_MAX_COMPONENTS = envint("IOBOARD_STACK_MAX_COMPONENTS", 2000)
+IOBOARD_STACK_MAX_MEASUREMENTS = envint("IOBOARD_STACK_MAX_MEASUREMENTS", 5000)
 # The configuration files one run keeps, beside the 256 KiB of each: every reader of the run page pays for them (251
 # kept files made a page of 16 MB). Past either budget the rest, in name order, are not kept, and the run says so.
 IOBOARD_RUN_KEPT_FILES = envint("IOBOARD_RUN_KEPT_FILES", 100)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -16,13 +17,18 @@ from apps.leaderboard.scaling.charts import client_scaling_figure, mdt_scaling_f
 from apps.results.judgements.scaling.analysis import (
     DEFAULT_SATURATION_THRESHOLD,
     GroupAnalysis,
-    ScalingAnalysis,
     analyse_points,
     operation_label,
 )
 from apps.results.models import ScalingSeries
 from apps.results.models.visibility import owned_visible_condition
 from apps.web.query_guard import database_id
+
+#: Groups (operation, files per directory, striping) shown a page at a time, each with its table and two charts, and
+#: SUMMARY rows a page at a time: an upload chooses how many of each a series has (up to IOBOARD_SCALING_MAX_POINTS,
+#: each point its own group at worst), and every reader of the page would pay for all of them.
+SCALING_GROUPS_PER_PAGE = 12
+SCALING_ROWS_PER_PAGE = 500
 
 
 @dataclass
@@ -51,27 +57,30 @@ def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
     threshold, threshold_error = _threshold(request.GET.get("threshold"))
     points = list(series.points.order_by("mdt_count", "tasks", "pk"))
     analysis = analyse_points(points, saturation_threshold=threshold)
+    page = Paginator(analysis.groups, SCALING_GROUPS_PER_PAGE).get_page(request.GET.get("page"))
     sections = [
         GroupSection(
             group,
             Chart(f"fig-mdts-{index}", mdt_scaling_figure(group)),
             Chart(f"fig-clients-{index}", client_scaling_figure(group)),
         )
-        for index, group in enumerate(analysis.groups)
+        for index, group in enumerate(page.object_list)
     ]
     other = _other_series(request.GET.get("compare"), series, request.user)
     context = {
         "series": series,
         "points": points,
+        "page": page,
+        "rows": Paginator(points, SCALING_ROWS_PER_PAGE).get_page(request.GET.get("rows")),
         "log_count": len({point.log_hash for point in points}),
         "analysis": analysis,
         "threshold": threshold,
         "threshold_percent": round(threshold * 100, 1),
         "threshold_error": threshold_error,
         "sections": sections,
-        "striping_overlays": _striping_overlays(analysis),
+        "striping_overlays": _striping_overlays(page.object_list),
         "compared": other,
-        "comparison_overlays": _comparison_overlays(series, analysis, other, threshold) if other else [],
+        "comparison_overlays": _comparison_overlays(series, page.object_list, other, threshold) if other else [],
         "other_series": ScalingSeries.objects.filter(owned_visible_condition(request.user))
         .exclude(pk=series.pk)
         .order_by("name")
@@ -101,10 +110,10 @@ def _other_series(raw: str | None, series: ScalingSeries, reader) -> ScalingSeri
     return ScalingSeries.objects.filter(owned_visible_condition(reader), pk=other).first()
 
 
-def _striping_overlays(analysis: ScalingAnalysis) -> list[Chart]:
-    """Inherited against non-inherited striping, wherever a series measured both."""
+def _striping_overlays(shown: list[GroupAnalysis]) -> list[Chart]:
+    """Inherited against non-inherited striping, wherever a series measured both, among the groups shown."""
     by_load: dict[tuple[str, int | None], list[GroupAnalysis]] = {}
-    for group in analysis.groups:
+    for group in shown:
         by_load.setdefault((group.key.operation, group.key.files_per_dir), []).append(group)
     charts = []
     for (operation, files_per_dir), groups in by_load.items():
@@ -120,12 +129,12 @@ def _striping_overlays(analysis: ScalingAnalysis) -> list[Chart]:
 
 
 def _comparison_overlays(
-    series: ScalingSeries, analysis: ScalingAnalysis, other: ScalingSeries, threshold: float
+    series: ScalingSeries, shown: list[GroupAnalysis], other: ScalingSeries, threshold: float
 ) -> list[Chart]:
-    """This series against another (e.g. two Lustre builds), for every group both measured."""
+    """This series against another (e.g. two Lustre builds), for every group shown that both measured."""
     other_analysis = analyse_points(other.points.all(), saturation_threshold=threshold)
     charts = []
-    for group in analysis.groups:
+    for group in shown:
         counterpart = other_analysis.group(group.key.operation, group.key.files_per_dir, group.key.striping)
         if counterpart is None:
             continue

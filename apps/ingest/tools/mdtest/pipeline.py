@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from apps.ingest.core.archive import is_junk_entry
@@ -204,6 +205,26 @@ class _Session(LogBatchSession):
 
     def forget_container(self) -> None:
         self.summary.series_id = None
+
+    def flush(self) -> None:
+        """Store the pending logs; an upload's only if the series stays within IOBOARD_SCALING_MAX_POINTS."""
+        if self.upload is not None:
+            self.refuse_past_budget()
+        super().flush()
+
+    def refuse_past_budget(self) -> None:
+        """Refuse the upload (nothing of it is stored: ingest_mdtest_upload holds it in one transaction) when the
+        series, with the pending logs' points in place of what it stores for those logs, would hold more points than
+        every reader of its page and API should pay for. The operator's command line is not bounded."""
+        pending = {log_hash: records for _, log_hash, records in self.pending}
+        points = sum(len(placements) for placements in {**self.stored_placements, **pending}.values())
+        budget = settings.IOBOARD_SCALING_MAX_POINTS
+        if points > budget:
+            raise IngestError(
+                f"{self.upload.original_name}: series {self.container.name!r} would hold {points:,} points, more "
+                f"than the {budget:,} a series may have (IOBOARD_SCALING_MAX_POINTS, docs/deployment.md); nothing "
+                f"of this upload is stored"
+            )
 
     def placements(self, records: list[ScalingPointRecord]) -> list:
         return sorted(tuple(getattr(record, name) for name in PLACEMENT_FIELDS) for record in records)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
@@ -90,6 +91,7 @@ def ingest_stack_upload(upload: Upload) -> list:
             campaign = read_campaign(find_campaign_root(root))
     except (ParseError, ArchiveError) as error:
         raise IngestError(f"{upload.original_name}: {error}") from error
+    refuse_past_budget(campaign, upload)
     name = declared.get("stack") or declared.get("name") or campaign.name
     system = _storage_system(campaign, declared)
     claim = system_claim(system, upload) if system is not None else ""
@@ -101,6 +103,20 @@ def ingest_stack_upload(upload: Upload) -> list:
         )
     store_campaign(campaign, name=name, system=system, summary=summary, upload=upload)
     return []
+
+
+def refuse_past_budget(campaign: Campaign, upload: Upload) -> None:
+    """Refuse an uploaded campaign with more components or measurements than every reader of its page and API
+    should pay for (IOBOARD_STACK_MAX_*), before anything is written. The operator's command line is not bounded."""
+    for what, count, budget, setting in (
+        ("components", len(campaign.inventory.components), settings.IOBOARD_STACK_MAX_COMPONENTS, "COMPONENTS"),
+        ("measurements", len(campaign.measurements), settings.IOBOARD_STACK_MAX_MEASUREMENTS, "MEASUREMENTS"),
+    ):
+        if count > budget:
+            raise IngestError(
+                f"{upload.original_name}: the stack {campaign.name!r} has {count:,} {what}, more than the {budget:,} "
+                f"a stack may have (IOBOARD_STACK_MAX_{setting}, docs/deployment.md); nothing of this upload is stored"
+            )
 
 
 def store_campaign(
