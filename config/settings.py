@@ -508,7 +508,10 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = False
 # Sign-up and password reset answer the same whether an address has an account or not (a mail tells its owner).
 ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
-# Per client (ip) and per account (key): ten wrong passwords lock sign-in for IOBOARD_SIGNIN_LOCK_MINUTES.
+# Per client (ip) and per account (key): ten wrong passwords lock sign-in for IOBOARD_SIGNIN_LOCK_MINUTES. The client is
+# the one the rate limits name (IOBOARD_TRUSTED_PROXIES): left at allauth's default, behind a proxy every client was the
+# proxy's address, and ten wrong passwords from anyone locked everyone's sign-in.
+ALLAUTH_TRUSTED_PROXY_COUNT = IOBOARD_TRUSTED_PROXIES
 IOBOARD_SIGNIN_LOCK_MINUTES = envint("IOBOARD_SIGNIN_LOCK_MINUTES", 15)
 # Sign-ups and password resets one client may ask for (the reset also per address: key).
 ACCOUNT_REQUESTS_PER_CLIENT = "20/m/ip"
