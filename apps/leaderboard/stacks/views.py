@@ -21,6 +21,9 @@ from apps.leaderboard.stacks.charts import layers_figure
 from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
 from apps.results.models import Stack, StackComponent, StackServer
 
+#: Outliers listed on a stack's page; the rest are counted, and listed by the API (/api/v1/stack-measurements/).
+STACK_OUTLIERS_SHOWN = 200
+
 
 @dataclass
 class Node:
@@ -139,6 +142,16 @@ class StackView:
     @property
     def outliers(self) -> list[Figure]:
         return [m for m in self.layer_rows if m.is_outlier]
+
+    @property
+    def shown_outliers(self) -> list[Figure]:
+        """The first STACK_OUTLIERS_SHOWN outliers: an upload chooses how many there are (up to
+        IOBOARD_STACK_MAX_MEASUREMENTS), and the API lists them all, a page at a time."""
+        return self.outliers[:STACK_OUTLIERS_SHOWN]
+
+    @property
+    def more_outliers(self) -> int:
+        return max(0, len(self.outliers) - STACK_OUTLIERS_SHOWN)
 
     def layer_steps(self, operation: str) -> list[dict[str, Any]]:
         """Per layer, the sums of measured and expected over the rows where both are known, and their ratio:
