@@ -17,9 +17,20 @@ from rig.processes import Service, wait_until
 UNLIMITED_READER = {"THROTTLE_ANON": "1000000/min", "THROTTLE_PAGES": "1000000/min", "THROTTLE_EXPORTS": "1000000/min"}
 
 
-def gunicorn(port: int, *, env: dict, log_dir: Path, workers: int = 4, threads: int = 1, timeout: int = 60) -> Service:
+def gunicorn(
+    port: int,
+    *,
+    env: dict,
+    log_dir: Path,
+    workers: int = 4,
+    threads: int = 1,
+    timeout: int = 60,
+    launcher: list[str] | None = None,
+) -> Service:
+    """gunicorn serving the site; `launcher` runs it instead of the gunicorn script (a fault test's wrapper that
+    changes the app before gunicorn starts, then calls gunicorn.app.wsgiapp.run with the same arguments)."""
     argv = [
-        str(VENV_BIN / "gunicorn"),
+        *(launcher or [str(VENV_BIN / "gunicorn")]),
         "config.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",

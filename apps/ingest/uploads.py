@@ -6,9 +6,10 @@ the same kind return its existing upload (another account's are never answered).
 told by its magic bytes and its directory (zip central directory, tar headers) is checked against the configured
 caps (``inspect_archive``: entries, declared sizes per file and in all, compression ratio) without writing a byte
 of it: a zip or tar bomb is refused here, in well under a second. Expansion is the Celery worker's job, never the
-request's. Only then is the file stored under MEDIA_ROOT (named by its sha256) and an IngestJob created; the Celery
-task is enqueued when that transaction commits. Any refusal raises UploadRefused naming the problem, and leaves
-nothing behind: scratch is always removed and the stored file is written only after every check has passed.
+request's. Only then is the file stored (named by its sha256; apps.results.storage) in the transaction that creates
+the Upload and its IngestJob, so a web host killed or a database lost mid-way leaves neither; the Celery task is
+enqueued when that transaction commits. Any refusal raises UploadRefused naming the problem, and leaves nothing
+behind: scratch is always removed and the stored file is written only after every check has passed.
 """
 
 import hashlib
@@ -33,6 +34,7 @@ from apps.ingest.tasks import ingest_upload_task
 from apps.ingest.tools import upload_kinds
 from apps.results.models import Upload
 from apps.results.services.embargo import EmbargoError, embargo_of
+from apps.results.storage import DatabaseStorage
 
 CHUNK_BYTES = 1024 * 1024
 # A multipart body carries the form fields and boundaries besides the file itself.
@@ -99,28 +101,39 @@ def receive_upload(
             embargo_until=embargo_until,
             embargoed=embargoed,
         )
-        with open(copy, "rb") as handle:
-            upload.file.save(stored_name(sha256, name), File(handle), save=False)
-    try:
-        with transaction.atomic():
-            check_quota(uploader, size, name, locked=True)
-            upload.save()
-            job = start_job(upload)
-    except IntegrityError:
-        # The same bytes arrived concurrently and the other request committed first.
-        upload.file.delete(save=False)
-        existing = existing_upload(sha256, uploader, kind)
-        if existing is None:
+        try:
+            with transaction.atomic():
+                with open(copy, "rb") as handle:
+                    upload.file.save(stored_name(sha256, name), File(handle), save=False)
+                check_quota(uploader, size, name, locked=True)
+                upload.save()
+                job = start_job(upload)
+        except IntegrityError:
+            # The same bytes arrived concurrently and the other request committed first.
+            discard_stored_file(upload)
+            existing = existing_upload(sha256, uploader, kind)
+            if existing is None:
+                raise
+            return existing
+        except BaseException:
+            # Nothing partial is stored: a row that could not be written leaves no file behind (each retry
+            # of a refused request would otherwise leave another copy).
+            discard_stored_file(upload)
             raise
-        return existing
-    except BaseException:
-        # Nothing partial is stored: a row that could not be written leaves no file behind (each retry
-        # of a refused request would otherwise leave another copy).
-        upload.file.delete(save=False)
-        raise
     # In eager mode the ingest ran at commit; answer with the job as it stands now.
     job.refresh_from_db(fields=["status"])
     return ReceivedUpload(upload, job, created=True)
+
+
+def discard_stored_file(upload: Upload) -> None:
+    """Remove the file of an upload whose row was rolled back, where the rollback did not take it along.
+
+    In the database storage (the default) the file is a row written in the upload's own transaction: a web host
+    killed, or PostgreSQL lost, before the commit leaves neither, and there is nothing to delete (a delete by name
+    could only find another request's file of the same bytes, committed meanwhile). A bucket's object outlives
+    the rollback and is deleted here."""
+    if upload.file.name and not isinstance(upload.file.storage, DatabaseStorage):
+        upload.file.delete(save=False)
 
 
 def display_name(name: str) -> str:
