@@ -44,16 +44,22 @@ class IngestJob(models.Model):
         even `Run.objects.none()` is compiled before it is found empty)."""
         return self.runs.all() if self.status == self.Status.DONE else []
 
-    def claim(self) -> bool:
+    def claim(self, resuming: int | None = None) -> bool:
         """Move a pending job (or one whose claim has lapsed) to processing; False when another worker has it.
 
         A conditional UPDATE is the lock: exactly one of two racing workers sees one updated row, and a
         second message for a job being processed (a duplicate, or a sweep's) is dropped. A claim lapses
         after IOBOARD_INGEST_CLAIM_SECONDS (the task's hard time limit): by then the worker that holds it
         has been killed, so the redelivered message of a dead worker takes the job over.
+
+        `resuming`: the attempt a retried task held when a transient fault stopped it. While no one has claimed
+        the job since (its attempts are still that number), that claim is the retry's own to take back, even
+        though the job still says processing (giving it back failed: the database was away).
         """
         lapsed = timezone.now() - timedelta(seconds=settings.IOBOARD_INGEST_CLAIM_SECONDS)
         lapsed_claim = models.Q(started_at__lt=lapsed) | models.Q(started_at__isnull=True)
+        if resuming is not None:
+            lapsed_claim |= models.Q(attempts=resuming)
         claimable = IngestJob.objects.filter(
             models.Q(status=self.Status.PENDING) | models.Q(lapsed_claim, status=self.Status.PROCESSING), pk=self.pk
         )

@@ -14,18 +14,20 @@ of its own.
 
 import logging
 import re
+import tempfile
 from contextlib import suppress
 from datetime import timedelta
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_ready
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.ingest.core.archive import SCRATCH_PREFIX, sweep_orphaned_scratch
+from apps.ingest.core.archive import SCRATCH_PREFIX, ScratchSpaceFull, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
 from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
@@ -43,12 +45,54 @@ SCRATCH_PATH = re.compile(rf"(?:/[^\s:'\"]*)?/{re.escape(SCRATCH_PREFIX)}[^/\s:'
 MAX_ATTEMPTS = 10
 
 
-@shared_task(soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT, time_limit=settings.IOBOARD_INGEST_TIME_LIMIT)
-def ingest_upload_task(job_pk: int) -> None:
-    """Ingest the upload of one job and record the outcome on the job. Running it twice is harmless."""
+@shared_task(
+    bind=True,
+    soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT,
+    time_limit=settings.IOBOARD_INGEST_TIME_LIMIT,
+)
+def ingest_upload_task(self, job_pk: int, resuming: int | None = None) -> None:
+    """Ingest the upload of one job and record the outcome on the job. Running it twice is harmless.
+
+    A fault of the database, the broker or this worker's scratch space stops the attempt, not the upload: the job is
+    given back and the task retried later (the task's own retry policy). The retry carries the attempt it held
+    (`resuming`), so it takes its own claim back even when giving it back failed (the database was away), instead of
+    leaving the job "processing" until the claim lapses and the sweep comes by. Once the retries are spent, a scratch
+    space still full fails the job with a message naming the cause; a database still away leaves it to the sweep."""
     job = IngestJob.objects.select_related("upload").filter(pk=job_pk).first()
-    if job is None or not job.claim():
+    if job is None or not job.claim(resuming=resuming):
         return
+    try:
+        ingest_claimed_job(job)
+    except ScratchSpaceFull as error:
+        logger.warning("ingest of job %s: %s (%s)", job.pk, error, tempfile.gettempdir())
+        if self.request.retries >= self.max_retries:
+            record_failure(
+                job,
+                f"{job.upload.original_name}: not ingested: {error}, each of the {self.request.retries + 1} times it "
+                "was tried; nothing was stored. The upload is kept: this is a fault of the server, not of the upload, "
+                "and the site's administrators can ingest it again once there is room",
+            )
+            return
+        job.release()
+        raise self.retry(exc=error, kwargs={"resuming": job.attempts}, countdown=retry_pause(self)) from error
+    except TRANSIENT_ERRORS as error:
+        with suppress(*TRANSIENT_ERRORS):  # the database may still be away: the retry resumes this claim then
+            job.release()
+        raise self.retry(exc=error, kwargs={"resuming": job.attempts}, countdown=retry_pause(self)) from error
+
+
+def retry_pause(task) -> int:
+    """The pause before the next try: the task's own backoff (config.celery.RetriedTask), growing and jittered."""
+    return get_exponential_backoff_interval(
+        factor=task.retry_backoff,
+        retries=task.request.retries,
+        maximum=task.retry_backoff_max,
+        full_jitter=task.retry_jitter,
+    )
+
+
+def ingest_claimed_job(job: IngestJob) -> None:
+    """The ingest of a job this worker has claimed, to its outcome; a transient fault is raised to the task."""
     if job.attempts > MAX_ATTEMPTS:
         record_failure(job, f"gave up after {MAX_ATTEMPTS} attempts (the ingest crashed or timed out each time)")
         return
@@ -58,9 +102,7 @@ def ingest_upload_task(job_pk: int) -> None:
         record_failure(job, str(error))
     except SoftTimeLimitExceeded:
         record_failure(job, f"ingest did not finish within {settings.IOBOARD_INGEST_SOFT_TIME_LIMIT} seconds")
-    except TRANSIENT_ERRORS:
-        with suppress(*TRANSIENT_ERRORS):  # the database may still be away: then the claim lapses, and the sweep
-            job.release()
+    except (*TRANSIENT_ERRORS, ScratchSpaceFull):
         raise
     except Exception:
         logger.exception("ingest of upload %s (job %s) crashed", job.upload_id, job.pk)

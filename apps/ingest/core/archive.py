@@ -21,6 +21,7 @@ On any refusal the partially extracted tree is removed, so a caller never sees h
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import lzma
 import os
@@ -69,6 +70,28 @@ _SWAP_FILE = re.compile(r"^\.?.*\.sw[a-p]$|~$|^\.#|^#.*#$")
 
 class ArchiveError(Exception):
     """The upload is not an archive we accept; the message names the entry and the problem."""
+
+
+class ScratchSpaceFull(Exception):
+    """This host's scratch space (the temporary directory) has no room left: a fault of the host, not of the upload.
+
+    Not an ArchiveError, so no pipeline reports it as the upload's problem: the ingest task gives the job back and
+    tries it again once there may be room (apps.ingest.tasks)."""
+
+
+#: The errors of a write that found its file system full (or the account's quota spent).
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextmanager
+def scratch_space() -> Iterator[None]:
+    """Writes to this host's scratch space: an OSError saying it is full becomes ScratchSpaceFull."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno in NO_SPACE:
+            raise ScratchSpaceFull(f"the scratch space of this worker is full ({error.strerror})") from error
+        raise
 
 
 class ArchiveLimits(NamedTuple):
@@ -254,7 +277,8 @@ class _Extraction:
     def make_directory(self, name: str, relative: PurePosixPath) -> None:
         target = self.target(name, relative)
         try:
-            target.mkdir(parents=True, exist_ok=True)
+            with scratch_space():
+                target.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ArchiveError(f"{name!r}: cannot create directory ({error.strerror})") from error
 
@@ -262,28 +286,33 @@ class _Extraction:
         if relative in self.written:
             raise ArchiveError(f"{name!r}: duplicate entry")
         target = self.target(name, relative)
-        file_bytes = 0
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "xb") as sink:
-                while chunk := source.read(COPY_CHUNK_BYTES):
-                    file_bytes += len(chunk)
-                    self.expanded_bytes += len(chunk)
-                    if file_bytes > self.limits.max_file_bytes:
-                        raise ArchiveError(
-                            f"{name!r}: size exceeds the per-file limit of {self.limits.max_file_bytes} bytes"
-                        )
-                    if self.expanded_bytes > self.limits.max_expanded_bytes:
-                        raise ArchiveError(
-                            f"{name!r}: expanded size exceeds the limit of {self.limits.max_expanded_bytes} bytes"
-                        )
-                    sink.write(chunk)
+            with scratch_space():
+                self.write_entry(name, target, source)
         except OSError as error:
             raise ArchiveError(f"{name!r}: cannot write file ({error.strerror or error})") from error
         self.written.add(relative)
         if mtime is not None:
             with suppress(OverflowError, OSError, ValueError):
                 os.utime(target, (mtime, mtime))
+
+    def write_entry(self, name: str, target: Path, source: BinaryIO) -> None:
+        """One entry's bytes, counted as they are written (its header's size may lie)."""
+        file_bytes = 0
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "xb") as sink:
+            while chunk := source.read(COPY_CHUNK_BYTES):
+                file_bytes += len(chunk)
+                self.expanded_bytes += len(chunk)
+                if file_bytes > self.limits.max_file_bytes:
+                    raise ArchiveError(
+                        f"{name!r}: size exceeds the per-file limit of {self.limits.max_file_bytes} bytes"
+                    )
+                if self.expanded_bytes > self.limits.max_expanded_bytes:
+                    raise ArchiveError(
+                        f"{name!r}: expanded size exceeds the limit of {self.limits.max_expanded_bytes} bytes"
+                    )
+                sink.write(chunk)
 
 
 def inspect_archive(src: Path, limits: ArchiveLimits | None = None, label: str | None = None) -> ArchiveSummary:
@@ -511,7 +540,9 @@ def open_input(
         return
     if not path.is_file():
         raise ArchiveError(f"{path}: no such file or directory")
-    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as scratch:
+    with scratch_space():
+        scratch_directory = tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX)
+    with scratch_directory as scratch:
         yield extract_archive(
             path,
             Path(scratch),

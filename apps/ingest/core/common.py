@@ -12,7 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Model
 
-from apps.ingest.core.archive import SCRATCH_PREFIX, ArchiveLimits
+from apps.ingest.core.archive import SCRATCH_PREFIX, ArchiveLimits, scratch_space
 from apps.results.models import Upload
 
 COPY_CHUNK_BYTES = 1024 * 1024
@@ -35,15 +35,18 @@ def stored_upload_copy(upload: Upload) -> Iterator[Path]:
     name below the scratch directory, so a message naming it reads as before once the scratch prefix is cut
     (apps.ingest.tasks.without_server_paths): ``uploads/2026/11/<sha256>.tgz: ...``.
     """
-    with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as scratch:
+    with scratch_space():
+        scratch_directory = tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX)
+    with scratch_directory as scratch:
         copy = Path(scratch) / upload.file.name
-        copy.parent.mkdir(parents=True, exist_ok=True)
         try:
             source = upload.file.storage.open(upload.file.name, "rb")
         except FileNotFoundError as exc:
             raise IngestError(f"{upload.original_name}: the stored upload is missing") from exc
-        with source, open(copy, "wb") as sink:
-            shutil.copyfileobj(source, sink, COPY_CHUNK_BYTES)
+        with scratch_space(), source:
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            with open(copy, "wb") as sink:
+                shutil.copyfileobj(source, sink, COPY_CHUNK_BYTES)
         yield copy
 
 
