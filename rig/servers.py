@@ -84,11 +84,13 @@ def celery_worker(
     pool: str = "prefork",
     queues: str | None = None,
     nice: int = 0,
+    launcher: list[str] | None = None,
 ) -> Service:
     """A real Celery worker; `nice` > 0 runs it at that lower CPU priority (`Service`), so that the web workers'
-    requests run first when both want a CPU."""
+    requests run first when both want a CPU. `launcher` runs it instead of the celery script (a fault test's
+    wrapper that changes the app, then calls celery's main with the same arguments)."""
     argv = [
-        str(VENV_BIN / "celery"),
+        *(launcher or [str(VENV_BIN / "celery")]),
         "-A",
         "config",
         "worker",

@@ -71,8 +71,8 @@ class Stack:
         servers.wait_until_serving(self.base)
         return self.web
 
-    def start_worker(self, name: str, **env: str) -> processes.Service:
-        worker = self.add(servers.celery_worker(name, env={**self.env, **env}, log_dir=self.logs))
+    def start_worker(self, name: str, *, launcher: list[str] | None = None, **env: str) -> processes.Service:
+        worker = self.add(servers.celery_worker(name, env={**self.env, **env}, log_dir=self.logs, launcher=launcher))
         servers.wait_until_workers_ready([worker])
         return worker
 
