@@ -302,6 +302,22 @@ def test_a_lapsed_claim_is_taken_over_and_the_first_worker_cannot_overwrite_the_
     assert Run.objects.count() == 1
 
 
+def test_a_retry_takes_back_its_own_claim_that_the_database_fault_kept_it_from_giving_back(job):
+    """A transient fault stopped the attempt and giving the claim back failed too: the job still says processing.
+    The retry holding that attempt takes it back at once; any other message is dropped, and so is the retry once
+    another worker has claimed the job since."""
+    first = IngestJob.objects.get(pk=job.pk)
+    assert first.claim()
+    held = first.attempts
+
+    assert IngestJob.objects.get(pk=job.pk).claim() is False  # a duplicate message: the claim is not lapsed
+    assert IngestJob.objects.get(pk=job.pk).claim(resuming=held + 1) is False  # not the attempt it holds
+    retry = IngestJob.objects.get(pk=job.pk)
+    assert retry.claim(resuming=held)
+    assert (retry.status, retry.attempts) == ("processing", held + 1)
+    assert IngestJob.objects.get(pk=job.pk).claim(resuming=held) is False  # taken since: a stale retry is dropped
+
+
 def test_a_failure_names_the_file_inside_the_archive_not_the_worker_directories(job, settings):
     """Parsers name files by where they were read: in a worker's scratch extraction, or the stored upload."""
     scratch = f"{tempfile.gettempdir()}/ioboard-upload-k2x9_a1"
