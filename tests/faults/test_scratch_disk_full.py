@@ -11,8 +11,9 @@ and no extraction directory left on the scratch disk.
 import pytest
 
 from rig import client, processes
+from rig.filesystems import fill
 from tests.faults.conftest import current_database_url, needs_real_services
-from tests.faults.scratch import fill, tiny_filesystem
+from tests.faults.scratch import tiny_filesystem
 from tests.faults.stack import SUBMISSIONS, Stack, assert_each_upload_ended_and_ran_once, submission_archive
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
