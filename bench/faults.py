@@ -1,6 +1,7 @@
-"""Fault scenarios on real processes: a worker killed mid-ingest, PostgreSQL restarted under load, Redis stopped.
+"""Fault scenarios on real processes: a worker killed or its scratch disk full, PostgreSQL restarted, Redis stopped or
+flushed, a web host killed mid-upload.
 
-    .venv/bin/python -m bench fault_scenarios [--scenario all|worker|postgres|redis] [--corpus DIR]
+    .venv/bin/python -m bench fault_scenarios [--scenario all|worker|postgres|redis|flush|scratch|web] [--corpus DIR]
 
 Everything runs on 127.0.0.1 in processes this script starts and stops by pid: a private
 redis-server, a private PostgreSQL instance (initdb in a temporary directory, so restarting it
@@ -24,6 +25,16 @@ redis     Redis is stopped; five distinct uploads are sent. Pass: each is answer
           stored, job pending); Redis is started again and, after the sweep (`manage.py requeue_uploads
           --older-than 0`, what the periodic task does), every job ends done with its runs exactly once.
 
+flush     Five distinct uploads accepted while no worker runs; FLUSHALL on the private Redis loses their
+          messages. Pass: the sweep (`manage.py requeue_uploads --older-than 0`) enqueues them again and each
+          ends done with its runs exactly once (the started worker's own start-up sweep duplicates are dropped).
+scratch   A worker whose TMPDIR is a 1 MiB tmpfs filled to the last byte (root only). Pass: the upload is tried,
+          given back (pending, no error), the web answers meanwhile; once the filler is removed it ends done,
+          its runs once, no extraction directory left.
+web       A 4 MiB upload sent slowly; gunicorn killed (SIGKILL, master and workers) halfway through its body.
+          Pass: the client gets an error; no upload, stored file or job of it remains; sent again to a new
+          gunicorn it is accepted (202) and done, its runs once; sent once more, answered with that upload.
+
 Each scenario prints a table and PASS or FAIL; the exit status is 1 when any scenario fails. These are
 checks of behaviour under faults, not speed figures, so docs/performance.md does not carry them.
 """
@@ -32,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import signal
@@ -45,7 +57,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.harness import in_process, ingestion, output, statistics
-from rig import REPO_ROOT, client, databases, processes, servers
+from rig import REPO_ROOT, client, databases, filesystems, processes, servers
 
 VISIBILITY_TIMEOUT = 10
 
@@ -482,10 +494,213 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
     return ok, body
 
 
+# ---------------------------------------------------------------- scenario: Redis flushed
+
+
+def scenario_flush(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, str]:
+    stack = Stack(scratch)
+    try:
+        archives = submission_archives(corpus, count, scratch)
+        expected = {a.name: expected_identities(a) for a in archives}
+        answers = [stack.upload(a) for a in archives]
+        queued = servers.redis_cli(stack.redis_port, "LLEN", "celery")
+        flushed = servers.redis_cli(stack.redis_port, "FLUSHALL")
+        after_flush = servers.redis_cli(stack.redis_port, "LLEN", "celery")
+        swept = processes.manage(["requeue_uploads", "--older-than", "0"], env=stack.env).strip()
+        after_sweep = servers.redis_cli(stack.redis_port, "LLEN", "celery")
+        stack.worker("after-flush")
+        ids = {answer["id"]: archive.name for archive, (_, answer, _) in zip(archives, answers, strict=True)}
+        finals = {pk: stack.wait_for_job(pk, ("done", "failed"), timeout=300) for pk in ids}
+        checks = {pk: runs_check(pk, expected[name]) for pk, name in ids.items()}
+    except Exception:
+        stack.dump_logs()
+        raise
+    finally:
+        stack.close()
+    codes = Counter(status for status, _, _ in answers)
+    ok = (
+        codes == Counter({202: count})
+        and after_flush == "0"
+        and after_sweep == str(count)
+        and all(f["status"] == "done" for f in finals.values())
+        and all(check for check, _ in checks.values())
+    )
+    rows = [
+        [f"{count} uploads, no worker running", ", ".join(f"{c}: {n}" for c, n in sorted(codes.items()))],
+        ["messages queued / after FLUSHALL / after the sweep", f"{queued} / {after_flush} ({flushed}) / {after_sweep}"],
+        ["sweep (`manage.py requeue_uploads --older-than 0`)", swept],
+        ["final job states (attempts)", ", ".join(f"{f['status']} ({f['attempts']})" for f in finals.values())],
+        ["database check", "; ".join(detail for _, detail in checks.values())],
+        ["result", "pass" if ok else "FAIL"],
+    ]
+    body = (
+        f"{count} distinct corpus submissions accepted while no worker ran; FLUSHALL on the private Redis lost their "
+        "messages; the sweep enqueued them again, then a worker started (its start-up sweep enqueues them once "
+        "more: the claim drops the duplicates).\n\n" + output.table(["figure", "value"], rows)
+    )
+    return ok, body
+
+
+# ---------------------------------------------------------------- scenario: a worker's scratch disk full
+
+
+def scenario_scratch(corpus: Path, scratch: Path) -> tuple[bool, str]:
+    stack = Stack(scratch)
+    try:
+        with filesystems.tiny_filesystem(scratch / "worker-tmp") as tmp:
+            worker = stack.add(
+                servers.celery_worker("scratch-worker", env={**stack.env, "TMPDIR": str(tmp)}, log_dir=stack.logs)
+            )
+            servers.wait_until_workers_ready([worker])
+            filler = filesystems.fill(tmp)
+            archive = submission_archives(corpus, 1, scratch)[0]
+            expected = expected_identities(archive)
+            status, answer, _ = stack.upload(archive)
+            if status != 202:
+                raise RuntimeError(f"upload answered {status}: {answer}")
+            upload_id = answer["id"]
+            waiting = processes.wait_until(
+                lambda: (s := stack.job_status(upload_id))["status"] == "pending" and s["attempts"] >= 1 and s,
+                timeout=60,
+                what="a try that met the full scratch disk",
+            )
+            health = stack.get("/healthz", timeout=10)
+            filler.unlink()
+            freed = time.perf_counter()
+            final = stack.wait_for_job(upload_id, ("done", "failed"), timeout=300)
+            recovered = time.perf_counter() - freed
+            leftovers = list(tmp.glob("ioboard-upload-*"))
+            worker.stop()
+        ok_runs, detail = runs_check(upload_id, expected)
+    except Exception:
+        stack.dump_logs()
+        raise
+    finally:
+        stack.close()
+    ok = waiting["error"] == "" and health[0] == 200 and final["status"] == "done" and ok_runs and not leftovers
+    rows = [
+        ["after the first try", f"{waiting['status']}, attempts {waiting['attempts']}, error {waiting['error']!r}"],
+        ["/healthz meanwhile", f"{health[0]} in {health[2]:.2f} s"],
+        ["room made to done s", f"{recovered:.1f}"],
+        ["final", f"{final['status']}, attempts {final['attempts']}"],
+        ["extraction directories left on the scratch disk", len(leftovers)],
+        ["database check", detail],
+        ["result", "pass" if ok else "FAIL"],
+    ]
+    body = (
+        "A worker whose TMPDIR is a 1 MiB tmpfs, filled to the last byte; one corpus submission uploaded; the filler "
+        "removed once the job had been tried and given back.\n\n" + output.table(["figure", "value"], rows)
+    )
+    return ok, body
+
+
+# ---------------------------------------------------------------- scenario: a web host killed mid-upload
+
+
+def send_slowly_and_kill(stack: Stack, body: bytes, content_type: str) -> str:
+    """POST `body` slowly, SIGKILL gunicorn (master and workers) halfway through it; what the client saw."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", stack.port, timeout=30)
+    connection.putrequest("POST", "/api/v1/uploads/")
+    headers = {"Authorization": f"Token {stack.token}", "Content-Type": content_type, "Accept": "application/json"}
+    for name, value in {**headers, "Content-Length": str(len(body))}.items():
+        connection.putheader(name, value)
+    connection.endheaders()
+    half = len(body) // 2
+    for offset in range(0, half, 64 * 1024):
+        connection.send(body[offset : min(offset + 64 * 1024, half)])
+        time.sleep(0.02)
+    time.sleep(1)
+    stack.web.kill9()
+    try:
+        connection.send(body[half:])
+        return f"answered {connection.getresponse().status}"
+    except (OSError, http.client.HTTPException) as error:
+        return f"error: {type(error).__name__}"
+    finally:
+        connection.close()
+
+
+def scenario_web(corpus: Path, scratch: Path) -> tuple[bool, str]:
+    stack = Stack(scratch, gunicorn_workers=2)
+    try:
+        stack.worker("web-kill-worker")
+        folder = submission_archives(corpus, 1, scratch)[0]
+        archive = scratch / "large.tar.gz"
+        with tarfile.open(folder, "r:gz") as source, tarfile.open(archive, "w:gz") as target:
+            for member in source:
+                target.addfile(member, source.extractfile(member) if member.isfile() else None)
+            padding = os.urandom(4 * 1024 * 1024)
+            entry = tarfile.TarInfo("padding.bin")
+            entry.size = len(padding)
+            target.addfile(entry, io.BytesIO(padding))
+        expected = expected_identities(archive)
+        sha256 = hashlib.sha256(archive.read_bytes()).hexdigest()
+        body, content_type = client.multipart({"kind": "io500"}, "file", archive.name, archive.read_bytes())
+        seen = send_slowly_and_kill(stack, body, content_type)
+        left = stack_rows(sha256)
+        stack.web = stack.add(servers.gunicorn(stack.port, env=stack.env, log_dir=stack.logs, workers=2, timeout=120))
+        servers.wait_until_serving(stack.base)
+        first = stack.upload(archive)
+        again = stack.upload(archive)
+        final = stack.wait_for_job(first[1]["id"], ("done", "failed"), timeout=300)
+        ok_runs, detail = runs_check(first[1]["id"], expected)
+        after = stack_rows(sha256)
+    except Exception:
+        stack.dump_logs()
+        raise
+    finally:
+        stack.close()
+    ok = (
+        seen.startswith("error")
+        and left == (0, 0, 0)
+        and first[0] == 202
+        and (again[0], again[1].get("id")) == (200, first[1]["id"])
+        and final["status"] == "done"
+        and ok_runs
+        and after == (1, 1, 1)
+    )
+    rows = [
+        ["the killed upload's client", seen],
+        ["left of it: uploads / stored files / jobs", " / ".join(map(str, left))],
+        ["sent again / and once more", f"{first[0]} (id {first[1].get('id')}) / {again[0]} (id {again[1].get('id')})"],
+        ["final", f"{final['status']}, attempts {final['attempts']}"],
+        ["after: uploads / stored files / jobs", " / ".join(map(str, after))],
+        ["database check", detail],
+        ["result", "pass" if ok else "FAIL"],
+    ]
+    body_text = (
+        f"A {archive.stat().st_size / 2**20:.1f} MiB upload (a corpus submission and 4 MiB of random padding) sent "
+        "slowly; gunicorn (master and workers) killed with SIGKILL halfway through its body, then started "
+        "again.\n\n" + output.table(["figure", "value"], rows)
+    )
+    return ok, body_text
+
+
+def stack_rows(sha256: str) -> tuple[int, int, int]:
+    """Uploads of these bytes, stored files and ingest jobs, as the database holds them."""
+    from django.db import connections
+
+    from apps.ingest.models import IngestJob
+    from apps.results.models import Upload, UploadBlob
+
+    connections.close_all()
+    uploads = Upload.objects.filter(sha256=sha256)
+    return (
+        uploads.count(),
+        UploadBlob.objects.filter(name__contains=sha256).count(),
+        IngestJob.objects.filter(upload__in=uploads).count(),
+    )
+
+
 SCENARIOS = {
     "worker": ("Fault: Celery worker killed mid-ingest", scenario_worker),
     "postgres": ("Fault: PostgreSQL restarted under load", scenario_postgres),
     "redis": ("Fault: Redis stopped during uploads", scenario_redis),
+    "flush": ("Fault: Redis flushed with uploads queued", scenario_flush),
+    "scratch": ("Fault: a worker's scratch disk full", scenario_scratch),
+    "web": ("Fault: a web host killed during an upload", scenario_web),
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -150,3 +151,15 @@ def redis_ping(port: int) -> bool:
             return sock.recv(16).startswith(b"+PONG")
     except OSError:
         return False
+
+
+def redis_cli(port: int, *command: str) -> str:
+    """One command to a private redis-server of ours (FLUSHALL, LLEN ...); its answer as redis-cli prints it."""
+    done = subprocess.run(
+        [shutil.which("redis-cli") or "redis-cli", "-h", "127.0.0.1", "-p", str(port), *command],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return done.stdout.strip()

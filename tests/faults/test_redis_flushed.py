@@ -8,22 +8,14 @@ The worker then started enqueues every unfinished job once more on its own (its 
 two messages, and the claim lets one through.
 """
 
-import subprocess
-
 import pytest
 
 from rig import processes
+from rig.servers import redis_cli
 from tests.faults.conftest import current_database_url, needs_real_services
 from tests.faults.stack import SUBMISSIONS, Stack, assert_each_upload_ended_and_ran_once, submission_archive
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
-
-
-def redis_cli(port: int, *command: str) -> str:
-    done = subprocess.run(
-        ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *command], capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
 
 
 @pytest.fixture
