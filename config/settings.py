@@ -231,6 +231,11 @@ IOBOARD_INGEST_TIME_LIMIT = envint("IOBOARD_INGEST_TIME_LIMIT", 10)
 # A worker process whose resident memory a task left above this (KiB) is replaced after that task,
 # so a fragmented heap never accumulates; the limits above keep one task well under it.
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD", 400_000)
+# Readers first: a Celery worker lowers its own CPU priority to this niceness when it starts (config.celery), and
+# with IOBOARD_WORKER_SCHED_IDLE=1 runs under SCHED_IDLE (a CPU only when nothing else wants it), so ingest on
+# a host shared with the web never queues the pages behind it. 0: the worker keeps the priority it started with.
+IOBOARD_WORKER_NICE = envint("IOBOARD_WORKER_NICE", 19)
+IOBOARD_WORKER_SCHED_IDLE = envbool("IOBOARD_WORKER_SCHED_IDLE", False)
 # A killed worker's messages (taken, never acknowledged) return to the queue once they are older than the
 # visibility timeout, when a live worker's sweep of unacknowledged messages next runs (kombu's default sweep is
 # every 100 s: ten 10 s ticks). 60 s exceeds the ingest's hard limit (IOBOARD_INGEST_TIME_LIMIT) and its claim

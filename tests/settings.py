@@ -31,3 +31,6 @@ IOBOARD_PAGE_CACHE_SECONDS = 0  # tests roll back, so on_commit never bumps the 
 # A second alias on the same database, as a replica is configured (config/replica.py); the router is switched on
 # only by the tests of the replica (tests/config/test_replica.py), so every other test reads the primary.
 DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}  # noqa: F405
+# The in-process test worker (tests/conftest.py) runs in pytest's own process: it keeps pytest's priority. Workers
+# started as processes of their own run under config.settings, at its default.
+IOBOARD_WORKER_NICE = 0
