@@ -35,7 +35,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, Out
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run
+from apps.results.models import ListEntry, ListRankShift, ListState, PhaseResult, Run, StorageSystem
 from apps.results.models.list_columns import LIST_COLUMNS
 from apps.results.models.list_kinds import LIST_KINDS, ListKind
 from apps.results.services import bulk, enqueue
@@ -235,6 +235,10 @@ def sync_systems(system_ids: Iterable[int | None]) -> set[str]:
     if not ids:
         return set()
     with transaction.atomic(savepoint=False):
+        # Writers of one system take turns (in id order, as every writer takes them): each reads the runs the
+        # one before it committed, so two processes storing runs of one system at once (`ingest --workers`, two
+        # Celery workers) never both enter their run as the system's best.
+        list(StorageSystem.objects.select_for_update(no_key=True).filter(pk__in=ids).order_by("pk").values_list("pk"))
         desired = _desired(ids)
         existing: dict[str, dict[int, ListEntry]] = {slug: {} for slug in LIST_KINDS}
         for entry in ListEntry.objects.filter(system_id__in=ids):

@@ -29,11 +29,16 @@ A writer that must commit in steps (the ingest of a tree: one bad run costs only
 their custom lists and a bump, and the lists' maintenance and the change detection wait for the end of the
 batch (also when it is left by an exception: what committed needs them).
 
+A writer that spreads its batches over processes (`ingest --workers`, apps.ingest.tools.io500.parallel) takes
+each batch's `Upkeep` (`batch.hand_over()`) back to the parent and asks for the merged upkeep once, when every
+batch is done: each list is maintained once, not once per process.
+
 The module's functions (`store`, `edit`, `delete`...) are the verbs as a batch of one write.
 """
 
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -43,6 +48,24 @@ from apps.results.models.querysets import run_writes_open
 from apps.results.services import custom_lists, list_entries, published
 from apps.results.services.changes.history import schedule_change_detection
 from apps.results.services.freshness import bump_data_version, bump_data_version_on_commit
+
+
+@dataclass
+class Upkeep:
+    """What a batch leaves for after its last commit: the lists to maintain and the runs whose changes to detect.
+    Plain sets, so a batch in another process can hand it back (`Batch.hand_over`)."""
+
+    lists_changed: set[str] = field(default_factory=set)
+    detections: set[int] = field(default_factory=set)
+
+    def merge(self, other: "Upkeep") -> None:
+        self.lists_changed |= other.lists_changed
+        self.detections |= other.detections
+
+    def ask(self) -> None:
+        """Enqueue the lists' maintenance and the change detection, once each, after the current commit."""
+        list_entries.maintain_lists_on_commit(self.lists_changed)
+        schedule_change_detection(self.detections)
 
 
 class Batch:
@@ -86,10 +109,15 @@ class Batch:
 
     def _finish(self) -> None:
         """After the batch's last commit: the lists' maintenance and the change detection, once each."""
-        list_entries.maintain_lists_on_commit(self._lists_changed)
-        schedule_change_detection(self._detections)
+        self.hand_over().ask()
+
+    def hand_over(self) -> Upkeep:
+        """The upkeep the batch's commits so far leave, now the caller's to ask for (`Upkeep.ask`), with other
+        batches' (module docstring); the batch forgets it."""
+        upkeep = Upkeep(set(self._lists_changed), set(self._detections))
         self._lists_changed.clear()
         self._detections.clear()
+        return upkeep
 
     def _note_systems(self, system_ids: Iterable[int | None]) -> None:
         self._systems.update(pk for pk in system_ids if pk is not None)

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from apps.ingest.core.common import IngestUsageError
 from apps.ingest.core.pipeline import pipeline_for
 from apps.ingest.tools import DEFAULT_KIND, upload_kinds
+from apps.ingest.tools.io500 import parallel
 from apps.results.services.list_entries import analyze_after_bulk_write
 
 
@@ -35,6 +36,13 @@ class Command(BaseCommand):
         parser.add_argument("--storage-vendor", dest="storage_vendor")
         parser.add_argument("--client-nodes", dest="client_nodes", type=int)
         parser.add_argument("--reprocess", action="store_true", help="re-parse and rewrite existing runs")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            metavar="N",
+            help="IO500 submissions stored by N processes at once (one per core; PostgreSQL: SQLite has one writer)",
+        )
         for options in tool_options().values():
             first = options[0]
             parser.add_argument(
@@ -48,13 +56,33 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         pipeline = pipeline_for(options["kind"])
         try:
-            report = pipeline.ingest_paths(options["paths"], options, progress_for=self.progress_bar)
+            if self.spread(options):
+                report = parallel.ingest_paths(options["paths"], options, workers=options["workers"])
+            else:
+                report = pipeline.ingest_paths(options["paths"], options, progress_for=self.progress_bar)
         except IngestUsageError as error:
             raise CommandError(str(error)) from error
         analyze_after_bulk_write()  # a tree of submissions is a bulk load: plan pages on its statistics
         report.write_report(self.stdout, self.stderr)
         if not report.ok:
             sys.exit(1)
+
+    def spread(self, options) -> bool:
+        """Whether to store the submissions with --workers processes; says why not when they were asked for."""
+        workers = options["workers"]
+        if workers < 1:
+            raise CommandError("--workers must be at least 1")
+        if workers == 1:
+            return False
+        why_not = (
+            "only IO500 submissions are spread over processes"
+            if options["kind"] != parallel.KIND
+            else parallel.why_one_process(options)
+        )
+        if why_not:
+            self.stderr.write(f"--workers {workers}: {why_not}; ingesting in one process")
+            return False
+        return True
 
     def progress_bar(self, path):
         if not sys.stderr.isatty():

@@ -176,29 +176,59 @@ def ingest_path(
     try:
         # One commit per run, the lists' maintenance and change detection once, at the end of the batch.
         with runs.batch(atomic=False) as batch, open_input(Path(path), **archive_caps()) as root:
-            result_dirs, unscoreable = survey_tree(root)
-            summary.skipped.extend(f"{folder.relative_to(root).as_posix()}: {reason}" for folder, reason in unscoreable)
-            if not result_dirs and not unscoreable:
-                summary.skipped.append(f"{path}: no IO500 result directory found")
-            for done, item in enumerate(parse_io500_tree(root, result_dirs, overrides), start=1):
-                if isinstance(item, ParseError):
-                    summary.failed.append(str(item))
-                else:
-                    uploaded_by = Run.objects.filter(identity=item.identity).values_list("upload", flat=True).first()
-                    run, outcome = store_parsed_run(item, batch=batch, reprocess=reprocess)  # one transaction
-                    if outcome == TAKEN_OVER:
-                        first = Upload.objects.select_related("uploader").get(pk=uploaded_by)
-                        summary.taken_over.append(f"run {run.pk} ({run.source_path}) from {owner_name(first)}")
-                        summary.updated.append(run.pk)
-                    else:
-                        getattr(summary, outcome).append(run.pk)
-                    if outcome in ("created", "updated", TAKEN_OVER):
-                        batch.detect_changes([run.pk])
-                if progress:
-                    progress(done, len(result_dirs))
+            result_dirs = survey_submissions(root, path, summary)
+            ingest_result_dirs(
+                root,
+                result_dirs,
+                batch=batch,
+                summary=summary,
+                overrides=overrides,
+                reprocess=reprocess,
+                progress=progress,
+            )
     except ArchiveError as exc:
         summary.failed.append(f"{path}: {exc}")
     return summary
+
+
+def survey_submissions(root: Path, path: Path, summary: IngestSummary) -> list[Path]:
+    """The result directories under an opened tree; the folders that cannot be scored go to the summary's skipped."""
+    result_dirs, unscoreable = survey_tree(root)
+    summary.skipped.extend(f"{folder.relative_to(root).as_posix()}: {reason}" for folder, reason in unscoreable)
+    if not result_dirs and not unscoreable:
+        summary.skipped.append(f"{path}: no IO500 result directory found")
+    return result_dirs
+
+
+def ingest_result_dirs(
+    root: Path,
+    result_dirs: list[Path],
+    *,
+    batch: runs.Batch,
+    summary: IngestSummary,
+    overrides: dict | None = None,
+    reprocess: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Parse and store these result directories of the tree at ``root``, each run in a transaction of ``batch``;
+    what happened to each goes to ``summary``. A run's identity is its path below ``root``, so any share of a
+    tree's directories, in any process, stores the runs the whole tree does."""
+    for done, item in enumerate(parse_io500_tree(root, result_dirs, overrides), start=1):
+        if isinstance(item, ParseError):
+            summary.failed.append(str(item))
+        else:
+            uploaded_by = Run.objects.filter(identity=item.identity).values_list("upload", flat=True).first()
+            run, outcome = store_parsed_run(item, batch=batch, reprocess=reprocess)  # one transaction
+            if outcome == TAKEN_OVER:
+                first = Upload.objects.select_related("uploader").get(pk=uploaded_by)
+                summary.taken_over.append(f"run {run.pk} ({run.source_path}) from {owner_name(first)}")
+                summary.updated.append(run.pk)
+            else:
+                getattr(summary, outcome).append(run.pk)
+            if outcome in ("created", "updated", TAKEN_OVER):
+                batch.detect_changes([run.pk])
+        if progress:
+            progress(done, len(result_dirs))
 
 
 def ingest_paths(

@@ -1,0 +1,126 @@
+"""`ingest --workers N`: submissions stored by N processes give what one process gives (issue 39).
+
+On PostgreSQL the command forks its processes for real; on SQLite (one writer) it says it runs in one.
+"""
+
+import shutil
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from apps.results.models import Institution, ListEntry, ListState, Run, StorageSystem
+from apps.results.models.list_kinds import LIST_KINDS
+from apps.results.services import runs
+from tests.api.uploading import DEMO
+from tests.conftest import REPO_ROOT, shared_path
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+needs_postgresql = pytest.mark.skipif(
+    "connection.vendor != 'postgresql'", reason="several writers at once need PostgreSQL (SQLite has one writer)"
+)
+
+
+def ingest(*args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command("ingest", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def stored() -> dict:
+    """What a reader sees of the ingest, keyed by what does not depend on the order of the writes (a run's
+    identity, a system's names): the runs' scores and node counts, and every list's entries with their ranks."""
+    run_rows = {
+        row[0]: row[1:]
+        for row in Run.objects.values_list(
+            "identity", "system__key", "score_bw", "score_md", "score_total", "client_nodes", "flagged", "valid"
+        )
+    }
+    entries = sorted(
+        ListEntry.objects.with_rank().values_list("kind", "run__identity", "system__key", "ranked", "rank", "score")
+    )
+    return {
+        "runs": run_rows,
+        "entries": entries,
+        "systems": sorted(StorageSystem.objects.values_list("key", "storage_vendor", "server_count")),
+        "institutions": sorted(Institution.objects.values_list("key", flat=True)),
+    }
+
+
+def forget_everything() -> None:
+    """Every run off its lists and deleted, then the systems and institutions: the database as before the ingest."""
+    runs.delete(Run.objects.all())
+    StorageSystem.objects.all().delete()
+    Institution.objects.all().delete()
+
+
+def counts_line(out: str) -> str:
+    return next(line for line in out.splitlines() if line.startswith("created "))
+
+
+def compare_with_one_process(tree) -> tuple[dict, dict]:
+    out, _ = ingest(str(tree))
+    one_process = stored()
+    forget_everything()
+    parallel_out, err = ingest(str(tree), "--workers", "2")
+    assert "one process" not in err
+    assert counts_line(parallel_out) == counts_line(out)
+    return one_process, stored()
+
+
+@needs_postgresql
+def test_two_workers_store_the_runs_scores_node_counts_and_list_entries_one_process_stores(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(DEMO, tree / "demo")
+    shutil.copytree(REPO_ROOT / "fixtures" / "demo-history", tree / "history")  # 24 runs of one system
+
+    one_process, two_workers = compare_with_one_process(tree)
+
+    assert len(one_process["runs"]) == 30
+    assert two_workers == one_process
+
+
+@needs_postgresql
+@pytest.mark.corpus
+def test_two_workers_store_the_public_corpus_as_one_process_does():
+    one_process, two_workers = compare_with_one_process(shared_path("io500-corpus"))
+
+    assert len(one_process["runs"]) > 300
+    assert two_workers == one_process
+
+
+@needs_postgresql
+@pytest.mark.parametrize("round_", range(3))
+def test_two_workers_storing_runs_of_the_same_new_system_at_once_list_the_system_once(tmp_path, round_):
+    """The 24 runs of one system's history (scores rising and falling), named for a system and an institution
+    neither of which exists yet: both processes create them at the same moment and then keep storing runs of
+    it, each often a new best. Repeated: the race it guards against came about one ingest in six."""
+    names = ("--institution", f"Concurrent Centre {round_}", "--system", f"Twin {round_}")
+
+    out, err = ingest(str(REPO_ROOT / "fixtures" / "demo-history"), "--workers", "2", *names)
+
+    assert counts_line(out).startswith("created 24, updated 0, unchanged 0, failed 0"), out + err
+    system = StorageSystem.objects.get(name=f"Twin {round_}")
+    assert Institution.objects.filter(name=f"Concurrent Centre {round_}").count() == 1
+    assert system.runs.count() == 24
+    best = system.runs.order_by("-score_total", "pk").first()
+    for kind in LIST_KINDS.values():
+        on_list = list(system.list_entries.filter(kind=kind.slug).values_list("run_id", flat=True))
+        if kind.best_per_system and on_list:
+            # A list of each system's best lists the system once, not once per process that stored a run of it.
+            assert len(on_list) == 1, (kind.slug, on_list)
+    assert list(system.list_entries.filter(kind="historic").values_list("run_id", flat=True).order_by()) != []
+    assert list(system.list_entries.filter(kind="io500").values_list("run_id", flat=True)) == [best.pk]
+    for state in ListState.objects.all():
+        assert state.entry_count == ListEntry.objects.filter(kind=state.kind).count(), state.kind
+
+
+def test_on_sqlite_two_workers_say_they_ingest_in_one_process(tmp_path):
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite only")
+    out, err = ingest(str(DEMO), "--workers", "2")
+
+    assert "--workers 2: SQLite has one writer; ingesting in one process" in err
+    assert counts_line(out).startswith("created 6,")
