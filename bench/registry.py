@@ -16,6 +16,7 @@ from pathlib import Path
 
 BENCHMARKS: dict[str, str] = {
     "ingest_corpus": "bench.ingest.corpus",
+    "ingest_parallel": "bench.ingest.parallel",
     "ior_ingest": "bench.ingest.ior",
     "mdtest_ingest": "bench.ingest.mdtest",
     "memory": "bench.memory",
