@@ -42,6 +42,9 @@ def worker_env(media_root: Path, **extra: str) -> dict:
         DEBUG="1",
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
+        # These specs are about recovery, not priority (tests/config/test_worker_priority.py): a worker at niceness
+        # 19 in a session of its own would wait behind every other session of a busy CI host.
+        IOBOARD_WORKER_NICE="0",
     )
     env.update(extra)
     return env

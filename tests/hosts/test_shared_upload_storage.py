@@ -28,6 +28,7 @@ def host_env(root, name: str) -> dict:
         "REDIS_URL": os.environ["REDIS_URL"],
         "MEDIA_ROOT": str(media),
         "TMPDIR": str(scratch),
+        "IOBOARD_WORKER_NICE": "0",  # about shared storage, not priority: no wait behind a busy host's other sessions
     }
 
 

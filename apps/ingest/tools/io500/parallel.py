@@ -17,7 +17,8 @@ Processes storing runs of one system take turns on the system's row (``list_entr
 loses a deadlock to another process (two processes creating the same institution and system, entering runs of
 one system) is rolled back whole and stored once more.
 
-SQLite has one writer: there (and for ``--reprocess`` of stored uploads) the ingest runs in one process.
+SQLite has one writer: there, and for ``--reprocess`` of the stored uploads (no PATH), the ingest runs in one
+process and says so.
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def why_one_process(options: dict) -> str:
     """Why this ingest runs in one process whatever ``--workers`` says ("" when it can be spread)."""
     if connection.vendor == "sqlite":
         return "SQLite has one writer"
-    if options.get("reprocess") and not options.get("paths"):
-        return "--reprocess of stored uploads re-reads them one by one"
+    if not options.get("paths"):
+        return "only the submissions below a PATH are spread (--reprocess of stored uploads re-reads them in turn)"
     return ""
 
 
