@@ -87,24 +87,29 @@ def test_two_workers_store_the_runs_scores_node_counts_and_list_entries_one_proc
 def test_two_workers_store_the_public_corpus_as_one_process_does():
     one_process, two_workers = compare_with_one_process(shared_path("io500-corpus"))
 
-    assert len(one_process["runs"]) > 300
+    assert one_process["runs"]
     assert two_workers == one_process
 
 
 @needs_postgresql
 @pytest.mark.parametrize("round_", range(3))
 def test_two_workers_storing_runs_of_the_same_new_system_at_once_list_the_system_once(tmp_path, round_):
-    """The 24 runs of one system's history (scores rising and falling), named for a system and an institution
-    neither of which exists yet: both processes create them at the same moment and then keep storing runs of
-    it, each often a new best. Repeated: the race it guards against came about one ingest in six."""
-    names = ("--institution", f"Concurrent Centre {round_}", "--system", f"Twin {round_}")
+    """A system's 24 runs (scores rising and falling) twice, in folders that name two systems while each run's
+    ioboard.yaml names the same one, Demo Centre's Pavo, not yet stored: the processes are dealt one folder each,
+    so both create the institution and the system at the same moment and keep storing runs of it, each often a new
+    best. Repeated: the race it guards against came about one ingest in six."""
+    history = REPO_ROOT / "fixtures" / "demo-history" / "Demo Centre (generated)" / "Pavo" / "Lustre"
+    tree = tmp_path / "tree"
+    shutil.copytree(history, tree / "Site A" / f"Twin {round_}" / "Lustre")
+    shutil.copytree(history, tree / "Site B" / f"Twin {round_}" / "Lustre")
 
-    out, err = ingest(str(REPO_ROOT / "fixtures" / "demo-history"), "--workers", "2", *names)
+    out, err = ingest(str(tree), "--workers", "2")
 
-    assert counts_line(out).startswith("created 24, updated 0, unchanged 0, failed 0"), out + err
-    system = StorageSystem.objects.get(name=f"Twin {round_}")
-    assert Institution.objects.filter(name=f"Concurrent Centre {round_}").count() == 1
-    assert system.runs.count() == 24
+    assert counts_line(out).startswith("created 48, updated 0, unchanged 0, failed 0"), out + err
+    system = StorageSystem.objects.get()
+    assert (system.institution.name, system.name) == ("Demo Centre (generated)", "Pavo")
+    assert Institution.objects.count() == 1
+    assert system.runs.count() == 48
     best = system.runs.order_by("-score_total", "pk").first()
     for kind in LIST_KINDS.values():
         on_list = list(system.list_entries.filter(kind=kind.slug).values_list("run_id", flat=True))

@@ -4,9 +4,13 @@ Why processes: a run's parsing and storing is Python work under one interpreter 
 core however many the host has; N processes use N.
 
 How: the parent opens each path (an archive is unpacked once, by the parent), surveys its result directories
-and deals them out, a few at a time, to a pool of N processes forked from it: a process that draws slow
-submissions takes fewer. Each process has a database connection of its own (the parent closes its connections
-before forking; Django opens one in the child on first use) and stores each share in a batch of its own
+and deals them out, a system at a time (as the path names it, ``Institution/System/Filesystem/Year/submission-N``,
+or the command's options), largest first, to a pool of N processes forked from it. A system's submissions stay
+together and in the tree's order because what a system's first run writes is order-dependent: the first writer
+describes the system (storage vendor, server count), and of two runs scoring the same the first stored is its
+best; so the runs, the systems and the lists come out as one process makes them. Each process has a database
+connection of its own (the parent closes its connections before forking; Django opens one in the child on first
+use) and stores each share in a batch of its own
 (``runs.batch(atomic=False)``, one transaction per run, as the one-process ingest does) whose upkeep it hands back
 (``Batch.hand_over``): the parent asks once for the lists' maintenance and the change detection of every run
 stored, as one process does at the end of its batch.
@@ -33,6 +37,7 @@ from django.db import IntegrityError, OperationalError, connection, connections
 
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import archive_caps
+from apps.ingest.core.metadata import from_layout
 from apps.ingest.tools.io500.pipeline import (
     OVERRIDE_OPTIONS,
     IngestSummary,
@@ -45,8 +50,6 @@ logger = logging.getLogger(__name__)
 
 #: The upload kind whose submissions are spread (the ``ingest --kind``).
 KIND = "io500"
-#: Submissions a process is dealt at a time: small, so the processes finish together.
-SHARE = 4
 #: Times a unit is stored when it loses a lock to another process: once more, then it is reported failed.
 ATTEMPTS = 2
 
@@ -74,7 +77,7 @@ def ingest_paths(paths: Iterable[Path], options: dict, *, workers: int) -> Inges
             try:
                 with open_input(path, **archive_caps()) as root:
                     result_dirs = survey_submissions(root, path, summary)
-                    shares = [result_dirs[n : n + SHARE] for n in range(0, len(result_dirs), SHARE)]
+                    shares = sorted(by_system(root, result_dirs, overrides), key=len, reverse=True)
                     store = partial(store_share, root, overrides=overrides, reprocess=reprocess)
                     for share_summary, share_upkeep in pool.imap(store, shares):
                         summary.merge(share_summary)
@@ -85,6 +88,18 @@ def ingest_paths(paths: Iterable[Path], options: dict, *, workers: int) -> Inges
         pool.join()
     upkeep.ask()
     return summary
+
+
+def by_system(root: Path, result_dirs: list[Path], overrides: dict) -> list[list[Path]]:
+    """The result directories grouped by the system the command's options or their path name, in tree order; a
+    path that names none is grouped by its first folder below the root."""
+    groups: dict[tuple, list[Path]] = {}
+    for result_dir in result_dirs:
+        layout = from_layout(result_dir, root)
+        names = tuple(overrides.get(name) or layout.get(name) for name in ("institution", "system", "filesystem"))
+        key = names if all(names) else ("", result_dir.relative_to(root).parts[0])
+        groups.setdefault(key, []).append(result_dir)
+    return list(groups.values())
 
 
 def store_share(
