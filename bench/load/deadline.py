@@ -1,13 +1,13 @@
 """Load at the deadline: readers browse lists, runs and compare while accounts upload through the API.
 
     .venv/bin/python -m bench load_deadline [--runs 100000] [--readers 32] [--uploads 50] [--bursts 3]
-                                             [--think MIN MAX] [--worker-nice N] [--uploads-at-once]
+                                             [--think MIN MAX] [--worker-nice N (19)] [--uploads-at-once]
                                              [--reader-processes N] [--json FILE]
 
 Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
 synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
-First warms the workers on the readers' pages and measures idle `/healthz` (the yardstick) and the readers'
-pages asked for one at a time (what a page costs alone: the floor under the readers' p95), then runs
+First warms the workers on the readers' pages and measures the readers' pages asked for one at a time (what a
+page costs alone on this stack now: the yardstick) and idle `/healthz` (beside it), then runs
 --readers readers (threads, spread over --reader-processes processes of their own), each looping over list
 pages (filtered, sorted, deep pages), run pages and compare pages of the seeded runs, while 5 accounts post
 --uploads real corpus archives through the API with their tokens, the accounts at once and each account's
@@ -26,9 +26,15 @@ how much a whole deadline varies; on a shared 2-CPU machine one burst's p95 move
 `/healthz` from one run of the same code to the next.
 
 Checks: no reader error (any status but 200, or no answer), every upload done, each expected run stored exactly
-once; exit status 1 when one fails. The latency target (readers' p95 within 10x the idle `/healthz` median) is
-judged on the bursts' median p95, with how many bursts were within it beside it, and reported as met or not
-without failing the command, so that `python -m bench report` still writes the figures that miss it.
+once; exit status 1 when one fails. The latency target, the readers' p95 during the bursts within 2.5x the idle
+p95 of the same pages asked for one at a time on the same stack in the same run, is judged on the bursts' median
+p95, with how many bursts were within it beside it, and reported as met or not without failing the command, so
+that `python -m bench report` still writes the figures that miss it. Why not `/healthz`: on a 2-CPU host shared by
+PostgreSQL, the workers and the load generator, a reader's page against an empty answer measures the host more
+than the code; the same pages alone measure what handling the uploads adds to them.
+
+The Celery workers run at niceness 19 (`--worker-nice`, through the workers' own setting IOBOARD_WORKER_NICE,
+config/celery.py), as a deployment on one host runs them: readers first.
 
 Each latency is reported twice: as the readers saw it (the target's figure), and as gunicorn timed the same
 requests (its access log, from the request read to the response written), which has no client in it: the
@@ -66,11 +72,11 @@ from bench.load.uploads import (
 )
 from rig import client, databases, processes, servers
 
-#: Readers' p95 must stay within this multiple of the idle /healthz median.
-BOUND_X_HEALTHZ = 10
-#: The requests that bracket, in gunicorn's access log, the idle /healthz yardstick (`reading_marks` bracket each
-#: burst's reading window).
-HEALTHZ_MARKS = ("/healthz?mark=idle-start", "/healthz?mark=idle-stop")
+#: Readers' p95 during the bursts must stay within this multiple of the idle p95 of their pages asked one at a time.
+BOUND_X_PAGES_ALONE = 2.5
+#: The requests that bracket, in gunicorn's access log, the idle yardsticks: /healthz, then the readers' pages one at a
+#: time (`reading_marks` bracket each burst's reading window).
+IDLE_MARKS = ("/healthz?mark=idle-start", "/healthz?mark=idle-stop")
 #: The page types the readers ask for (`reader_pages`): the rest of the window's requests are the uploaders'.
 READER_PAGES = ("/lists/", "/runs/", "/compare/")
 
@@ -113,7 +119,7 @@ def read_until(
     while not stop.is_set():
         for path in reader_pages(run_ids, rng):
             status, _, seconds = client.http("GET", base + path, timeout=60)
-            samples.append((path.split("?")[0].split("/")[1], status, seconds, path))
+            samples.append((page_type(path), status, seconds, path))
         if think[1] > 0:
             stop.wait(rng.uniform(*think))
 
@@ -169,11 +175,18 @@ def warm_pages(base: str, run_ids: list[int], gunicorn_workers: int) -> None:
             client.http("GET", base + path, timeout=60)
 
 
-def idle_pages(base: str, run_ids: list[int], requests: int = 100) -> list[float]:
-    """The readers' pages asked for one at a time before anything else runs: what a page costs alone, the floor
-    under the readers' p95 that no handling of the uploads can lower."""
+def idle_pages(base: str, run_ids: list[int], requests: int = 200) -> list[tuple[str, float]]:
+    """The readers' pages asked for one at a time before anything else runs: what a page costs alone on this stack
+    now, the yardstick the readers' p95 is judged against (200 requests, so that ten of them lie above its p95, not
+    one or two outliers)."""
     rng = random.Random(1)
-    return [client.http("GET", base + reader_pages(run_ids, rng)[0], timeout=60)[2] for _ in range(requests)]
+    paths = [reader_pages(run_ids, rng)[0] for _ in range(requests)]
+    return [(page_type(path), client.http("GET", base + path, timeout=60)[2]) for path in paths]
+
+
+def page_type(path: str) -> str:
+    """A reader's page's type: "lists", "runs" or "compare"."""
+    return path.split("?")[0].split("/")[1]
 
 
 def idle_healthz(base: str, requests: int = 100) -> list[float]:
@@ -253,8 +266,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--worker-nice",
         type=int,
-        default=0,
-        help="start the Celery workers at this niceness (`nice -n`; 0: as the web)",
+        default=19,
+        help="the Celery workers' niceness (IOBOARD_WORKER_NICE, which they set themselves and give their session; "
+        "0: as the web)",
     )
     parser.add_argument(
         "--uploads-at-once",
@@ -295,14 +309,15 @@ class Deadline:
     """What one run of the scenario measured: the idle yardsticks, each burst, and the uploads' checks."""
 
     healthz: list[float]
-    alone: list[float]
+    #: The readers' pages asked for one at a time before the bursts: (page type, seconds).
+    alone: list[tuple[str, float]]
     bursts: list[dict]
     posted: list[dict]
     failures: list[str]
     figures: dict
     load_before: str
     load_after: str
-    healthz_log: list[tuple[str, int, float]] = field(default_factory=list)
+    idle_log: list[tuple[str, int, float]] = field(default_factory=list)
 
 
 def start_stack(args: argparse.Namespace, scratch: Path, services: list[processes.Service]) -> Stack:
@@ -339,7 +354,8 @@ def start_stack(args: argparse.Namespace, scratch: Path, services: list[processe
             port, env=env, log_dir=logs, workers=args.gunicorn_workers, threads=args.gunicorn_threads, timeout=300
         )
     )
-    workers = [servers.celery_worker(f"deadline{n}", env=env, log_dir=logs, nice=args.worker_nice) for n in (1, 2)]
+    worker_env = {**env, "IOBOARD_WORKER_NICE": str(args.worker_nice)}
+    workers = [servers.celery_worker(f"deadline{n}", env=worker_env, log_dir=logs) for n in (1, 2)]
     services += workers
     base = f"http://127.0.0.1:{port}"
     servers.wait_until_serving(base, timeout=90)
@@ -352,10 +368,10 @@ def run_bursts(args: argparse.Namespace, stack: Stack) -> Deadline:
     """The idle yardsticks (/healthz, then the readers' pages one at a time), then ``--bursts`` deadlines one
     after another, each with archives of its own; the uploads checked against what their archives hold."""
     base = stack.base
-    client.http("GET", f"{base}{HEALTHZ_MARKS[0]}")
+    client.http("GET", f"{base}{IDLE_MARKS[0]}")
     healthz = idle_healthz(base)
-    client.http("GET", f"{base}{HEALTHZ_MARKS[1]}")
     alone = idle_pages(base, stack.run_ids)
+    client.http("GET", f"{base}{IDLE_MARKS[1]}")
     load_before = load_average()
     bursts = []
     for burst in range(args.bursts):
@@ -378,7 +394,7 @@ def run_deadline(args: argparse.Namespace) -> Deadline:
         with in_process.services_on(args.db, keep_database=args.keep_db) as services:
             deadline = run_bursts(args, start_stack(args, Path(scratch), services))
         web = next(service for service in services if service.name.startswith("gunicorn"))
-        deadline.healthz_log = servers.server_times(web.log, between=HEALTHZ_MARKS)
+        deadline.idle_log = servers.server_times(web.log, between=IDLE_MARKS)
         for number, burst in enumerate(deadline.bursts):
             burst["served"] = servers.server_times(web.log, between=reading_marks(number))
     return deadline
@@ -397,17 +413,25 @@ def time_each_burst(bursts: list[dict]) -> None:
         ]
 
 
-def page_type_figures(samples: list, served_readers: list, healthz_median: float) -> tuple[dict, list[list[str]]]:
-    """Per page type (lists, runs, compare), over every burst: the readers' median and p95, and the p95 as
-    gunicorn timed it; the figures and their rows."""
+def page_type_figures(
+    samples: list, served_readers: list, alone: list[tuple[str, float]]
+) -> tuple[dict, list[list[str]]]:
+    """Per page type (lists, runs, compare), over every burst: the readers' median and p95 next to the same type's
+    idle p95 (asked one at a time), and the p95 as gunicorn timed it; the figures and their rows."""
     rows = []
     page_types = {}
     for kind in sorted({s[0] for s in samples}):
         times = [s[2] for s in samples if s[0] == kind and s[1] == 200]
-        if not times:
+        alone_times = [seconds for alone_kind, seconds in alone if alone_kind == kind]
+        if not times or not alone_times:
             continue
-        p95 = statistics.percentile(times, 0.95)
-        page_types[kind] = {"requests": len(times), "median_seconds": statistics.median(times), "p95_seconds": p95}
+        p95, alone_p95 = statistics.percentile(times, 0.95), statistics.percentile(alone_times, 0.95)
+        page_types[kind] = {
+            "requests": len(times),
+            "median_seconds": statistics.median(times),
+            "p95_seconds": p95,
+            "alone_p95_seconds": alone_p95,
+        }
         served_kind = [seconds for path, seconds in served_readers if path.startswith(f"/{kind}/")]
         as_served = ""
         if served_kind:
@@ -416,22 +440,28 @@ def page_type_figures(samples: list, served_readers: list, healthz_median: float
         rows.append(
             [
                 f"readers, every burst: /{kind}/ ({len(times)} requests) median / p95 ms "
-                "(p95 x /healthz; server-side p95 ms)",
-                f"{statistics.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / healthz_median:.1f}x{as_served})",
+                f"(p95 x its idle p95 of {alone_p95 * 1e3:.1f} ms; server-side p95 ms)",
+                f"{statistics.median(times) * 1e3:.1f} / {p95 * 1e3:.1f} ({p95 / alone_p95:.1f}x{as_served})",
             ]
         )
     return page_types, rows
 
 
-def server_figures(bursts: list[dict], healthz_served: list[float], served_readers: list) -> tuple[dict, list]:
-    """The readers' pages as gunicorn timed them (no client in the figure), next to /healthz timed the same way;
-    nothing when the access log lacks a burst's window."""
+def server_figures(
+    bursts: list[dict], idle_served: list[tuple[str, int, float]], served_readers: list
+) -> tuple[dict, list]:
+    """The readers' pages as gunicorn timed them (no client in the figure), next to the same pages alone and
+    /healthz timed the same way; nothing when the access log lacks a window."""
     rows = []
     server = {}
-    if healthz_served and all(burst["served_readers"] for burst in bursts):
+    healthz_served = [seconds for path, status, seconds in idle_served if path == "/healthz" and status == 200]
+    alone_served = [seconds for path, status, seconds in idle_served if path.startswith(READER_PAGES) and status == 200]
+    if healthz_served and alone_served and all(burst["served_readers"] for burst in bursts):
         server_p95s = [statistics.percentile([t for _, t in burst["served_readers"]], 0.95) for burst in bursts]
+        alone_p95 = statistics.percentile(alone_served, 0.95)
         server = {
             "healthz_median_seconds": statistics.median(healthz_served),
+            "pages_alone_p95_seconds": alone_p95,
             "readers_requests": len(served_readers),
             "readers_median_seconds": statistics.median([seconds for _, seconds in served_readers]),
             "readers_p95_seconds": statistics.median(server_p95s),
@@ -440,48 +470,48 @@ def server_figures(bursts: list[dict], healthz_served: list[float], served_reade
             burst["server_p95_seconds"] = p95
         rows.append(
             [
-                "as gunicorn timed them (no client): idle /healthz median ms; the readers' "
-                f"{server['readers_requests']} pages median ms / each burst's p95 ms (x its /healthz)",
-                f"{server['healthz_median_seconds'] * 1e3:.2f}; {server['readers_median_seconds'] * 1e3:.1f} / "
-                + ", ".join(f"{p95 * 1e3:.1f} ({p95 / server['healthz_median_seconds']:.1f}x)" for p95 in server_p95s),
+                "as gunicorn timed them (no client): idle /healthz median ms; the pages alone p95 ms; the readers' "
+                f"{server['readers_requests']} pages median ms / each burst's p95 ms (x the pages alone p95)",
+                f"{server['healthz_median_seconds'] * 1e3:.2f}; {alone_p95 * 1e3:.1f}; "
+                f"{server['readers_median_seconds'] * 1e3:.1f} / "
+                + ", ".join(f"{p95 * 1e3:.1f} ({p95 / alone_p95:.1f}x)" for p95 in server_p95s),
             ]
         )
     return server, rows
 
 
 def judge(args: argparse.Namespace, deadline: Deadline) -> int:
-    """The readers' figures against the idle /healthz median, per burst and per page type, as the readers saw
-    them and as gunicorn timed them; printed as a table, written as JSON with ``--json``. Exit status 1 when
-    any check failed."""
+    """The readers' figures during the bursts against the idle p95 of the same pages asked for one at a time, per
+    burst and per page type, as the readers saw them and as gunicorn timed them (idle /healthz beside them);
+    printed as a table, written as JSON with ``--json``. Exit status 1 when any check failed."""
     healthz, alone, bursts, posted = deadline.healthz, deadline.alone, deadline.bursts, deadline.posted
-    failures, figures, healthz_log = deadline.failures, deadline.figures, deadline.healthz_log
+    failures, figures, idle_log = deadline.failures, deadline.figures, deadline.idle_log
     load_before, load_after = deadline.load_before, deadline.load_after
     healthz_median = statistics.median(healthz)
-    bound = BOUND_X_HEALTHZ * healthz_median
+    alone_times = [seconds for _, seconds in alone]
+    alone_p95 = statistics.percentile(alone_times, 0.95)
+    bound = BOUND_X_PAGES_ALONE * alone_p95
     samples = [sample for burst in bursts for sample in burst["samples"]]
     errors = [s for s in samples if s[1] != 200]
     if errors:
         failures.append(f"{len(errors)} reader requests failed, e.g. {errors[0][3]} -> {errors[0][1]}")
-    # Answers that were 200s, as the readers' own figure counts them.
-    healthz_served = [seconds for path, status, seconds in healthz_log if path == "/healthz" and status == 200]
     time_each_burst(bursts)
     burst_p95s = [burst["p95_seconds"] for burst in bursts]
     p95_median = statistics.median(burst_p95s)
     within_bursts = sum(p95 <= bound for p95 in burst_p95s)
     within_bound = p95_median <= bound
     healthz_p95 = statistics.percentile(healthz, 0.95)
-    alone_p95 = statistics.percentile(alone, 0.95)
     rows = [
-        ["idle /healthz median / p95 ms", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"],
         [
-            "readers' pages alone (one at a time, no uploads) median / p95 ms (p95 x /healthz)",
-            f"{statistics.median(alone) * 1e3:.1f} / {alone_p95 * 1e3:.1f} ({alone_p95 / healthz_median:.1f}x)",
+            f"readers' pages alone (one at a time, no uploads; the yardstick), {len(alone)} requests: median / p95 ms",
+            f"{statistics.median(alone_times) * 1e3:.1f} / {alone_p95 * 1e3:.1f}",
         ],
+        ["idle /healthz median / p95 ms (beside it)", f"{healthz_median * 1e3:.1f} / {healthz_p95 * 1e3:.1f}"],
     ]
     served_readers = [pair for burst in bursts for pair in burst["served_readers"]]
-    page_types, page_rows = page_type_figures(samples, served_readers, healthz_median)
+    page_types, page_rows = page_type_figures(samples, served_readers, alone)
     rows += page_rows
-    server, server_rows = server_figures(bursts, healthz_served, served_readers)
+    server, server_rows = server_figures(bursts, idle_log, served_readers)
     rows += server_rows
     reading_seconds = sum(burst["reading_seconds"] for burst in bursts)
     finals = Counter(p["final"].get("status") for p in posted)
@@ -489,15 +519,15 @@ def judge(args: argparse.Namespace, deadline: Deadline) -> int:
     throughput = len(samples) / reading_seconds
     rows += [
         [
-            "readers: each burst's requests / p95 ms (x /healthz)",
+            "readers: each burst's requests / p95 ms (x the pages alone p95)",
             ", ".join(
-                f"{burst['requests']} / {burst['p95_seconds'] * 1e3:.1f} ({burst['p95_seconds'] / healthz_median:.1f}x)"
+                f"{burst['requests']} / {burst['p95_seconds'] * 1e3:.1f} ({burst['p95_seconds'] / alone_p95:.1f}x)"
                 for burst in bursts
             ),
         ],
         [
-            "readers: errors; the bursts' median p95 ms (x /healthz)",
-            f"{len(errors)}; {p95_median * 1e3:.1f} ({p95_median / healthz_median:.1f}x)",
+            "readers: errors; the bursts' median p95 ms (x the pages alone p95)",
+            f"{len(errors)}; {p95_median * 1e3:.1f} ({p95_median / alone_p95:.1f}x)",
         ],
         [
             "readers: requests/s over the reading windows; mean latency it implies for closed-loop readers (N / X)",
@@ -527,7 +557,7 @@ def judge(args: argparse.Namespace, deadline: Deadline) -> int:
             "all passed" if not failures else f"{len(failures)} FAILED",
         ],
         [
-            f"readers' p95 within {BOUND_X_HEALTHZ}x the idle /healthz median: the bursts' median (bursts within)",
+            f"readers' p95 within {BOUND_X_PAGES_ALONE}x the pages alone p95: the bursts' median (bursts within)",
             f"{'yes' if within_bound else 'NO'} ({within_bursts} of {len(bursts)})",
         ],
     ]
@@ -543,8 +573,11 @@ def judge(args: argparse.Namespace, deadline: Deadline) -> int:
             "think_seconds": list(args.think),
             "uploads": args.uploads,
             "healthz_median_seconds": healthz_median,
-            "pages_alone_median_seconds": statistics.median(alone),
+            "pages_alone_median_seconds": statistics.median(alone_times),
             "pages_alone_p95_seconds": alone_p95,
+            "pages_alone_requests": len(alone),
+            "bound_x_pages_alone_p95": BOUND_X_PAGES_ALONE,
+            "worker_nice": args.worker_nice,
             "readers_p95_seconds": p95_median,
             "bursts": [
                 {
