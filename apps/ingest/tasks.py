@@ -6,7 +6,7 @@ the ingest service finds the runs it already stored instead of creating new ones
 
 This module is the life of an upload's job (claim, attempts, the outcome the uploader reads, the sweep of
 lost messages), next to `apps.ingest.uploads`, which creates the job and queues it on commit. The ingest
-itself, `apps.ingest.core.pipeline.ingest_upload`, stays free of Celery: the `ingest` command runs it
+itself, `apps.ingest.pipelines.ingest_upload`, stays free of Celery: the `ingest` command runs it
 in-process. Found by autodiscovery (config.celery), each task is registered under its dotted path, the name
 it always had, and retried as every task is (config.celery.RetriedTask); the ingest keeps tighter time limits
 of its own.
@@ -29,8 +29,8 @@ from django.utils import timezone
 
 from apps.ingest.core.archive import SCRATCH_PREFIX, ScratchSpaceFull, sweep_orphaned_scratch
 from apps.ingest.core.common import IngestError
-from apps.ingest.core.pipeline import ingest_upload
 from apps.ingest.models import IngestJob
+from apps.ingest.pipelines import ingest_upload
 from apps.ingest.retention import remove_failed_upload_files
 from apps.results.services.list_entries import analyze_after_bulk_write
 from apps.results.services.notifications import notify_upload_outcome

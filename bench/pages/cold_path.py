@@ -213,7 +213,7 @@ def _submitter():
 def one_upload(base: str) -> dict:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from apps.ingest.core.pipeline import ingest_upload
+    from apps.ingest.pipelines import ingest_upload
     from apps.ingest.uploads import receive_upload
     from apps.results.models import ListEntry
     from apps.results.services import list_entries

@@ -1,8 +1,9 @@
-"""A new benchmark tool is one folder plus one registry line: it is then offered everywhere by kind.
+"""A new benchmark tool is one folder plus its registry lines: it is then offered everywhere by kind.
 
 The tool here is a stub for a one-line format (``pingbench 1.2: 812.5 MB/s write``), defined in this
-module as its folder would define it: a reader, a pipeline (``PIPELINE``, which only remembers what it
-read) and a ``TOOL`` entry. The fixture adds the one registry line; nothing else is told about it.
+module as its folder would define it: a reader, a ``TOOL`` entry and, as it is an upload kind, a pipeline
+(``PIPELINE``, which only remembers what it read). The fixture adds the lines a tool folder gets in the two
+registries (``TOOLS``, and ``PIPELINES`` for its pipeline); nothing else is told about it.
 """
 
 import re
@@ -13,6 +14,7 @@ from drf_spectacular.plumbing import _load_enum_name_overrides
 from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.management.commands.ingest import Command
 from apps.ingest.parsers.errors import ParseError
+from apps.ingest.pipelines import PIPELINES
 from apps.ingest.tools import TOOLS
 from apps.ingest.tools.base import Figure, Ingest, Option, Tool, ToolReading, UploadField
 from tests.api.uploading import named_file
@@ -54,7 +56,6 @@ PINGBENCH = Tool(
     ingest=Ingest(
         label="pingbench",
         stores="nothing yet (a stub that remembers the figure)",
-        pipeline=__name__,
         log_marker=b"pingbench",
         options=(Option("--target", "pingbench: the host the line was measured against"),),
         upload_fields=(UploadField("target", "pingbench: the host the line was measured against"),),
@@ -65,6 +66,7 @@ PINGBENCH = Tool(
 @pytest.fixture
 def pingbench_registered(monkeypatch):
     monkeypatch.setitem(TOOLS, "pingbench", PINGBENCH)
+    monkeypatch.setitem(PIPELINES, "pingbench", PIPELINE)
     INGESTED.clear()
     # drf-spectacular keeps the enum names it matched; the registry changed, so match again (and after).
     _load_enum_name_overrides.cache_clear()

@@ -1,22 +1,37 @@
-"""One pipeline per upload kind, in its tool's folder, chosen by the upload's kind; the core they share."""
+"""One pipeline per upload kind, in its tool's folder, registered once and chosen by the upload's kind; the core
+they share."""
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from apps.ingest.core.common import IngestError, fit
-from apps.ingest.core.pipeline import Pipeline, ingest_upload, pipeline_for
+from apps.ingest.core.pipeline import Pipeline
 from apps.ingest.management.commands.ingest import Command
-from apps.ingest.tools import upload_kinds
+from apps.ingest.pipelines import PIPELINES, ingest_upload, pipeline_for
+from apps.ingest.tools import TOOLS, upload_kinds
 from apps.results.models import LustrePatch, PhaseResult, Upload
+from tests.conftest import REPO_ROOT
 
 
-def test_every_upload_kind_has_its_pipeline_in_its_folder():
+def test_every_upload_kind_has_exactly_one_pipeline_and_there_is_none_for_another_kind():
     assert list(upload_kinds()) == ["io500", "mdtest", "ior", "stack"]
-    for kind, tool in upload_kinds().items():
-        assert tool.ingest.pipeline == f"apps.ingest.tools.{kind}.pipeline"
-        pipeline = pipeline_for(kind)
+    assert sorted(PIPELINES) == sorted(upload_kinds())
+    for kind, pipeline in PIPELINES.items():
         assert isinstance(pipeline, Pipeline)
         assert pipeline.kind == kind
+        assert pipeline_for(kind) is pipeline
+
+
+def test_a_tools_pipeline_lives_in_its_folder_and_every_pipeline_module_is_registered():
+    folders_with_a_pipeline = sorted(
+        path.parent.name for path in (REPO_ROOT / "apps/ingest/tools").glob("*/pipeline.py")
+    )
+
+    assert folders_with_a_pipeline == sorted(PIPELINES)
+    for kind, pipeline in PIPELINES.items():
+        assert TOOLS[kind].ingest is not None
+        assert pipeline.ingest_upload.__module__ == f"apps.ingest.tools.{kind}.pipeline"
+        assert pipeline.ingest_paths.__module__ == f"apps.ingest.tools.{kind}.pipeline"
 
 
 def test_an_upload_of_an_unknown_kind_is_bad_content_naming_the_kind():

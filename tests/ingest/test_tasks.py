@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from apps.ingest import tasks
 from apps.ingest.core.common import IngestError
-from apps.ingest.core.pipeline import ingest_upload as real_ingest_upload
 from apps.ingest.models import IngestJob
+from apps.ingest.pipelines import ingest_upload as real_ingest_upload
 from apps.ingest.tasks import ingest_upload_task, requeue_stuck_uploads
 from apps.ingest.uploads import receive_upload
 from apps.results.models import Run

@@ -1,10 +1,8 @@
-"""What a pipeline is: one upload kind, and the two ways its input arrives; the dispatcher that finds a
-kind's pipeline in the tool registry (``apps.ingest.tools``); and what the pipelines that store logs one
-by one (IOR, mdtest) share: their summary, session, batching and folder walking.
+"""What a pipeline is: one upload kind, and the two ways its input arrives; and what the pipelines that
+store logs one by one (IOR, mdtest) share: their summary, session, batching and folder walking.
 
-Each tool's pipeline lives in its folder (``apps/ingest/tools/<tool>/pipeline.py``). The Celery upload
-task, API uploads (through that task) and the ``ingest`` command all go through ``pipeline_for``;
-nothing else chooses by kind."""
+Each tool's pipeline lives in its folder (``apps/ingest/tools/<tool>/pipeline.py``) and builds on this module;
+``apps.ingest.pipelines`` registers them (``PIPELINES``) and chooses one by kind."""
 
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ from django.db import DatabaseError, transaction
 from apps.ingest.core.archive import ArchiveError, is_archive, open_input
 from apps.ingest.core.common import IngestError, archive_caps, stored_upload_copy
 from apps.ingest.parsers.errors import ParseError
-from apps.ingest.tools import upload_kinds
 from apps.results.models import Upload
 from apps.results.services.freshness import bump_data_version_on_commit
 from apps.results.services.ownership import may_add_to, may_rewrite, owner_name
@@ -53,19 +50,6 @@ class Pipeline:
     kind: str
     ingest_upload: Callable[..., list]
     ingest_paths: Callable[..., IngestReport]
-
-
-def pipeline_for(kind: str) -> Pipeline:
-    """The pipeline of the tool named ``kind``; an unknown kind is bad content, not a crash."""
-    tools = upload_kinds()
-    if kind not in tools:
-        raise IngestError(f"no ingest pipeline for kind {kind!r}; known: {', '.join(sorted(tools))}")
-    return tools[kind].ingest.load_pipeline()
-
-
-def ingest_upload(upload: Upload) -> list:
-    """Ingest a stored upload with the pipeline of its kind (all or nothing; raises ``IngestError``)."""
-    return pipeline_for(upload.kind).ingest_upload(upload)
 
 
 @dataclass(kw_only=True)

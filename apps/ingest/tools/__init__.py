@@ -9,12 +9,14 @@ read (Django). ``base.py`` holds what they share: the ``Tool`` entry and the ``T
 One registry, because one tool can be both things a tool can be: a stack reader (``Tool.read``: the
 name a stack manifest's ``tool`` column uses) and an upload kind (``Tool.ingest``: ``Upload.kind``,
 ``manage.py ingest --kind``, the upload API and its schema, with the kind's own options, metadata
-fields, bare-log marker and pipeline). IOR is both. Everything that chooses by kind or tool loops over
-``TOOLS`` through the functions below, reading it at call time (never a copy made at import), so a
-tool registered later (a test's stub) is offered everywhere.
+fields and bare-log marker). IOR is both. An upload kind's pipeline is Django, so it is registered
+beside this plain registry, in ``apps.ingest.pipelines`` (``PIPELINES``). Everything that chooses by
+kind or tool loops over ``TOOLS`` through the functions below, reading it at call time (never a copy
+made at import), so a tool registered later (a test's stub) is offered everywhere.
 
-Adding a tool: a new folder with its ``TOOL``, one entry below, its tests in
-``tests/ingest/tools/<tool>/`` (a sample in ``tests/data/``), its docs.
+Adding a tool: a new folder with its ``TOOL``, one entry below (and, for an upload kind, its ``PIPELINE``'s
+entry in ``apps.ingest.pipelines``), its tests in ``tests/ingest/tools/<tool>/`` (a sample in
+``tests/data/``), its docs.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import Any, Literal
 
 from apps.ingest.parsers.errors import ParseError
@@ -112,20 +111,16 @@ class UploadField:
 class Ingest:
     """What makes a tool an upload kind: how its files are stored and what an ingest of them takes.
 
-    ``pipeline`` names the module whose ``PIPELINE`` (``apps.ingest.core.pipeline.Pipeline``) stores
-    them: a name, not an import, because pipelines are Django and this registry is plain Python (the
-    stack reader and the import-linter contracts import it without Django). ``log_marker`` is the
-    lower-case bytes a bare (not archived) log of this kind must contain; None: archives only."""
+    The pipeline that stores them is not here: pipelines are Django and this registry is plain Python (the
+    stack reader and the import-linter contracts import it without Django), so each kind's ``PIPELINE`` is
+    registered in ``apps.ingest.pipelines``. ``log_marker`` is the lower-case bytes a bare (not archived) log
+    of this kind must contain; None: archives only."""
 
     label: str  # as people name the kind: "IOR", "bottom-up campaign"
     stores: str  # what an ingest makes, for help texts: "runs", "a DNE scaling series"
-    pipeline: str
     log_marker: bytes | None = None
     options: tuple[Option, ...] = ()
     upload_fields: tuple[UploadField, ...] = ()
-
-    def load_pipeline(self) -> Any:
-        return import_module(self.pipeline).PIPELINE
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.ingest.core.common import IngestUsageError
-from apps.ingest.core.pipeline import pipeline_for
+from apps.ingest.pipelines import pipeline_for
 from apps.ingest.tools import DEFAULT_KIND, upload_kinds
 from apps.ingest.tools.io500 import parallel
 from apps.results.services.list_entries import analyze_after_bulk_write

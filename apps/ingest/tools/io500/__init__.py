@@ -13,6 +13,5 @@ TOOL = Tool(
     ingest=Ingest(
         label="IO500",
         stores="runs (IO500 result directories, archives or trees of submissions)",
-        pipeline="apps.ingest.tools.io500.pipeline",
     ),
 )

@@ -20,7 +20,6 @@ TOOL = Tool(
     ingest=Ingest(
         label="IOR",
         stores="a parameter study (IOR logs, optionally with a manifest CSV)",
-        pipeline="apps.ingest.tools.ior.pipeline",
         log_marker=b"ior",
         options=(
             Option("--study", "ior: the parameter study to add the logs to", metavar="NAME"),

@@ -16,7 +16,6 @@ TOOL = Tool(
     ingest=Ingest(
         label="mdtest",
         stores="a DNE scaling series (mdtest logs)",
-        pipeline="apps.ingest.tools.mdtest.pipeline",
         log_marker=b"mdtest",
         options=(
             Option("--series", "mdtest: the scaling series to add the logs to", metavar="NAME"),

@@ -12,7 +12,6 @@ TOOL = Tool(
     ingest=Ingest(
         label="bottom-up campaign",
         stores="a stack (a bottom-up campaign archive or folder)",
-        pipeline="apps.ingest.tools.stack.pipeline",
         options=(Option("--name", "stack: the name of the bottom-up campaign (default: stack.yaml's)"),),
         upload_fields=(
             UploadField("stack", "stack name (kind=stack: an archive of a bottom-up campaign)", value="slug"),
