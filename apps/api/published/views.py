@@ -61,5 +61,5 @@ class PublishedEntryViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
         return (
             EditionEntry.objects.filter(edition__source=Edition.Source.PUBLISHED)
             .select_related("edition")
-            .order_by("-edition__released_on", "edition__name", "edition__list_kind", "rank", "pk")
+            .in_published_order()
         )

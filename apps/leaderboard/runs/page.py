@@ -60,11 +60,7 @@ class RunPage:
         self.placements = [(kind, self.ranks.get(kind.slug)) for kind in LIST_KINDS.values() if kind.on_run_pages]
         self.medians_list = _medians_list(run, self.placements)
         self.statistics = ListState.objects.filter(kind=self.medians_list.slug).first()
-        self.edition_placements = list(
-            run.edition_entries.select_related("edition").order_by(
-                "-edition__frozen_at", "edition__name", "edition__list_kind", "pk"
-            )
-        )
+        self.edition_placements = list(run.edition_entries.select_related("edition").in_display_order())
         self.rules_edition, self.outcomes = clause_outcomes(run)
         self.stack = Stack.of_system(run.system_id)
         self.anomalies = list(run.anomalies.all())

@@ -46,11 +46,7 @@ def system_detail(request, pk: int):
             "runs": page.object_list,
             "timeline_runs": SYSTEM_TIMELINE_RUNS,
             "placements": placements,
-            "edition_entries": EditionEntry.objects.filter(system=system)
-            .select_related("edition")
-            .order_by(
-                "-edition__frozen_at", "-edition__released_on", "edition__name", "edition__list_kind", "rank", "pk"
-            ),
+            "edition_entries": EditionEntry.objects.filter(system=system).select_related("edition").in_display_order(),
             "aliases": system.aliases.order_by("key"),
             "chart": charts.score_timeline(newest_first[:SYSTEM_TIMELINE_RUNS]),
         },

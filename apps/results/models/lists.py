@@ -9,7 +9,7 @@ from django.db.models.functions import Upper
 from django.urls import reverse
 
 from apps.results.models.list_kinds import list_kind_choices
-from apps.results.models.querysets import ListEntryQuerySet
+from apps.results.models.querysets import EditionEntryQuerySet, ListEntryQuerySet
 from apps.results.models.runs import Run
 from apps.results.models.systems import StorageSystem
 
@@ -246,6 +246,8 @@ class EditionEntry(models.Model):
     audit_agrees = models.BooleanField(
         null=True, blank=True, help_text="of a published entry with a run: no difference from it; null without one"
     )
+
+    objects = EditionEntryQuerySet.as_manager()
 
     class Meta:
         ordering = ["edition", "rank", "pk"]

@@ -295,6 +295,39 @@ class ChangeQuerySet(models.QuerySet):
         return self.visible().filter(system_id=system_id).order_by("-run_after__run_timestamp", "metric")
 
 
+class EditionEntryQuerySet(models.QuerySet):
+    """Entries of frozen editions and of io500.org's published lists (apps.results.models.EditionEntry).
+
+    Each order is total (its last key is the id), and says where NULLs go (an edition frozen here has no release
+    date, an unranked entry no rank): where PostgreSQL puts them by default, which SQLite would put at the other
+    end. After a restore, whose rows come back in another physical order, or on the other database, a page
+    answers as before."""
+
+    def in_display_order(self):
+        """The order a run's or a system's entries are shown in (its page, the API's citations): the newest
+        edition first (frozen, then released: undated first), then by edition name, list, rank (unranked last)
+        and id."""
+        return self.order_by(
+            "-edition__frozen_at",
+            F("edition__released_on").desc(nulls_first=True),
+            "edition__name",
+            "edition__list_kind",
+            F("rank").asc(nulls_last=True),
+            "pk",
+        )
+
+    def in_published_order(self):
+        """The order of io500.org's published lists, row by row (the published entries' API, the audit): the
+        newest release first (undated first), then by release name, list, rank (unranked last) and id."""
+        return self.order_by(
+            F("edition__released_on").desc(nulls_first=True),
+            "edition__name",
+            "edition__list_kind",
+            F("rank").asc(nulls_last=True),
+            "pk",
+        )
+
+
 class ListEntryQuerySet(models.QuerySet):
     """The maintained entries of the live lists (apps.results.models.ListEntry)."""
 

@@ -42,7 +42,7 @@ def run_citations(run: Run) -> list[Citation]:
     entries = (
         EditionEntry.objects.filter(run=run, rank__isnull=False, edition__list_kind__in=LIST_KINDS)
         .select_related("edition")
-        .order_by("-edition__frozen_at", "edition__list_kind")
+        .in_display_order()
     )
     live = dict(entries_with_rank().filter(run=run, ranked=True).values_list("kind", "rank"))
     return citations_from(run, entries, live)

@@ -122,7 +122,7 @@ def audited_entries(editions=None):
     entries = (
         EditionEntry.objects.filter(edition__source=PUBLISHED, **({"edition__in": editions} if editions else {}))
         .select_related("edition", "run")
-        .order_by("-edition__released_on", "edition__name", "edition__list_kind", "rank", "pk")
+        .in_published_order()
     )
     for entry in entries:
         yield entry, stored_differences(entry)
