@@ -4,7 +4,7 @@ Each upload kind's pipeline lives in its tool's folder (``apps/ingest/tools/<too
 ``PIPELINE = Pipeline(...)``) and is imported here by name, so the path from an upload to the code that
 stores it is an import anyone (and any tool reading imports) can follow. It is not in ``TOOLS``
 (``apps.ingest.tools``) because the tools registry is plain Python and a pipeline is Django; an upload kind is
-therefore one line there and one line here, and ``tests/ingest/test_pipelines.py`` fails when the two disagree.
+therefore one entry there and one here, and ``tests/ingest/test_pipelines.py`` fails when the two disagree.
 
 The Celery upload task, API uploads (through that task) and the ``ingest`` command all go through
 ``pipeline_for``, which reads ``PIPELINES`` at call time (a test's stub kind is dispatched too); nothing else
@@ -22,13 +22,7 @@ from apps.ingest.tools.stack import pipeline as stack
 from apps.results.models import Upload
 
 PIPELINES: dict[str, Pipeline] = {
-    pipeline.kind: pipeline
-    for pipeline in (
-        io500.PIPELINE,
-        mdtest.PIPELINE,
-        ior.PIPELINE,
-        stack.PIPELINE,
-    )
+    pipeline.kind: pipeline for pipeline in (io500.PIPELINE, mdtest.PIPELINE, ior.PIPELINE, stack.PIPELINE)
 }
 
 

@@ -1,4 +1,4 @@
-"""A new benchmark tool is one folder plus its registry lines: it is then offered everywhere by kind.
+"""A new benchmark tool is one folder plus its registry entries: it is then offered everywhere by kind.
 
 The tool here is a stub for a one-line format (``pingbench 1.2: 812.5 MB/s write``), defined in this
 module as its folder would define it: a reader, a ``TOOL`` entry and, as it is an upload kind, a pipeline
