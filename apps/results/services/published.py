@@ -307,7 +307,7 @@ def published_lists(edition_name: str) -> dict[str, list[dict]]:
     query whatever the number of rows."""
     rows = (
         EditionEntry.objects.filter(edition__source=Edition.Source.PUBLISHED, edition__name=edition_name)
-        .order_by("edition__list_kind", "rank", "pk")
+        .in_published_order()
         .values("edition__list_kind", *PUBLISHED_ROW_FIELDS)
     )
     lists: dict[str, list[dict]] = defaultdict(list)
