@@ -1,21 +1,26 @@
-"""Ingest throughput on the IO500 corpus against a floor measured in the same run.
+"""Bulk IO500 ingest against the read + regular expression floor of the same files, measured in the same run.
 
-    .venv/bin/python -m bench ingest_corpus [CORPUS] [--repeat 3] [--db ioboard_bench_ingest] [--json FILE]
+    .venv/bin/python -m bench ingest_corpus [TREE] [--times N] [--repeat 5] [--db NAME] [--json FILE]
 
-CORPUS defaults to ../shared/io500-corpus. Three stages, each in its own child process (so each has
-its own peak RSS), alternated --repeat times, medians reported:
+TREE defaults to ../shared/io500-corpus (142 submissions); ``--times 10`` benches a tree ten times it instead,
+generated untimed into a scratch folder (``synth.io500_tree``: every copy its own institutions, systems and
+submission ids, the same files).
 
-1. read: every file the ingest opens (traced with an audit hook during the floor stage), read and
-   split into decoded lines; no parsing.
-2. floor: finding and parsing every result set (``survey_tree`` + ``parse_io500_tree``), the exact
-   code the ingest runs before it touches the database: it reads the same files and scans them with
-   the same regular expressions. Database access is blocked in this child, so the floor provably
-   has no database in it.
-3. ingest: ``ingest_path`` into a freshly created and migrated PostgreSQL database (one transaction
-   per run), as ``manage.py ingest CORPUS`` does, with DEBUG off.
+What is timed, in one child process per round, alternately (the floor first in odd rounds, the ingest first in
+even ones, so neither always meets the warmer machine):
 
-The ratio that matters is ingest / floor wall time. The page cache is warmed first, and the
-database is re-created (untimed) before every ingest, so every ingest starts from empty.
+- floor: ``bench.ingest.floor`` over every file the ingest reads (its docstring says what that is: every file
+  read and decoded, the patterns of the grammar reading it tried over each line);
+- read: the same files read and decoded into lines, no pattern (how much of the floor is the bytes);
+- ingest: ``manage.py ingest TREE`` as the command runs it (the io500 pipeline's ``ingest_paths``, then the
+  statistics refresh of a bulk load) into an empty migrated PostgreSQL database, DEBUG off; every query is
+  counted, and its CPU time (this process's; the database's is not in it) is reported beside its wall.
+
+The files are those the ingest opened in an untimed warm-up ingest (traced with an audit hook), which also fills
+the page cache. The figure is the ratio ingest / floor of each round: its median and its range over the rounds
+are reported, as are the median walls, the queries per stored run and the peak RSS (``ru_maxrss`` of the child
+after its ingest: the child's own peak, Django loaded, the floor's being far below it). Each round's database is
+cloned (untimed) from a template migrated once.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -56,228 +63,217 @@ class OpenTrace:
     def files(self) -> list[str]:
         return sorted(p for p in self.paths if os.path.isfile(p))
 
-    def total_bytes(self) -> int:
-        return sum(os.path.getsize(p) for p in self.files())
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_setup() -> None:
-    import django
-
-    django.setup()
-
-
-def block_database():
+def ingest_tree(tree: Path) -> dict:
+    """``manage.py ingest TREE`` in this process, timed, its queries counted (Django set up)."""
     from django.db import connection
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("the floor stage must not touch the database")
+    from apps.ingest.core.pipeline import pipeline_for
+    from apps.results.models import Run
+    from apps.results.services.list_entries import analyze_after_bulk_write
 
-    return connection.execute_wrapper(refuse)
+    counted = {"queries": 0}
 
+    def count(execute, sql, params, many, context):
+        counted["queries"] += 1
+        return execute(sql, params, many, context)
 
-def child_floor(corpus: Path, files_out: Path | None) -> dict:
-    child_setup()
-    from apps.ingest.parsers.errors import ParseError
-
-    trace = OpenTrace(corpus)
-    with block_database():
-        trace.active = True
-        started = time.perf_counter()
-        items = ingestion.parse_like_the_ingest(corpus)
-        wall = time.perf_counter() - started
-        trace.active = False
-    if files_out:
-        files_out.write_text("\n".join(trace.files()))
-    errors = sum(isinstance(item, ParseError) for item in items)
+    with connection.execute_wrapper(count):
+        started, cpu = time.perf_counter(), time.process_time()
+        report = pipeline_for("io500").ingest_paths([tree], {})
+        analyze_after_bulk_write()
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     return {
         "wall": wall,
-        "runs": len(items) - errors,
-        "errors": errors,
-        "files": len(trace.files()),
-        "bytes": trace.total_bytes(),
+        "cpu": cpu,
+        "created": len(report.created),
+        "failed": len(report.failed),
+        "stored": Run.objects.count(),
+        "queries": counted["queries"],
+        "peak_rss_mib": peak_rss_mib(),
     }
 
 
-def child_read(files: Path) -> dict:
-    paths = [p for p in files.read_text().splitlines() if p]
+def read_only(paths: list[Path]) -> dict:
     started = time.perf_counter()
     lines = size = 0
     for path in paths:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        size += len(data)
-        lines += len(data.decode("utf-8", errors="replace").splitlines())
-    return {"wall": time.perf_counter() - started, "files": len(paths), "bytes": size, "lines": lines}
+        with path.open("rb") as handle:
+            for raw in handle:
+                size += len(raw)
+                lines += 1
+                raw.decode("utf-8", errors="replace")
+    return {"wall": time.perf_counter() - started, "bytes": size, "lines": lines, "peak_rss_mib": peak_rss_mib()}
 
 
-def child_ingest(corpus: Path) -> dict:
-    child_setup()
-    from django.db import connection
+def floor(paths: list[Path]) -> dict:
+    from bench.ingest.floor import patterns_by_kind, run_floor
 
-    from apps.ingest.tools.io500.pipeline import ingest_path
-    from apps.results.models import Run
-
-    stats = {"queries": 0, "db_seconds": 0.0}
-
-    def count(execute, sql, params, many, context):
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            stats["queries"] += 1
-            stats["db_seconds"] += time.perf_counter() - started
-
-    trace = OpenTrace(corpus)
-    with connection.execute_wrapper(count):
-        trace.active = True
-        started = time.perf_counter()
-        summary = ingest_path(corpus)
-        wall = time.perf_counter() - started
-        trace.active = False
-    return {
-        "wall": wall,
-        "runs": len(summary.created),
-        "failed": len(summary.failed),
-        "stored": Run.objects.count(),
-        "files": len(trace.files()),
-        "bytes": trace.total_bytes(),
-        **stats,
-    }
+    patterns_by_kind()  # the grammar modules imported before the clock starts
+    started, cpu = time.perf_counter(), time.process_time()
+    tally = run_floor(paths)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {"wall": wall, "cpu": cpu, **vars(tally), "peak_rss_mib": peak_rss_mib()}
 
 
-def run_child(stage: str, corpus: Path, *, env: dict | None = None, files: Path | None = None) -> dict:
-    argv = [rig.PYTHON, "-m", "bench", "ingest_corpus", str(corpus), "--child", stage]
-    if files:
-        argv += ["--files", str(files)]
-    measured = timing.run_measured(argv, env=env, timeout=3600)
+def child_trace(tree: Path, files_out: Path) -> dict:
+    """The warm-up: one ingest with its opened files traced into ``files_out``."""
+    import django
+
+    django.setup()
+    trace = OpenTrace(tree)
+    trace.active = True
+    result = ingest_tree(tree)
+    trace.active = False
+    files_out.write_text("\n".join(trace.files()))
+    return {**result, "files": len(trace.files())}
+
+
+def child_round(tree: Path, files: Path, floor_first: bool) -> dict:
+    import django
+
+    django.setup()
+    paths = [Path(p) for p in files.read_text().splitlines() if p]
+    measured = {}
+    if floor_first:
+        measured["floor"], measured["read"] = floor(paths), read_only(paths)
+    measured["ingest"] = ingest_tree(tree)
+    if not floor_first:
+        measured["floor"], measured["read"] = floor(paths), read_only(paths)
+    return measured
+
+
+def run_child(argv: list[str], env: dict) -> dict:
+    measured = timing.run_measured([rig.PYTHON, "-m", "bench", "ingest_corpus", *argv], env=env, timeout=7200)
     if measured.returncode != 0:
-        raise RuntimeError(f"{stage} child failed ({measured.returncode}):\n{measured.stderr[-4000:]}")
-    result = measured.json()
-    result["peak_rss_mib"] = measured.peak_rss_mib
-    return result
+        raise RuntimeError(f"child {argv} failed ({measured.returncode}):\n{measured.stderr[-4000:]}")
+    return measured.json()
+
+
+def clone(name: str, template: str) -> str:
+    databases.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    databases.psql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    return databases.database_url(name)
 
 
 def main(argv: list[str]) -> int | None:
     parser = argparse.ArgumentParser(prog="python -m bench ingest_corpus", description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", nargs="?", type=Path, default=ingestion.CORPUS)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--db", default="ioboard_bench_ingest", help="PostgreSQL database to (re)create and drop")
-    parser.add_argument("--keep-db", action="store_true", help="leave the last ingest's database in place")
+    parser.add_argument("tree", nargs="?", type=Path, default=ingestion.CORPUS)
+    parser.add_argument("--times", type=int, default=1, help="bench a generated tree this many times TREE")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--db", default=f"ioboard_bench_ingest_{os.getpid()}", help="PostgreSQL database to create and drop"
+    )
     output.add_json_option(parser)
-    parser.add_argument("--child", choices=["floor", "read", "ingest"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["trace", "round"], help=argparse.SUPPRESS)
     parser.add_argument("--files", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--floor-first", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    corpus = args.corpus.resolve()
+    tree = args.tree.resolve()
 
-    if args.child == "floor":
-        print(json.dumps(child_floor(corpus, args.files)))
+    if args.child == "trace":
+        print(json.dumps(child_trace(tree, args.files)))
         return
-    if args.child == "read":
-        print(json.dumps(child_read(args.files)))
-        return
-    if args.child == "ingest":
-        print(json.dumps(child_ingest(corpus)))
+    if args.child == "round":
+        print(json.dumps(child_round(tree, args.files, args.floor_first)))
         return
 
-    if not corpus.is_dir():
-        raise SystemExit(f"{corpus}: no such corpus directory")
-    if not 1 <= args.repeat <= 20:
-        raise SystemExit("--repeat must be between 1 and 20")
-    files = Path(os.environ.get("TMPDIR", "/tmp")) / f"ioboard-bench-ingest-files-{os.getpid()}.txt"
-    results: dict[str, list[dict]] = {"read": [], "floor": [], "ingest": []}
-    try:
-        run_child("floor", corpus, files=files)  # warm the page cache and learn the file list (untimed)
-        run_child("read", corpus, files=files)
-        for attempt in range(1, args.repeat + 1):
-            results["read"].append(run_child("read", corpus, files=files))
-            results["floor"].append(run_child("floor", corpus, files=files))
-            url = databases.fresh_database(args.db)
-            results["ingest"].append(run_child("ingest", corpus, env={"DATABASE_URL": url}))
-            print(
-                f"round {attempt}/{args.repeat}: read {results['read'][-1]['wall']:.2f} s, "
-                f"floor {results['floor'][-1]['wall']:.2f} s, ingest {results['ingest'][-1]['wall']:.2f} s"
-            )
-    finally:
-        files.unlink(missing_ok=True)
-        if not args.keep_db:
+    if not tree.is_dir():
+        raise SystemExit(f"{tree}: no such directory")
+    if not 1 <= args.repeat <= 20 or not 1 <= args.times <= 100:
+        raise SystemExit("--repeat must be between 1 and 20, --times between 1 and 100")
+    template = f"{args.db}_template"
+    with tempfile.TemporaryDirectory(prefix="ioboard-bench-ingest-") as scratch:
+        if args.times > 1:
+            from synth.io500_tree import write_scaled_tree
+
+            tree = write_scaled_tree(tree, Path(scratch) / "tree", args.times).root
+        files = Path(scratch) / "files.txt"
+        try:
+            databases.fresh_database(template)
+            env = {"DATABASE_URL": clone(args.db, template)}
+            warm = run_child([str(tree), "--child", "trace", "--files", str(files)], env)
+            rounds = []
+            for attempt in range(1, args.repeat + 1):
+                env = {"DATABASE_URL": clone(args.db, template)}
+                child = [str(tree), "--child", "round", "--files", str(files)]
+                rounds.append(run_child(child + (["--floor-first"] if attempt % 2 else []), env))
+                last = rounds[-1]
+                print(
+                    f"round {attempt}/{args.repeat}: floor {last['floor']['wall']:.2f} s, "
+                    f"read {last['read']['wall']:.2f} s, ingest {last['ingest']['wall']:.2f} s, "
+                    f"ratio {last['ingest']['wall'] / last['floor']['wall']:.2f}x",
+                    flush=True,
+                )
+        finally:
             databases.drop_database(args.db)
+            databases.drop_database(template)
+    report(tree if args.times == 1 else args.tree.resolve(), args, warm, rounds)
 
-    report(corpus, args, results)
 
+def report(tree: Path, args, warm: dict, rounds: list[dict]) -> None:
+    ratios = [r["ingest"]["wall"] / r["floor"]["wall"] for r in rounds]
 
-def report(corpus: Path, args, results: dict[str, list[dict]]) -> None:
-    med = {
-        stage: {
-            key: statistics.median([r[key] for r in rows])
-            for key, value in rows[0].items()
-            if isinstance(value, (int, float))
-        }
-        for stage, rows in results.items()
-    }
-    floor, ingest, read = med["floor"], med["ingest"], med["read"]
-    runs = int(ingest["runs"])
-    mb = ingest["bytes"] / 1e6
+    def med(stage: str, key: str) -> float:
+        return statistics.median([r[stage][key] for r in rounds])
+
+    runs = int(med("ingest", "stored"))
+    peak = max(r["ingest"]["peak_rss_mib"] for r in rounds)
+    queries_per_run = med("ingest", "queries") / max(runs, 1)
+    megabytes = med("floor", "bytes") / 1e6
     rows = [
+        ["read (bytes decoded into lines)", med("read", "wall"), "-", megabytes / med("read", "wall"), "-", "-"],
         [
-            "read only (bytes + decoded lines)",
-            read["wall"],
+            "floor (read + the grammars' line patterns)",
+            med("floor", "wall"),
+            med("floor", "cpu"),
+            megabytes / med("floor", "wall"),
             "-",
             "-",
-            read["bytes"] / 1e6,
-            read["bytes"] / 1e6 / read["wall"],
-            med["read"]["peak_rss_mib"],
-            "-",
-        ],
-        [
-            "floor: parse only, same files + regexes, no DB",
-            floor["wall"],
-            int(floor["runs"]),
-            floor["runs"] / floor["wall"],
-            floor["bytes"] / 1e6,
-            floor["bytes"] / 1e6 / floor["wall"],
-            floor["peak_rss_mib"],
-            0,
         ],
         [
             "ingest into PostgreSQL",
-            ingest["wall"],
-            runs,
-            runs / ingest["wall"],
-            mb,
-            mb / ingest["wall"],
-            ingest["peak_rss_mib"],
-            int(ingest["queries"]),
+            med("ingest", "wall"),
+            med("ingest", "cpu"),
+            megabytes / med("ingest", "wall"),
+            peak,
+            queries_per_run,
         ],
     ]
-    ratio = ingest["wall"] / floor["wall"]
-    headers = ["stage", "wall s", "runs", "runs/s", "MB read", "MB/s", "peak RSS MiB", "DB queries"]
-    text = output.table(headers, rows)
-    all_rounds = "; ".join(f"{stage} " + ", ".join(f"{r['wall']:.2f}" for r in rows) for stage, rows in results.items())
-    checks = (
-        f"Runs stored: {int(ingest['stored'])} (created {runs}, failed {int(ingest['failed'])}); the floor parsed "
-        f"{int(floor['runs'])} runs with {int(floor['errors'])} parse errors. Files read: "
-        f"{int(ingest['files'])} by the ingest, {int(floor['files'])} by the floor "
-        f"({ingest['bytes'] / 1e6:.2f} MB; MB = 10^6 bytes)."
-    )
-    db_share = ingest["db_seconds"] / ingest["wall"]
-    summary = (
-        f"**ingest / floor = {ratio:.2f}x** (target: within 5x). Time inside database calls during the ingest "
-        f"(client side, round trips included): {ingest['db_seconds']:.2f} s = {db_share:.0%} of the ingest; "
-        f"{ingest['queries'] / max(runs, 1):.1f} queries per run."
-    )
     print()
-    print(text)
+    headers = ["stage", "median wall s", "its CPU s", "MB/s", "peak RSS MiB", "queries/run"]
+    print(output.table(headers, rows))
     print()
-    print(checks)
-    print(summary)
-    print(f"all rounds (wall s): {all_rounds}")
+    print(
+        f"{tree}{f' x{args.times}' if args.times > 1 else ''}: {runs} runs stored ({warm['failed']} failed), "
+        f"{int(med('floor', 'files'))} files, {megabytes:.1f} MB, {int(med('floor', 'lines'))} lines "
+        f"({int(med('floor', 'matched'))} matched a pattern)."
+    )
+    print(
+        f"**ingest / floor = {statistics.median(ratios):.2f}x** (median of {len(ratios)} rounds, range "
+        f"{min(ratios):.2f}-{max(ratios):.2f}x; target: within 5x); peak RSS {peak:.0f} MiB (target: under 300)."
+    )
+    print("rounds (ingest/floor): " + ", ".join(f"{ratio:.2f}" for ratio in ratios))
     output.write_json(
         args.json,
         {
-            "corpus": str(corpus),
-            "rounds": args.repeat,
-            "medians": med,
-            "ingest_over_floor": ratio,
-            "queries_per_run": ingest["queries"] / max(runs, 1),
+            "tree": str(tree),
+            "times": args.times,
+            "rounds": len(rounds),
+            "runs": runs,
+            "ratios": ratios,
+            "ratio_median": statistics.median(ratios),
+            "ingest_seconds": med("ingest", "wall"),
+            "ingest_cpu_seconds": med("ingest", "cpu"),
+            "floor_seconds": med("floor", "wall"),
+            "read_seconds": med("read", "wall"),
+            "peak_rss_mib": peak,
+            "queries_per_run": queries_per_run,
+            "files": int(med("floor", "files")),
+            "megabytes": megabytes,
         },
     )
