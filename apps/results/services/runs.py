@@ -24,10 +24,12 @@ left by an exception does nothing: its transaction is being rolled back. A write
 (`check_run_anomalies(run, batch=batch)`) keeps one unit of work however deep the calls go; many runs in one
 batch pay for one upkeep.
 
-A writer that must commit in steps (the ingest of a tree: one bad run costs only itself) opens
+A writer that must commit in steps (the ingest of a tree: many runs, each committed within minutes) opens
 `batch(atomic=False)` and one `batch.transaction()` per step: each step commits its runs with their entries,
 their custom lists and a bump, and the lists' maintenance and the change detection wait for the end of the
-batch (also when it is left by an exception: what committed needs them).
+batch (also when it is left by an exception: what committed needs them). Inside a transaction, `batch.step()` is
+a savepoint for a write that may fail alone (one bad submission of fifty costs only itself): the others commit
+together and share one upkeep.
 
 A writer that spreads its batches over processes (`ingest --workers`, apps.ingest.tools.io500.parallel) takes
 each batch's `Upkeep` (`batch.hand_over()`) back to the parent and asks for the merged upkeep once, when every
@@ -100,6 +102,21 @@ class Batch:
             self._systems.clear()
             self._detections_asked.clear()
             self._published_runs.clear()
+
+    @contextmanager
+    def step(self) -> Iterator["Batch"]:
+        """One write inside the open transaction that may fail alone (one submission of a bulk ingest): a
+        savepoint. Left by an exception, its writes are rolled back and what its verbs noted is forgotten (a
+        system it created is gone with it); the transaction goes on with the next step."""
+        if not self._in_transaction:
+            raise RuntimeError("a batch step runs inside one of the batch's transactions")
+        noted = (set(self._systems), set(self._detections_asked), set(self._published_runs))
+        try:
+            with transaction.atomic():
+                yield self
+        except BaseException:
+            self._systems, self._detections_asked, self._published_runs = noted
+            raise
 
     def _bring_in_line(self) -> None:
         published.link_runs(self._published_runs)

@@ -13,9 +13,11 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC
+from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
+from django.db import DataError, IntegrityError
 
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import (
@@ -164,17 +166,27 @@ def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: P
         raise SidecarError(f"{where}: {exc}") from exc
 
 
+#: Runs of a tree stored in one transaction, and brought in line (list entries, custom lists, the data version)
+#: once: the upkeep and the commit cost more than a run's rows, and fifty parsed runs are a few MiB.
+RUNS_PER_COMMIT = 50
+
+
 def ingest_path(
     path: Path,
     *,
     overrides: dict | None = None,
     reprocess: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    runs_per_commit: int = RUNS_PER_COMMIT,
 ) -> IngestSummary:
-    """Ingest a folder, archive or tree of submissions; one transaction per run, failures collected."""
+    """Ingest a folder, archive or tree of submissions, failures collected.
+
+    Runs are parsed and stored ``runs_per_commit`` at a time, in one transaction with one upkeep, each in its own
+    savepoint (``Batch.step``): a run the database refuses is rolled back alone and reported by its folder, the
+    others commit. The lists' maintenance and the change detection run once, at the end of the batch.
+    """
     summary = IngestSummary()
     try:
-        # One commit per run, the lists' maintenance and change detection once, at the end of the batch.
         with runs.batch(atomic=False) as batch, open_input(Path(path), **archive_caps()) as root:
             result_dirs = survey_submissions(root, path, summary)
             ingest_result_dirs(
@@ -185,6 +197,7 @@ def ingest_path(
                 overrides=overrides,
                 reprocess=reprocess,
                 progress=progress,
+                runs_per_commit=runs_per_commit,
             )
     except ArchiveError as exc:
         summary.failed.append(f"{path}: {exc}")
@@ -209,26 +222,53 @@ def ingest_result_dirs(
     overrides: dict | None = None,
     reprocess: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    runs_per_commit: int = RUNS_PER_COMMIT,
 ) -> None:
     """Parse and store these result directories of the tree at ``root``, each run in a transaction of ``batch``;
     what happened to each goes to ``summary``. A run's identity is its path below ``root``, so any share of a
     tree's directories, in any process, stores the runs the whole tree does."""
-    for done, item in enumerate(parse_io500_tree(root, result_dirs, overrides), start=1):
-        if isinstance(item, ParseError):
-            summary.failed.append(str(item))
-        else:
-            uploaded_by = Run.objects.filter(identity=item.identity).values_list("upload", flat=True).first()
-            run, outcome = store_parsed_run(item, batch=batch, reprocess=reprocess)  # one transaction
+    done, items = 0, parse_io500_tree(root, result_dirs, overrides)
+    while chunk := list(islice(items, runs_per_commit)):
+        store_chunk(chunk, batch=batch, reprocess=reprocess, summary=summary)
+        done += len(chunk)
+        if progress:
+            progress(done, len(result_dirs))
+
+
+def store_chunk(
+    chunk: list[ParsedRun | ParseError], *, batch: runs.Batch, reprocess: bool, summary: IngestSummary
+) -> None:
+    """Store parsed runs in one transaction of the batch, one savepoint each (``ingest_path``)."""
+    parsed = [item for item in chunk if not isinstance(item, ParseError)]
+    summary.failed.extend(str(item) for item in chunk if isinstance(item, ParseError))
+    if not parsed:
+        return
+    with batch.transaction():
+        # Whose each run was before this ingest: a run an account uploaded first is taken over (reported).
+        uploaded_by = dict(
+            Run.objects.filter(identity__in=[item.identity for item in parsed]).values_list("identity", "upload")
+        )
+        for item in parsed:
+            try:
+                with batch.step():
+                    run, outcome = _store_parsed_run(item, batch=batch, upload=None, reprocess=reprocess)
+            except (DataError, IntegrityError):
+                # A value the database refuses is this run's fault: reported, the others stored. A lost lock or
+                # connection (OperationalError) is not: it stops the unit, and `ingest --workers` retries it.
+                # The database's words (SQL, values) go to the log, not to the report.
+                logger.warning("%s: could not be stored", item.record.source_path, exc_info=True)
+                summary.failed.append(
+                    f"{item.record.source_path or '.'}: could not be stored (the database refused a value in it)"
+                )
+                continue
             if outcome == TAKEN_OVER:
-                first = Upload.objects.select_related("uploader").get(pk=uploaded_by)
+                first = Upload.objects.select_related("uploader").get(pk=uploaded_by[item.identity])
                 summary.taken_over.append(f"run {run.pk} ({run.source_path}) from {owner_name(first)}")
                 summary.updated.append(run.pk)
             else:
                 getattr(summary, outcome).append(run.pk)
             if outcome in ("created", "updated", TAKEN_OVER):
                 batch.detect_changes([run.pk])
-        if progress:
-            progress(done, len(result_dirs))
 
 
 def ingest_paths(
