@@ -31,7 +31,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Subquery, Window
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, OuterRef, Q, Subquery, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -152,6 +152,19 @@ def current_rank(slug: str, score: float) -> int:
     return neighbour_rank + tied_with_neighbour
 
 
+def ranks_now(slug: str, scores: Iterable[float]) -> dict[float, int]:
+    """The competition rank each of these scores has now on the kind's list (1 + the ranked entries scoring
+    above it). One score probes its neighbour (`current_rank`: an upload's run); several (a bulk ingest's batch)
+    are counted in one query over the entries above the lowest of them, not one probe each."""
+    distinct = sorted(set(scores), reverse=True)
+    if len(distinct) <= 1:
+        return {score: current_rank(slug, score) for score in distinct}
+    above = ListEntry.objects.filter(kind=slug, ranked=True, score__gt=distinct[-1]).aggregate(
+        **{f"above_{index}": Count("pk", filter=Q(score__gt=score)) for index, score in enumerate(distinct)}
+    )
+    return {score: 1 + above[f"above_{index}"] for index, score in enumerate(distinct)}
+
+
 @dataclass
 class _Changes:
     """What one list kind's entries need: entries to drop, values of entries to add, entries to rewrite."""
@@ -166,7 +179,7 @@ class _Changes:
 
 def _apply(changes: dict[str, _Changes]) -> set[str]:
     """Write the changes of every kind at once: each kind's removals leave a -1 shift, each ranked entry added
-    gets its rank now and leaves a +1 shift; each kind's counts change with them.
+    gets its rank now (`ranks_now`, one query per kind) and leaves a +1 shift; each kind's counts change with them.
 
     A rank is the entry's competition rank once every removal and every addition of its kind is written: the
     rank among the entries left (`current_rank`, which counts the removal shifts) plus the added entries
@@ -191,10 +204,11 @@ def _apply(changes: dict[str, _Changes]) -> set[str]:
     added = []
     for slug, change in changes.items():
         ranked_scores = [values["score"] for values in change.added if values["ranked"]]
+        rank_now = ranks_now(slug, ranked_scores)
         for values in sorted(change.added, key=lambda row: (row["score"] is None, -(row["score"] or 0), row["run_id"])):
             entry = ListEntry(kind=slug, **values)
             if entry.ranked:
-                entry.base_rank = current_rank(slug, entry.score) + sum(score > entry.score for score in ranked_scores)
+                entry.base_rank = rank_now[entry.score] + sum(score > entry.score for score in ranked_scores)
                 shifts.append(ListRankShift(kind=slug, score=entry.score, delta=1))
             added.append(entry)
     ListRankShift.objects.bulk_create(shift for shift in shifts if shift.pk is None)

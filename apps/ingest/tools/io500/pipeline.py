@@ -244,17 +244,24 @@ def store_chunk(
     if not parsed:
         return
     with batch.transaction():
-        # Whose each run was before this ingest: a run an account uploaded first is taken over (reported).
-        uploaded_by = dict(
-            Run.objects.filter(identity__in=[item.identity for item in parsed]).values_list("identity", "upload")
-        )
+        # The chunk's runs already stored, locked in one query; whose each was (a run an account uploaded first is
+        # taken over, and reported); and the systems met so far, each resolved once.
+        stored = {
+            run.identity: run
+            for run in Run.objects.select_for_update().filter(identity__in=[item.identity for item in parsed])
+        }
+        uploaded_by = {identity: run.upload_id for identity, run in stored.items()}
+        systems: dict[tuple, StorageSystem] = {}
         for item in parsed:
             try:
                 with batch.step():
-                    run, outcome = _store_parsed_run(item, batch=batch, upload=None, reprocess=reprocess)
+                    run, outcome = _store_parsed_run(
+                        item, batch=batch, upload=None, reprocess=reprocess, stored=stored, systems=systems
+                    )
             except (DataError, IntegrityError):
                 # A value the database refuses is this run's fault: reported, the others stored. A lost lock or
                 # connection (OperationalError) is not: it stops the unit, and `ingest --workers` retries it.
+                systems.clear()  # one of them may have been created, or described, in the step rolled back
                 # The database's words (SQL, values) go to the log, not to the report.
                 logger.warning("%s: could not be stored", item.record.source_path, exc_info=True)
                 summary.failed.append(
@@ -363,17 +370,28 @@ def store_parsed_run(
 
 
 def _store_parsed_run(
-    parsed: ParsedRun, *, batch: runs.Batch, upload: Upload | None, reprocess: bool
+    parsed: ParsedRun,
+    *,
+    batch: runs.Batch,
+    upload: Upload | None,
+    reprocess: bool,
+    stored: dict[str, Run] | None = None,
+    systems: dict[tuple, StorageSystem] | None = None,
 ) -> tuple[Run, str]:
+    """`stored`: the runs of the caller's chunk already stored, by identity, locked by the caller (else this run
+    is looked up and locked here); `systems`: the systems the caller's transaction resolved, by their names."""
     identity = parsed.identity
-    existing = Run.objects.select_for_update().filter(identity=identity).first()
+    if stored is None:
+        existing = Run.objects.select_for_update().filter(identity=identity).first()
+    else:
+        existing = stored.get(identity)
     taking_over = bool(existing and upload is None and existing.upload_id is not None)
     if existing and not reprocess and not taking_over:
         # The operator's command line finds its own runs unchanged; an upload only the runs of its own account.
         return existing, "unchanged" if upload is None or same_account(upload, existing.upload) else FOREIGN
     if existing and not may_reprocess(upload, existing.upload):
         return existing, FOREIGN
-    fields = run_fields(parsed)
+    fields = run_fields(parsed, systems)
     claim = system_claim(fields["system"], upload)
     if not claim:  # who claims another owner's system does not describe it either
         fields["system"].fill_blanks(
@@ -402,16 +420,16 @@ def _store_parsed_run(
     return run, outcome
 
 
-def run_fields(parsed: ParsedRun) -> dict:
-    """The run's columns from a parsed record. The storage system is found or created by its names; the caller
-    fills in its description (`StorageSystem.fill_blanks`) unless the writer claims another owner's system."""
+def run_fields(parsed: ParsedRun, systems: dict[tuple, StorageSystem] | None = None) -> dict:
+    """The run's columns from a parsed record. The storage system is found or created by its names (once per
+    spelling in `systems`, the caller's memo); the caller fills in its description (`StorageSystem.fill_blanks`)
+    unless the writer claims another owner's system."""
     record, metadata = parsed.record, parsed.metadata
-    system = StorageSystem.resolve(
-        metadata.get("institution", ""),
-        metadata.get("system", ""),
-        metadata.get("filesystem", ""),
-        fill_blanks=False,
-    )
+    names = (metadata.get("institution", ""), metadata.get("system", ""), metadata.get("filesystem", ""))
+    memo = {} if systems is None else systems
+    if names not in memo:
+        memo[names] = StorageSystem.resolve(*names, fill_blanks=False)
+    system = memo[names]
     timestamp = record.run_timestamp
     if timestamp and timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)
