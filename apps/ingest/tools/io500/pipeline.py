@@ -312,8 +312,11 @@ def ingest_paths(
     return summary
 
 
-def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
+def ingest_upload(upload: Upload, *, reprocess: bool = False, batch: runs.Batch | None = None) -> list[Run]:
     """Ingest a stored upload, all or nothing. Re-running it finds the runs its account already stored.
+
+    Its runs are one unit of work of their own, or one step (a savepoint) of the caller's open `batch`
+    transaction, which brings them in line with the other uploads of that transaction (`reprocess_uploads`).
 
     Result directories already stored by another owner (another account, or the operator's command-line
     ingest) are *already published*: the upload fails, naming them, and changes nothing. Reprocessing an
@@ -333,10 +336,10 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
     if not parsed:
         raise IngestError(f"{upload.original_name}: no IO500 result directory found in the upload")
     stored = []
-    with runs.batch() as batch:
+    with batch.step() if batch else runs.batch() as work:
         published = []
         for item in parsed:
-            run, outcome = store_parsed_run(item, batch=batch, upload=upload, reprocess=reprocess)
+            run, outcome = store_parsed_run(item, batch=work, upload=upload, reprocess=reprocess)
             if outcome == FOREIGN:
                 published.append(f"{item.record.source_path or '.'} is run {run.pk} of {owner_name(run.upload)}")
             else:
@@ -345,7 +348,7 @@ def ingest_upload(upload: Upload, *, reprocess: bool = False) -> list[Run]:
             raise IngestError(
                 f"{upload.original_name}: already published, this upload changes nothing: " + "; ".join(published)
             )
-        batch.detect_changes(run.pk for run in stored)
+        work.detect_changes(run.pk for run in stored)
     return stored
 
 
@@ -629,19 +632,29 @@ def reprocess_uploads(uploads: Iterable[Upload]) -> IngestSummary:
 
     One upload that cannot be re-read (its file gone, content the parsers now refuse, a database error) is
     reported, naming the upload and the reason, and the next one is reprocessed: each upload is its own
-    transaction, so nothing of a failed one is written.
+    savepoint, so nothing of a failed one is written. ``UPLOADS_PER_COMMIT`` uploads share a transaction and
+    one upkeep (list entries, custom lists, the data version); the lists' maintenance and the change detection
+    run once, at the end.
     """
     summary = IngestSummary()
-    for upload in uploads:
-        try:
-            reprocessed = ingest_upload(upload, reprocess=True)
-        except Exception as exc:
-            if not isinstance(exc, IngestError):
-                logger.exception("reprocessing upload %s failed", upload.pk)
-            summary.failed.append(f"upload {upload.pk} ({upload.original_name}): {exc}")
-        else:
-            summary.updated.extend(run.pk for run in reprocessed)
+    uploads = iter(uploads)
+    with runs.batch(atomic=False) as batch:
+        while chunk := list(islice(uploads, UPLOADS_PER_COMMIT)):
+            with batch.transaction():
+                for upload in chunk:
+                    try:
+                        reprocessed = ingest_upload(upload, reprocess=True, batch=batch)
+                    except Exception as exc:
+                        if not isinstance(exc, IngestError):
+                            logger.exception("reprocessing upload %s failed", upload.pk)
+                        summary.failed.append(f"upload {upload.pk} ({upload.original_name}): {exc}")
+                    else:
+                        summary.updated.extend(run.pk for run in reprocessed)
     return summary
+
+
+#: Uploads reprocessed in one transaction (``reprocess_uploads``): an upload holds one run or a few.
+UPLOADS_PER_COMMIT = 20
 
 
 def _as_int(value) -> int | None:
