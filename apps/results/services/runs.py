@@ -83,6 +83,8 @@ class Batch:
         self._detections: set[int] = set()
         #: Runs stored or rewritten in the open transaction: their published entries are linked and audited.
         self._published_runs: set[int] = set()
+        #: Runs created in the open transaction: they have no list entries yet, so no system to leave.
+        self._created_runs: set[int] = set()
         self._in_transaction = False
 
     @contextmanager
@@ -102,6 +104,7 @@ class Batch:
             self._systems.clear()
             self._detections_asked.clear()
             self._published_runs.clear()
+            self._created_runs.clear()
 
     @contextmanager
     def step(self) -> Iterator["Batch"]:
@@ -110,12 +113,12 @@ class Batch:
         system it created is gone with it); the transaction goes on with the next step."""
         if not self._in_transaction:
             raise RuntimeError("a batch step runs inside one of the batch's transactions")
-        noted = (set(self._systems), set(self._detections_asked), set(self._published_runs))
+        noted = (set(self._systems), set(self._detections_asked), set(self._published_runs), set(self._created_runs))
         try:
             with transaction.atomic():
                 yield self
         except BaseException:
-            self._systems, self._detections_asked, self._published_runs = noted
+            self._systems, self._detections_asked, self._published_runs, self._created_runs = noted
             raise
 
     def _bring_in_line(self) -> None:
@@ -140,8 +143,9 @@ class Batch:
         self._systems.update(pk for pk in system_ids if pk is not None)
 
     def _note_run(self, run: Run, *, created: bool = False) -> None:
-        """Note the run's system, and the systems its entries are on when it moved from one (a run just created
-        has no entries)."""
+        """Note the run's system, and the systems its entries are on when it moved from one (a run created in
+        this transaction has no entries)."""
+        created = created or run.pk in self._created_runs
         moved_from = (
             [] if created else run.list_entries.exclude(system_id=run.system_id).values_list("system_id", flat=True)
         )
@@ -159,6 +163,7 @@ class Batch:
         fields.setdefault("embargoed", bool(upload and upload.embargoed))
         with self.transaction(), run_writes_open():
             run = Run.objects.create(**fields)
+            self._created_runs.add(run.pk)
             self._note_run(run, created=True)
             self._published_runs.add(run.pk)
         return run
