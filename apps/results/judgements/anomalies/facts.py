@@ -8,8 +8,21 @@ re-run later (new thresholds, new rules) without re-reading the submission files
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
+
+
+def plain_data(value: Any) -> Any:
+    """``dataclasses.asdict`` without its deep copy of every leaf: the facts of a run are built once and stored,
+    never changed after, and copying their tens of thousands of numbers and strings cost a bulk ingest more than
+    storing them (issue 39). Dataclasses become dicts, dicts and lists new containers; leaves are shared."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {item.name: plain_data(getattr(value, item.name)) for item in fields(value)}
+    if isinstance(value, dict):
+        return {key: plain_data(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(plain_data(item) for item in value)
+    return value
 
 
 def _known_keys(cls: type, data: dict[str, Any]) -> dict[str, Any]:
@@ -135,7 +148,7 @@ class RunFacts:
     rank_stats: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain_data(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunFacts:
