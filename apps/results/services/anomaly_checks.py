@@ -72,7 +72,8 @@ def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bo
     batch (apps.results.services.runs: its lists are brought in line once, at its end).
 
     A new run that duplicates stored ones also changes their verdict, so they are re-checked too (all of them:
-    whether a copy counts depends on each one's review status, `counted_duplicates`).
+    whether a copy counts depends on each one's review status, `counted_duplicates`), once, before the batch's
+    transaction commits (`recheck_copies`): a bulk ingest asks for its copies in one query, not one per run.
     """
     if run.kind != Run.Kind.IO500 or not run.facts:
         return []
@@ -88,9 +89,20 @@ def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bo
         )
         batch.set_verdicts(run)
         if include_duplicates:
-            for other in Run.objects.filter(same_result(run)).exclude(pk=run.pk):
-                check_run_anomalies(other, batch=batch, include_duplicates=False)
+            batch.recheck_copies_of([run.pk], recheck_copies)
     return rows
+
+
+def recheck_copies(batch: "runs.Batch", run_ids: set[int]) -> None:
+    """Check again the stored copies of these runs (each run but itself), each once, in the batch."""
+    checked = list(Run.objects.filter(pk__in=run_ids))
+    if not checked:
+        return
+    copies = Q(pk__in=[])
+    for run in checked:
+        copies |= same_result(run) & ~Q(pk=run.pk)
+    for other in Run.objects.filter(copies):
+        check_run_anomalies(other, batch=batch, include_duplicates=False)
 
 
 @contextmanager

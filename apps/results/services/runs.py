@@ -38,7 +38,7 @@ batch is done: each list is maintained once, not once per process.
 The module's functions (`store`, `edit`, `delete`...) are the verbs as a batch of one write.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 
@@ -85,6 +85,9 @@ class Batch:
         self._published_runs: set[int] = set()
         #: Runs created in the open transaction: they have no list entries yet, so no system to leave.
         self._created_runs: set[int] = set()
+        #: Runs checked in the open transaction whose copies are checked again before it commits, and how.
+        self._copies_asked: set[int] = set()
+        self._recheck_copies: Callable[[Batch, set[int]], None] | None = None
         self._in_transaction = False
 
     @contextmanager
@@ -97,6 +100,8 @@ class Batch:
         try:
             with transaction.atomic():
                 yield self
+                if self._copies_asked and self._recheck_copies:
+                    self._recheck_copies(self, self._copies_asked)
                 self._bring_in_line()
             self._detections |= self._detections_asked
         finally:
@@ -105,6 +110,7 @@ class Batch:
             self._detections_asked.clear()
             self._published_runs.clear()
             self._created_runs.clear()
+            self._copies_asked.clear()
 
     @contextmanager
     def step(self) -> Iterator["Batch"]:
@@ -113,13 +119,26 @@ class Batch:
         system it created is gone with it); the transaction goes on with the next step."""
         if not self._in_transaction:
             raise RuntimeError("a batch step runs inside one of the batch's transactions")
-        noted = (set(self._systems), set(self._detections_asked), set(self._published_runs), set(self._created_runs))
+        noted = [set(notes) for notes in self._notes()]
         try:
             with transaction.atomic():
                 yield self
         except BaseException:
-            self._systems, self._detections_asked, self._published_runs, self._created_runs = noted
+            for notes, before in zip(self._notes(), noted, strict=True):
+                notes.clear()
+                notes.update(before)
             raise
+
+    def _notes(self) -> tuple[set[int], ...]:
+        """What the verbs note in the open transaction, for its upkeep before it commits."""
+        return self._systems, self._detections_asked, self._published_runs, self._created_runs, self._copies_asked
+
+    def recheck_copies_of(self, run_ids: Iterable[int], recheck: Callable[["Batch", set[int]], None]) -> None:
+        """Have `recheck(batch, run_ids)` check the copies of these runs again once, before the open transaction
+        commits (a new copy changes the findings of the runs it copies: apps.results.services.anomaly_checks),
+        not once per run written."""
+        self._copies_asked.update(run_ids)
+        self._recheck_copies = recheck
 
     def _bring_in_line(self) -> None:
         published.link_runs(self._published_runs)
