@@ -91,8 +91,8 @@ row(
     "ingest_corpus",
     title="IO500 corpus bulk ingest into PostgreSQL vs the read + regular expression floor of its files",
     benchmark="ingest_corpus",
-    small=("--repeat", "1"),
-    full=("--repeat", "3"),
+    small=("--repeat", "3"),
+    full=("--repeat", "5"),
     needs=("postgres", "corpus"),
 )(_ingest_against_floor)
 
