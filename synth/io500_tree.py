@@ -6,7 +6,9 @@ every ``submission-<id>`` folder ``submission-<id + k * SUBMISSION_ID_STEP>``: t
 (``Institution/System/Filesystem/Year/submission-N``) gives each copy its own institutions, systems and submission
 ids, so its runs are distinct runs of distinct systems (their identities hold their paths), with the same files,
 so the same parse work, as the source. A file's bytes are not changed: what the generator returns (the counts)
-is the truth a benchmark checks the ingest against.
+is the truth a benchmark checks the ingest against. Each run is therefore the same result as its copies (same
+content hash, same scores): the duplicate_result rule flags them all and each new copy re-checks the others, a
+heavier ingest than as many distinct results would be.
 """
 
 from __future__ import annotations
