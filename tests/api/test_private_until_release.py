@@ -6,18 +6,15 @@ before the upload (no id, no new system's name, no score, no count), and the run
 owner and staff read it. The freeze releases it: every surface shows it at once, anonymous readers included.
 """
 
-import re
 from datetime import UTC, datetime
 
-import pytest
 from rest_framework.test import APIClient
 
-from apps.results.models import Change, Run
+from apps.results.models import Change
 from apps.results.services.changes.history import detect_system_changes
-from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of, uploaded_run
-from tests.factories import RunFactory, StorageSystemFactory
-
-EDITION = "sc26"
+from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
+from tests.api.uploading import uploaded_run
+from tests.factories import StorageSystemFactory
 
 #: Every surface that lists or counts runs, systems or their rows: (address, shows the run once released).
 #: `{run}`, `{system}`, `{upload}` and `{public}` (a public run) are filled in.
@@ -59,71 +56,6 @@ OWN_ADDRESSES = [
 ]
 #: What the owner and staff read of it before the release.
 OWNER_ADDRESSES = ["/runs/{run}/", "/runs/{run}/upload/", "/api/v1/runs/{run}/", "/api/v1/uploads/{upload}/"]
-
-
-def signed_in(user) -> APIClient:
-    client = APIClient()
-    client.force_login(user)
-    return client
-
-
-def normalised(response) -> str:
-    """The body without what differs between two requests of the same content (the CSRF token's mask, a feed's
-    time of reading)."""
-    body = b"".join(response.streaming_content) if response.streaming else response.content
-    text = body.decode()
-    text = re.sub(r"<updated>[^<]*</updated>", "", text)  # a feed without entries is updated "now"
-    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", text)
-
-
-def read_all(client, addresses: list[str], **ids) -> dict[str, tuple[int, str]]:
-    answers = {}
-    for address in addresses:
-        response = client.get(address.format(**ids))
-        answers[address] = (response.status_code, normalised(response))
-    return answers
-
-
-@pytest.fixture
-def public_run(db):
-    """A run anyone sees, so that the pages have rows and counts the embargoed run must not change."""
-    return RunFactory(system=StorageSystemFactory(name="Quokka"), review_status="accepted")
-
-
-@pytest.fixture
-def embargoed(alice, staff, private_storage, celery_eager, django_capture_on_commit_callbacks):
-    """Alice's upload of a real submission to edition sc26, accepted by staff: (run, upload id)."""
-    owner = client_with_token(alice)
-    with django_capture_on_commit_callbacks(execute=True):
-        response = owner.post(
-            "/api/v1/uploads/",
-            {
-                "file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz"),
-                "edition": EDITION,
-                "institution": "Intel",
-                "system": "Wolf",
-                "filesystem": "DAOS",
-            },
-            format="multipart",
-        )
-    assert response.status_code == 202, response.content
-    status = owner.get(response.json()["status_url"]).json()
-    assert status["status"] == "done", status["error"]
-    assert status["edition"] == EDITION
-    run = Run.objects.get(pk=status["runs"][0]["id"])
-    with django_capture_on_commit_callbacks(execute=True):
-        review = client_with_token(staff).post(f"/api/v1/runs/{run.pk}/review/", {"status": "accepted"})
-    assert review.status_code == 200, review.content
-    run.refresh_from_db()
-    assert run.review_status == "accepted"
-    assert run.system.name == "Wolf"
-    return run, response.json()["id"]
-
-
-def release(staff_client, django_capture_on_commit_callbacks) -> None:
-    with django_capture_on_commit_callbacks(execute=True):
-        response = staff_client.post("/api/v1/editions/freeze/", {"name": EDITION}, format="json")
-    assert response.status_code == 201, response.content
 
 
 def test_an_embargoed_run_is_nothing_to_others_until_its_edition_is_released(

@@ -26,13 +26,15 @@ class ScalingSeriesViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         series = (
-            ScalingSeries.with_counts()
+            ScalingSeries.with_counts(self.request.user)
             .filter(owned_visible_condition(self.request.user))
             .select_related("study")
             .order_by("name", "pk")
         )
         if self.action == "retrieve":
-            points = ScalingPoint.objects.order_by("operation", "files_per_dir", "striping", "mdt_count", "tasks", "pk")
+            points = ScalingPoint.objects.filter(owned_visible_condition(self.request.user)).order_by(
+                "operation", "files_per_dir", "striping", "mdt_count", "tasks", "pk"
+            )
             series = series.prefetch_related(Prefetch("points", queryset=points))
         return series
 

@@ -1,4 +1,5 @@
-"""Stacks, their components and their measurements: read by everyone."""
+"""Stacks, their components and their measurements: read by everyone, but a stack an upload still embargoed
+stored is its account's and staff's only (apps.results.models.visibility)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rest_framework.response import Response
 from apps.api.common.viewsets import ApiDefaults
 from apps.api.stacks.serializers import StackComponentSerializer, StackMeasurementSerializer, StackSerializer
 from apps.results.models import Stack, StackComponent, StackMeasurement
+from apps.results.models.visibility import owned_visible_condition
 from apps.results.services.stack_export import stack_to_dict
 
 
@@ -23,7 +25,11 @@ class StackViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     filterset_fields = {"name": ["exact", "icontains"], "system__id": ["exact"]}
 
     def get_queryset(self):
-        return Stack.objects.select_related("system__institution").order_by("name")
+        return (
+            Stack.objects.filter(owned_visible_condition(self.request.user))
+            .select_related("system__institution")
+            .order_by("name")
+        )
 
     @extend_schema(responses=OpenApiTypes.OBJECT, filters=False)
     @action(detail=True, methods=["get"], filter_backends=[])
@@ -40,7 +46,8 @@ class StackComponentViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return (
-            StackComponent.objects.select_related("stack", "server")
+            StackComponent.objects.filter(owned_visible_condition(self.request.user, "stack__"))
+            .select_related("stack", "server")
             .prefetch_related("below")
             .order_by("stack__name", "name")
         )
@@ -60,4 +67,8 @@ class StackMeasurementViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     }
 
     def get_queryset(self):
-        return StackMeasurement.objects.select_related("stack", "component").order_by("stack__name", "position")
+        return (
+            StackMeasurement.objects.filter(owned_visible_condition(self.request.user, "stack__"))
+            .select_related("stack", "component")
+            .order_by("stack__name", "position")
+        )

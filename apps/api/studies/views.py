@@ -19,9 +19,15 @@ class StudyViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        studies = Study.with_counts().filter(owned_visible_condition(self.request.user)).order_by("name", "pk")
+        studies = (
+            Study.with_counts(self.request.user)
+            .filter(owned_visible_condition(self.request.user))
+            .order_by("name", "pk")
+        )
         if self.action == "retrieve":
-            points = StudyPoint.objects.order_by("source", "test_index", "operation", "pk")
+            points = StudyPoint.objects.filter(owned_visible_condition(self.request.user)).order_by(
+                "source", "test_index", "operation", "pk"
+            )
             studies = studies.prefetch_related(Prefetch("points", queryset=points))
         return studies
 

@@ -43,7 +43,7 @@ class GroupSection:
 
 
 def scaling_list(request: HttpRequest) -> HttpResponse:
-    series = ScalingSeries.with_counts().filter(owned_visible_condition(request.user)).order_by("name")
+    series = ScalingSeries.with_counts(request.user).filter(owned_visible_condition(request.user)).order_by("name")
     return render(request, "scaling/scaling_list.html", {"series_list": series})
 
 
@@ -55,7 +55,7 @@ def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
         pk=pk,
     )
     threshold, threshold_error = _threshold(request.GET.get("threshold"))
-    points = list(series.points.order_by("mdt_count", "tasks", "pk"))
+    points = list(series.points_seen_by(request.user).order_by("mdt_count", "tasks", "pk"))
     analysis = analyse_points(points, saturation_threshold=threshold)
     page = Paginator(analysis.groups, SCALING_GROUPS_PER_PAGE).get_page(request.GET.get("page"))
     sections = [
@@ -80,7 +80,9 @@ def scaling_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "sections": sections,
         "striping_overlays": _striping_overlays(page.object_list),
         "compared": other,
-        "comparison_overlays": _comparison_overlays(series, page.object_list, other, threshold) if other else [],
+        "comparison_overlays": (
+            _comparison_overlays(series, page.object_list, other, threshold, request.user) if other else []
+        ),
         "other_series": ScalingSeries.objects.filter(owned_visible_condition(request.user))
         .exclude(pk=series.pk)
         .order_by("name")
@@ -129,10 +131,10 @@ def _striping_overlays(shown: list[GroupAnalysis]) -> list[Chart]:
 
 
 def _comparison_overlays(
-    series: ScalingSeries, shown: list[GroupAnalysis], other: ScalingSeries, threshold: float
+    series: ScalingSeries, shown: list[GroupAnalysis], other: ScalingSeries, threshold: float, reader
 ) -> list[Chart]:
     """This series against another (e.g. two Lustre builds), for every group shown that both measured."""
-    other_analysis = analyse_points(other.points.all(), saturation_threshold=threshold)
+    other_analysis = analyse_points(other.points_seen_by(reader), saturation_threshold=threshold)
     charts = []
     for group in shown:
         counterpart = other_analysis.group(group.key.operation, group.key.files_per_dir, group.key.striping)

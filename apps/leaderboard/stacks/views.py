@@ -20,6 +20,7 @@ from apps.leaderboard.common.plotly_json import Chart
 from apps.leaderboard.stacks.charts import layers_figure
 from apps.results.judgements.stacks.semantics import BANDWIDTH_OPERATIONS, COMPONENT_LAYERS
 from apps.results.models import Stack, StackComponent, StackServer
+from apps.results.models.visibility import owned_visible_condition
 
 #: Outliers listed on a stack's page; the rest are counted, and listed by the API (/api/v1/stack-measurements/).
 STACK_OUTLIERS_SHOWN = 200
@@ -252,7 +253,8 @@ class StackView:
 
 def stack_list(request: HttpRequest) -> HttpResponse:
     stacks = (
-        Stack.objects.select_related("system__institution")
+        Stack.objects.filter(owned_visible_condition(request.user))
+        .select_related("system__institution")
         .annotate(
             layer_rows=Count("measurements", filter=Q(measurements__component__isnull=False)),
             outliers=Count("measurements", filter=Q(measurements__is_outlier=True)),
@@ -264,7 +266,9 @@ def stack_list(request: HttpRequest) -> HttpResponse:
 
 
 def stack_detail(request: HttpRequest, name: str) -> HttpResponse:
-    stack = get_object_or_404(Stack.objects.select_related("system__institution"), name=name)
+    stack = get_object_or_404(
+        Stack.objects.filter(owned_visible_condition(request.user)).select_related("system__institution"), name=name
+    )
     view = StackView.load(stack)
     charts = [
         Chart(f"fig-stack-{operation}", layers_figure(view.layer_steps(operation), operation))
@@ -281,7 +285,7 @@ def stack_detail(request: HttpRequest, name: str) -> HttpResponse:
             "losses": [(operation, view.loss(operation)) for operation in BANDWIDTH_OPERATIONS],
             "specs": stack.specs.order_by("kind", "key"),
             "servers": stack.servers.order_by("name"),
-            "ior_points": stack.ior_points_against_ceiling(),
+            "ior_points": stack.ior_points_against_ceiling(request.user),
             "runs": (
                 stack.system.runs.visible_to(request.user)
                 .filter(kind="io500")
@@ -296,7 +300,8 @@ def stack_detail(request: HttpRequest, name: str) -> HttpResponse:
 
 def stack_compare(request: HttpRequest) -> HttpResponse:
     names = [request.GET.get("a", ""), request.GET.get("b", "")]
-    stacks = {stack.name: stack for stack in Stack.objects.filter(name__in=names)}
+    readable = Stack.objects.filter(owned_visible_condition(request.user))
+    stacks = {stack.name: stack for stack in readable.filter(name__in=names)}
     columns = []
     for name in names:
         if name in stacks:
@@ -314,6 +319,6 @@ def stack_compare(request: HttpRequest) -> HttpResponse:
         {
             "columns": columns,
             "names": names,
-            "all_stacks": Stack.objects.order_by("name").values_list("name", flat=True),
+            "all_stacks": readable.order_by("name").values_list("name", flat=True),
         },
     )

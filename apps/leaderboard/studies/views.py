@@ -66,7 +66,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "studies/study_list.html",
-        {"studies": Study.with_counts().filter(owned_visible_condition(request.user)).order_by("name")},
+        {"studies": Study.with_counts(request.user).filter(owned_visible_condition(request.user)).order_by("name")},
     )
 
 
@@ -77,7 +77,9 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ),
         pk=pk,
     )
-    points = study.ordered_points(study.points.order_by("source", "test_index", "operation", "pk"))
+    points = study.ordered_points(
+        study.points_seen_by(request.user).order_by("source", "test_index", "operation", "pk")
+    )
     operations = sorted({point.operation for point in points}, key=lambda op: (op != "write", op))
     varying = varying_axes(points)
     problem = _unknown("operation", request.GET.get("operation"), operations) or _unknown(

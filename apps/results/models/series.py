@@ -9,6 +9,7 @@ from apps.results.judgements.studies.analysis import DEFAULT_ALPHA, DEFAULT_MARG
 from apps.results.models.provenance import LustreBuild
 from apps.results.models.systems import StorageSystem
 from apps.results.models.uploads import Upload
+from apps.results.models.visibility import owned_visible_condition
 
 
 def stored_by_upload(related_name: str) -> models.ForeignKey:
@@ -75,14 +76,21 @@ class ScalingSeries(models.Model):
         return study
 
     @classmethod
-    def with_counts(cls):
-        """Series with their size and MDT range, for lists: one query however many series."""
+    def with_counts(cls, reader):
+        """Series with the size and MDT range `reader` sees (`points_seen_by`), for lists: one query however
+        many series."""
+        seen = owned_visible_condition(reader, "points__")
         return cls.objects.select_related("system__institution", "lustre_build").annotate(
-            point_count=models.Count("points"),
-            log_count=models.Count("points__log_hash", distinct=True),
-            min_mdt_count=models.Min("points__mdt_count"),
-            max_mdt_count=models.Max("points__mdt_count"),
+            point_count=models.Count("points", filter=seen),
+            log_count=models.Count("points__log_hash", filter=seen, distinct=True),
+            min_mdt_count=models.Min("points__mdt_count", filter=seen),
+            max_mdt_count=models.Max("points__mdt_count", filter=seen),
         )
+
+    def points_seen_by(self, reader) -> models.QuerySet:
+        """The points `reader` may see: those its account added by an upload still embargoed (to an edition not
+        yet released) are its own and staff's only, even in a series published before."""
+        return self.points.filter(owned_visible_condition(reader))
 
 
 class ScalingPoint(models.Model):
@@ -232,12 +240,18 @@ class Study(models.Model):
         )
 
     @classmethod
-    def with_counts(cls):
-        """Studies with their size, for lists: one query however many studies."""
+    def with_counts(cls, reader):
+        """Studies with the size `reader` sees (`points_seen_by`), for lists: one query however many studies."""
+        seen = owned_visible_condition(reader, "points__")
         return cls.objects.select_related("system__institution").annotate(
-            point_count=models.Count("points"),
-            log_count=models.Count("points__log_hash", distinct=True),
+            point_count=models.Count("points", filter=seen),
+            log_count=models.Count("points__log_hash", filter=seen, distinct=True),
         )
+
+    def points_seen_by(self, reader) -> models.QuerySet:
+        """The points `reader` may see: those its account added by an upload still embargoed are its own and
+        staff's only, even in a study published before."""
+        return self.points.filter(owned_visible_condition(reader))
 
 
 class StudyPoint(models.Model):

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from apps.results.judgements.scoring import BW_PHASES, WRITE_PHASES
 from apps.results.judgements.stacks.semantics import GIB_PER_S_IN_MB_PER_S, LAYERS, OVER_CEILING_FACTOR
+from apps.results.models.visibility import owned_visible_condition
 
 LAYER_CHOICES = [(layer, layer.replace("_", " ")) for layer in LAYERS]
 
@@ -103,9 +104,9 @@ class Stack(models.Model):
             )
         return rows
 
-    def ior_points_against_ceiling(self, limit: int = 50) -> list[dict]:
-        """The IOR parameter-study points of this stack's storage system (``Max`` in MiB/s) against the
-        ceiling, the fastest first, at most ``limit`` per operation."""
+    def ior_points_against_ceiling(self, reader, limit: int = 50) -> list[dict]:
+        """The IOR parameter-study points of this stack's storage system (``Max`` in MiB/s) that `reader` may see
+        (apps.results.models.visibility) against the ceiling, the fastest first, at most ``limit`` per operation."""
         if self.system_id is None:
             return []
         StudyPoint = self._meta.apps.get_model("results", "StudyPoint")
@@ -113,7 +114,11 @@ class Stack(models.Model):
         for operation in ("write", "read"):
             limit_mb = self.ceiling(operation)
             points = StudyPoint.objects.filter(
-                study__system_id=self.system_id, study__unit="MiB/s", operation=operation
+                owned_visible_condition(reader),
+                owned_visible_condition(reader, "study__"),
+                study__system_id=self.system_id,
+                study__unit="MiB/s",
+                operation=operation,
             ).select_related("study")
             measured = []
             for point in points.only("max", "source", "axes", "study__name", "study__unit", "operation")[:5000]:
