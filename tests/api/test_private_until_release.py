@@ -6,14 +6,17 @@ before the upload (no id, no new system's name, no score, no count), and the run
 owner and staff read it. The freeze releases it: every surface shows it at once, anonymous readers included.
 """
 
-from datetime import UTC, datetime
+import time
+from datetime import UTC, datetime, timedelta
 
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.results.models import Change
 from apps.results.services.changes.history import detect_system_changes
+from apps.results.tasks import release_due_embargoes
 from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
-from tests.api.uploading import uploaded_run
+from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of, uploaded_run
 from tests.factories import StorageSystemFactory
 
 #: Every surface that lists or counts runs, systems or their rows: (address, shows the run once released).
@@ -139,3 +142,46 @@ def test_change_detection_of_another_accounts_series_ignores_an_embargoed_run(bo
 
 def day(index: int) -> datetime:
     return datetime(2025, 1, 1 + index, tzinfo=UTC)
+
+
+def test_an_upload_private_until_a_date_is_released_by_the_periodic_task_once_the_date_has_passed(
+    alice, staff_client, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
+    """The clock is the real one: the embargo ends twenty seconds after the upload is sent (time to ingest and
+    review it on a loaded host), and the task (as Celery beat sends it every minute, config/settings.py) releases
+    nothing before that moment and everything after it."""
+    ends = timezone.now() + timedelta(seconds=20)
+    owner = client_with_token(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner.post(
+            "/api/v1/uploads/",
+            {
+                "file": named_file(tar_gz_of(DEMO_SUBMISSION), "run.tgz"),
+                "embargo_until": ends.isoformat(),
+                "institution": "Intel",
+                "system": "Wolf",
+                "filesystem": "DAOS",
+            },
+            format="multipart",
+        )
+    status = owner.get(response.json()["status_url"]).json()
+    assert status["status"] == "done", status["error"]
+    assert status["embargo_until"] is not None
+    assert datetime.fromisoformat(status["embargo_until"]) == ends
+    run_id = status["runs"][0]["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert staff_client.post(f"/api/v1/runs/{run_id}/review/", {"status": "accepted"}).status_code == 200
+    anonymous = APIClient()
+
+    assert timezone.now() < ends, "the host took longer than the embargo to ingest the upload"
+    assert release_due_embargoes.delay().get() == 0
+    assert anonymous.get(f"/api/v1/runs/{run_id}/").status_code == 404
+    assert "Wolf" not in anonymous.get("/lists/io500/").content.decode()
+
+    time.sleep(max(0.0, (ends - timezone.now()).total_seconds()) + 0.1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert release_due_embargoes.delay().get() == 1
+
+    assert anonymous.get(f"/api/v1/runs/{run_id}/").status_code == 200
+    assert "Wolf" in anonymous.get("/lists/io500/").content.decode()
+    assert release_due_embargoes.delay().get() == 0  # idempotent
