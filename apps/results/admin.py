@@ -1,6 +1,5 @@
 from django import forms
 from django.contrib import admin
-from django.db import transaction
 from django.utils.html import format_html, format_html_join
 
 from apps.results import models
@@ -13,7 +12,7 @@ from apps.results.judgements.reproducibility import (
 )
 from apps.results.services import ownership, runs
 from apps.results.services.changes.history import schedule_change_detection, triage
-from apps.results.services.editions import freeze_entries
+from apps.results.services.editions import freeze
 from apps.results.services.freshness import bump_data_version_on_commit
 from apps.results.services.review import (
     ReviewError,
@@ -489,10 +488,13 @@ class EditionAdmin(ResultsAdmin):
         return ["name", "list_kind", "frozen_at", *imported] if obj else ["frozen_at", *imported]
 
     def save_model(self, request, obj, form, change):
-        with transaction.atomic():
+        """A new edition is frozen as the API and the command freeze one (`editions.freeze`): the uploads
+        submitted to its name are released first. The form has checked the name, the list and that the pair is
+        new, so `freeze` refuses nothing here."""
+        if change:
             super().save_model(request, obj, form, change)
-            if not change:
-                freeze_entries(obj)
+        else:
+            freeze(obj)
 
 
 @admin.register(models.EditionEntry)

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from apps.results.models import Change
+from apps.results.models import Change, Edition
 from apps.results.services.changes.history import detect_system_changes
 from apps.results.tasks import release_due_embargoes
 from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
@@ -185,3 +185,33 @@ def test_an_upload_private_until_a_date_is_released_by_the_periodic_task_once_th
     assert anonymous.get(f"/api/v1/runs/{run_id}/").status_code == 200
     assert "Wolf" in anonymous.get("/lists/io500/").content.decode()
     assert release_due_embargoes.delay().get() == 0  # idempotent
+
+
+def test_staff_adding_the_edition_in_the_admin_release_it_as_the_api_freeze_does(
+    public_run, admin_client, request, django_capture_on_commit_callbacks
+):
+    run, _ = request.getfixturevalue("embargoed")
+    anonymous = APIClient()
+    assert anonymous.get(f"/runs/{run.pk}/").status_code == 404
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/admin/results/edition/add/",
+            {
+                "name": EDITION,
+                "list_kind": "io500",
+                "title": "SC 2026",
+                "description": "",
+                "entries-TOTAL_FORMS": "0",
+                "entries-INITIAL_FORMS": "0",
+                "entries-MIN_NUM_FORMS": "0",
+                "entries-MAX_NUM_FORMS": "1000",
+            },
+        )
+
+    assert response.status_code == 302, response.content[:2000]
+    assert anonymous.get(f"/runs/{run.pk}/").status_code == 200
+    assert anonymous.get(f"/api/v1/runs/{run.pk}/").json()["edition"] == EDITION
+    frozen = Edition.objects.get(name=EDITION, list_kind="io500")
+    assert list(frozen.entries.order_by("rank").values_list("run", flat=True)) == [run.pk, public_run.pk]
+    assert "Wolf" in anonymous.get("/lists/io500/").content.decode()

@@ -4,8 +4,8 @@ An edition never changes after it is frozen: the entries hold copies of the numb
 references to them, so a later re-scoring or re-ingest of a run moves the live lists but not the
 edition. The entry keeps a link to its run and system for navigation only (SET_NULL on delete).
 
-Editions are made with `manage.py freeze_edition NAME --list io500`, or in the admin by adding an
-Edition (its admin calls `freeze_entries()` on save). Freezing an edition releases the uploads submitted to it
+Editions are made with `manage.py freeze_edition NAME --list io500`, `POST /api/v1/editions/freeze/`, or in the admin
+by adding an Edition: all through `freeze()`. Freezing an edition releases the uploads submitted to it
 (apps.results.services.embargo) before its lists are copied.
 """
 
@@ -35,6 +35,17 @@ def freeze_edition(
 ) -> Edition:
     """Create edition `name` of the list `list_kind` from the live list, in one transaction, under the rules
     edition given or else the one in force today."""
+    return freeze(
+        Edition(name=name, list_kind=list_kind, title=title, description=description, rules_edition=rules_edition)
+    )
+
+
+def freeze(edition: Edition) -> Edition:
+    """Save the unsaved `edition` (its name, list kind, title, description, and a rules edition or none) frozen
+    from the live list, in one transaction: first the release of the uploads submitted to its name, so the
+    frozen list holds their runs; without a rules edition, under the one in force today. The one way an edition
+    is made (the command, the API and the admin), so none of them freezes without releasing."""
+    name, list_kind = edition.name, edition.list_kind
     try:
         validate_slug(name)
     except ValidationError as exc:
@@ -45,10 +56,9 @@ def freeze_edition(
         if Edition.objects.filter(name=name, list_kind=list_kind).exists():
             raise EditionError(f"edition {name} of the {list_kind} list exists already; editions never change")
         release_edition(name)  # the release: the runs submitted to it are public and on the list it freezes
-        rules = rules_edition or rules_edition_on(timezone.localdate())
-        edition = Edition.objects.create(
-            name=name, list_kind=list_kind, title=title, description=description, rules_edition=rules
-        )
+        if edition.rules_edition is None:
+            edition.rules_edition = rules_edition_on(timezone.localdate())
+        edition.save()
         freeze_entries(edition)
     return edition
 
