@@ -14,6 +14,7 @@ behind: scratch is always removed and the stored file is written only after ever
 
 import hashlib
 import re
+import tarfile
 import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -256,3 +257,37 @@ def start_job(upload: Upload) -> IngestJob:
 
     transaction.on_commit(enqueue_ingest, robust=True)
     return job
+
+
+def ingest_as_private_upload(
+    path: Path, *, kind: str, metadata: dict, edition: str, embargo_until: datetime | None
+) -> IngestJob:
+    """The operator's bulk path to an edition or an embargo date (``ingest --edition`` or ``--embargo-until``):
+    `path` (a folder is packed into a .tar.gz) is received as an upload of nobody's account with those fields,
+    exactly as the API stores an upload's, and ingested here, in this process. Its runs are private until the
+    release (apps.results.services.embargo) and released with the uploads of that edition or date. A job a worker
+    took first (the ingest is also enqueued, as every upload's) is finished by it: running it twice is harmless."""
+    with tempfile.TemporaryDirectory(prefix="ioboard-operator-") as scratch:
+        packed = pack_folder(path, Path(scratch)) if path.is_dir() else path
+        with open(packed, "rb") as handle:
+            received = receive_upload(
+                handle,
+                name=packed.name,
+                kind=kind,
+                uploader=None,
+                metadata=metadata,
+                edition=edition,
+                embargo_until=embargo_until,
+            )
+    ingest_upload_task(received.job.pk)
+    received.job.refresh_from_db()
+    return received.job
+
+
+def pack_folder(folder: Path, scratch: Path) -> Path:
+    """A .tar.gz of `folder` in `scratch`, the folder's contents at its top (as ioboard-submit packs one)."""
+    archive = scratch / f"{folder.name or 'upload'}.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        for item in sorted(folder.iterdir()):
+            packed.add(item, arcname=item.name)
+    return archive

@@ -6,13 +6,16 @@ before the upload (no id, no new system's name, no score, no count), and the run
 owner and staff read it. The freeze releases it: every surface shows it at once, anonymous readers included.
 """
 
+import io
 import time
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from apps.results.models import Change, Edition
+from apps.results.models import Change, Edition, Run, Upload
 from apps.results.services.changes.history import detect_system_changes
 from apps.results.tasks import release_due_embargoes
 from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
@@ -215,3 +218,39 @@ def test_staff_adding_the_edition_in_the_admin_release_it_as_the_api_freeze_does
     frozen = Edition.objects.get(name=EDITION, list_kind="io500")
     assert list(frozen.entries.order_by("rank").values_list("run", flat=True)) == [run.pk, public_run.pk]
     assert "Wolf" in anonymous.get("/lists/io500/").content.decode()
+
+
+def test_the_operators_bulk_ingest_to_an_edition_is_stored_as_an_uploads_fields_and_released_with_it(
+    public_run, staff, staff_client, private_storage, django_capture_on_commit_callbacks
+):
+    out = io.StringIO()
+    wolf = ["--institution", "Intel", "--system", "Wolf", "--filesystem", "DAOS"]
+    call_command("ingest", str(DEMO_SUBMISSION), "--edition", EDITION, *wolf, stdout=out)
+
+    upload = Upload.objects.get()
+    assert (upload.edition, upload.embargo_until, upload.embargoed, upload.uploader) == (EDITION, None, True, None)
+    assert upload.declared_metadata == {"institution": "Intel", "system": "Wolf", "filesystem": "DAOS"}
+    run = Run.objects.get(upload=upload)
+    assert run.embargoed
+    assert f"runs {run.pk}" in out.getvalue()
+    anonymous = APIClient()
+    assert anonymous.get(f"/runs/{run.pk}/").status_code == 404
+    assert signed_in(staff).get(f"/runs/{run.pk}/").status_code == 200
+    assert anonymous.get(f"/api/v1/runs/{run.pk}/").status_code == 404
+
+    release(staff_client, django_capture_on_commit_callbacks)
+
+    assert anonymous.get(f"/api/v1/runs/{run.pk}/").json()["edition"] == EDITION
+    with pytest.raises(CommandError, match=f"edition {EDITION} is frozen already"):
+        call_command("ingest", str(DEMO_SUBMISSION), "--edition", EDITION, "--system", "Other")
+
+
+def test_the_operators_bulk_ingest_with_an_embargo_date_keeps_it_as_an_uploads_embargo_until(db, private_storage):
+    call_command("ingest", str(DEMO_SUBMISSION), "--embargo-until", "2999-01-01T00:00+00:00", stdout=io.StringIO())
+
+    upload = Upload.objects.get()
+    assert upload.embargo_until == datetime(2999, 1, 1, tzinfo=UTC)
+    assert (upload.edition, upload.embargoed) == ("", True)
+    assert Run.objects.get(upload=upload).embargoed
+    with pytest.raises(CommandError, match="not an ISO date-time"):
+        call_command("ingest", str(DEMO_SUBMISSION), "--embargo-until", "next tuesday")

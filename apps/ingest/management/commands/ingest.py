@@ -5,14 +5,19 @@ the kind's pipeline reads the options it needs.
 """
 
 import sys
+from argparse import ArgumentTypeError
+from datetime import datetime
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from apps.ingest.core.common import IngestUsageError
+from apps.ingest.core.metadata import METADATA_KEYS
 from apps.ingest.pipelines import pipeline_for
 from apps.ingest.tools import DEFAULT_KIND, upload_kinds
 from apps.ingest.tools.io500 import parallel
+from apps.ingest.uploads import UploadRefused, ingest_as_private_upload
 from apps.results.services.list_entries import analyze_after_bulk_write
 
 
@@ -43,6 +48,18 @@ class Command(BaseCommand):
             metavar="N",
             help="IO500 submissions stored by N processes at once (one per core; PostgreSQL: SQLite has one writer)",
         )
+        parser.add_argument(
+            "--edition",
+            default="",
+            help="submit each PATH to this edition (e.g. sc26), as an upload's edition field: private until staff "
+            "freeze it",
+        )
+        parser.add_argument(
+            "--embargo-until",
+            dest="embargo_until",
+            type=embargo_date,
+            help="keep each PATH private until this ISO date-time, as an upload's embargo_until field",
+        )
         for options in tool_options().values():
             first = options[0]
             parser.add_argument(
@@ -54,6 +71,9 @@ class Command(BaseCommand):
             )
 
     def handle(self, *args, **options):
+        if options["edition"] or options["embargo_until"]:
+            self.ingest_privately(options)
+            return
         pipeline = pipeline_for(options["kind"])
         try:
             if self.spread(options):
@@ -83,6 +103,40 @@ class Command(BaseCommand):
             self.stderr.write(f"--workers {workers}: {why_not}; ingesting in one process")
             return False
         return True
+        )
+        parser.add_argument(
+    def ingest_privately(self, options) -> None:
+        """Each PATH as one upload with the edition or embargo date (`ingest_as_private_upload`), its outcome
+        reported as the API's status: the runs stored, or the problems. Exit status 1 if one failed."""
+        if not options["paths"]:
+            raise CommandError("give at least one PATH to submit to an edition or an embargo date")
+        if options["reprocess"]:
+            raise CommandError("--reprocess rewrites stored runs: it takes no --edition or --embargo-until")
+        declared = {field.name for tool in upload_kinds().values() for field in tool.ingest.upload_fields}
+        metadata = {name: options[name] for name in (*METADATA_KEYS, *declared) if options.get(name) not in (None, "")}
+        failed = False
+        for path in options["paths"]:
+            if not path.exists():
+                raise CommandError(f"{path}: no such file or directory")
+            try:
+                job = ingest_as_private_upload(
+                    path,
+                    kind=options["kind"],
+                    metadata=metadata,
+                    edition=options["edition"],
+                    embargo_until=options["embargo_until"],
+                )
+            except UploadRefused as refusal:
+                raise CommandError(str(refusal)) from refusal
+            private = f"edition {job.upload.edition}" if job.upload.edition else f"until {job.upload.embargo_until}"
+            if job.status == job.Status.DONE:
+                runs = ", ".join(str(pk) for pk in job.runs.order_by("pk").values_list("pk", flat=True))
+                self.stdout.write(f"{path}: upload {job.upload_id}, private ({private}): runs {runs or 'none'}")
+            else:
+                failed = True
+                self.stderr.write(f"{path}: upload {job.upload_id} {job.status}: {job.error}")
+        if failed:
+            sys.exit(1)
 
     def progress_bar(self, path):
         if not sys.stderr.isatty():
@@ -97,6 +151,15 @@ class Command(BaseCommand):
             sys.stderr.flush()
 
         return show
+
+
+def embargo_date(text: str) -> datetime:
+    """An ISO date-time (a date alone is its midnight), in the site's time zone if it names none."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as error:
+        raise ArgumentTypeError(f"{text!r} is not an ISO date-time such as 2026-11-17T18:00+00:00") from error
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment)
 
 
 def tool_options() -> dict[str, list]:
