@@ -143,7 +143,7 @@ class ResultsAdmin(admin.ModelAdmin):
 class ReviewNoteInline(admin.TabularInline):
     model = models.ReviewNote
     extra = 1
-    fields = ["text", "status", "author", "created_at"]
+    fields = ["text", "for_submitter", "status", "author", "created_at"]
     readonly_fields = ["author", "created_at"]
 
 

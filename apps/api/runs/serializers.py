@@ -226,6 +226,12 @@ class ReviewSerializer(BoundedTextMixin, serializers.Serializer):
     )
     production_accepted = serializers.BooleanField(required=False, allow_null=True, default=None)
     note = serializers.CharField(required=False, allow_blank=True, default="")
+    for_submitter = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="the note is meant for the submitter (My submissions, the decision's mail); "
+        "otherwise the committee's own",
+    )
 
 
 class ReviewNoteSerializer(serializers.ModelSerializer):
@@ -234,7 +240,7 @@ class ReviewNoteSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReviewNote
-        fields = ["author", "text", "status", "created_at"]
+        fields = ["author", "text", "status", "for_submitter", "created_at"]
 
 
 class CheckSerializer(BoundedTextMixin, serializers.Serializer):

@@ -96,6 +96,7 @@ class RunViewSet(ApiDefaults, mixins.DestroyModelMixin, viewsets.ReadOnlyModelVi
                     level=data.get("level"),
                     production_accepted=data.get("production_accepted"),
                     note=data.get("note", ""),
+                    for_submitter=data.get("for_submitter", False),
                 )
             except ReviewError as error:
                 raise ValidationError({"detail": str(error)}) from error

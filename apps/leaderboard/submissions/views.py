@@ -94,7 +94,7 @@ def submission_status(request, pk: int):
 
 @login_required
 def my_submissions(request):
-    notes = ReviewNote.objects.select_related("author").order_by("created_at", "pk")
+    notes = ReviewNote.objects.filter(for_submitter=True).select_related("author").order_by("created_at", "pk")
     runs = (
         Run.objects.without_large_fields()
         .select_related("system")

@@ -75,7 +75,8 @@ class ReviewCheck(models.Model):
 
 
 class ReviewNote(models.Model):
-    """A reviewer's note on a run, with each status change it made."""
+    """A reviewer's note on a run, with each status change it made. The committee's own unless `for_submitter`:
+    only a note meant for the submitter is shown on their My submissions page and mailed with a decision."""
 
     run = models.ForeignKey("Run", on_delete=models.CASCADE, related_name="review_notes")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -85,6 +86,11 @@ class ReviewNote(models.Model):
         choices=ReviewStatus.choices,
         blank=True,
         help_text="the status the run was given with this note, if any",
+    )
+    for_submitter = models.BooleanField(
+        default=False,
+        help_text="meant for the submitter: shown on their My submissions page and mailed with the decision; "
+        "otherwise read by the committee only",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

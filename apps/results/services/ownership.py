@@ -149,6 +149,7 @@ def _withdraw_reviewed(selected: list[Run], by, batch: runs.Batch) -> set[int]:
             by=by,
             status=ReviewStatus.WITHDRAWN,
             note=f"withdrawn by its uploader {by.get_username()}",
+            for_submitter=True,
             batch=batch,
         )
     return {run.pk for run in held}

@@ -126,10 +126,12 @@ def review_run(
     level: str | None = None,
     production_accepted: bool | None = None,
     note: str = "",
+    for_submitter: bool = False,
     batch: runs.Batch | None = None,
 ) -> ReviewNote:
     """Apply the committee's decisions to a run and record them in a note, in the caller's batch of writes
-    (the admin's edit of the run's other fields) or in one of its own."""
+    (the admin's edit of the run's other fields) or in one of its own. The note is the committee's own unless
+    `for_submitter`: then the submitter reads it (My submissions) and a decision's mail quotes it."""
     check_decisions(run.reproducibility, status=status, level=level, production_accepted=production_accepted)
     changes = []
     with runs.joined(batch) as work, work.transaction():
@@ -153,8 +155,10 @@ def review_run(
             work.detect_changes([run.pk])
         text = "\n".join(part for part in (note.strip(), "; ".join(changes)) if part)
         if status_changed:
-            notify_review_decision(run, status=status, note=note)
-        return ReviewNote.objects.create(run=run, author=by, text=text, status=status or "")
+            notify_review_decision(run, status=status, note=note if for_submitter else "")
+        return ReviewNote.objects.create(
+            run=run, author=by, text=text, status=status or "", for_submitter=for_submitter
+        )
 
 
 def check_item(run: Run, *, rules_edition: RulesEdition, item: str, passed: bool, by, note: str = "") -> ReviewCheck:

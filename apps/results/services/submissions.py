@@ -16,7 +16,7 @@ def withdraw(upload: Upload, *, by, note: str = "withdrawn by the submitter") ->
     """Withdraw every run of the upload (a review status: the runs leave the lists, the history keeps them)."""
     runs = list(upload.runs.exclude(review_status=ReviewStatus.WITHDRAWN))
     for run in runs:
-        review_run(run, by=by, status=ReviewStatus.WITHDRAWN, note=note)
+        review_run(run, by=by, status=ReviewStatus.WITHDRAWN, note=note, for_submitter=True)
     return len(runs)
 
 

@@ -1,7 +1,9 @@
-""" "My submissions": every upload of the account with its status, runs, review decisions and the committee's notes;
-"Withdraw"; a corrected version that supersedes an upload (kept in its history, off the lists)."""
+""" "My submissions": every upload of the account with its status, runs, review decisions and the committee's notes
+meant for the submitter (not the committee's own); "Withdraw"; a corrected version that supersedes an upload (kept in
+its history, off the lists)."""
 
 import pytest
+from rest_framework.test import APIClient
 
 from apps.results.models import ListEntry, ReviewStatus
 from apps.results.services.review import review_run
@@ -22,19 +24,17 @@ def text(response) -> str:
     return response.content.decode()
 
 
-def test_the_page_lists_the_accounts_uploads_with_runs_decisions_and_notes(client, ada):
+def test_the_page_lists_the_accounts_uploads_with_runs_decisions_and_notes_meant_for_them(client, ada):
     run = uploaded_run(ada, b"ada's archive")
-    review_run(
-        run,
-        by=UserFactory(username="chair", is_staff=True),
-        status=ReviewStatus.UNDER_REVIEW,
-        note="Send the job script.",
-    )
+    chair = UserFactory(username="chair", is_staff=True)
+    review_run(run, by=chair, status=ReviewStatus.UNDER_REVIEW, note="Send the job script.", for_submitter=True)
+    review_run(run, by=chair, note="Their stonewall time looks short; ask Intel.")
     theirs = uploaded_run(UserFactory(username="bob"), b"bob's archive")
     page = text(client.get("/submissions/"))
     assert f'href="/runs/{run.pk}/"' in page
     assert "review: under review" in page
     assert "Send the job script." in page
+    assert "stonewall" not in page  # the committee's own note
     assert "ingest: Done" in page
     assert f'href="/runs/{theirs.pk}/"' not in page
     assert 'href="/submissions/">My submissions</a>' in text(client.get("/"))
@@ -74,3 +74,20 @@ def test_a_corrected_version_supersedes_the_upload(client, ada, settings, tmp_pa
     page = text(client.get("/submissions/"))
     assert "superseded by" in page
     assert "corrects" in page
+
+
+def test_the_committee_marks_a_note_for_the_submitter_through_the_api(client, ada):
+    run = uploaded_run(ada, b"ada's archive")
+    committee = APIClient()
+    committee.force_login(UserFactory(username="chair", is_staff=True))
+    review = f"/api/v1/runs/{run.pk}/review/"
+    assert committee.post(review, {"note": "Send the job script.", "for_submitter": True}).status_code == 200
+    notes = committee.post(review, {"note": "Ask Intel about the stonewall."}).json()["notes"]
+
+    assert [(note["text"], note["for_submitter"]) for note in notes] == [
+        ("Send the job script.", True),
+        ("Ask Intel about the stonewall.", False),
+    ]
+    page = text(client.get("/submissions/"))
+    assert "Send the job script." in page
+    assert "stonewall" not in page

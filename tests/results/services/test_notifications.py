@@ -44,17 +44,32 @@ def test_a_failed_upload_is_mailed_with_its_problem(ada, celery_eager, django_ca
     assert "ioboard.yaml:3: 'client_nodes' must be a single value" in message.body
 
 
-def test_the_committees_decision_is_mailed_with_its_note(ada, celery_eager, django_capture_on_commit_callbacks):
+def test_the_committees_decision_is_mailed_with_its_note_meant_for_the_submitter(
+    ada, celery_eager, django_capture_on_commit_callbacks
+):
     run = uploaded_run(ada)
     chair = UserFactory(username="chair", is_staff=True)
     with django_capture_on_commit_callbacks(execute=True):
-        review_run(run, by=chair, status=ReviewStatus.UNDER_REVIEW, note="looking")
+        review_run(run, by=chair, status=ReviewStatus.UNDER_REVIEW, note="looking", for_submitter=True)
     assert mail.outbox == []  # not a decision
     with django_capture_on_commit_callbacks(execute=True):
-        review_run(run, by=chair, status=ReviewStatus.ACCEPTED, note="Welcome to the list.")
+        review_run(run, by=chair, status=ReviewStatus.ACCEPTED, note="Welcome to the list.", for_submitter=True)
     [message] = mail.outbox
     assert message.subject == f"ioboard: run {run.pk} Accepted"
     assert "Welcome to the list." in message.body
+
+
+def test_a_decision_with_the_committees_own_note_is_mailed_without_it(
+    ada, celery_eager, django_capture_on_commit_callbacks
+):
+    run = uploaded_run(ada)
+    with django_capture_on_commit_callbacks(execute=True):
+        review_run(
+            run, by=UserFactory(username="chair", is_staff=True), status=ReviewStatus.REJECTED, note="a fake, surely"
+        )
+    [message] = mail.outbox
+    assert message.subject == f"ioboard: run {run.pk} Rejected"
+    assert "fake" not in message.body
 
 
 def test_an_account_that_switched_mail_off_gets_none(ada, celery_eager, django_capture_on_commit_callbacks):
