@@ -7,6 +7,7 @@ owner and staff read it. The freeze releases it: every surface shows it at once,
 """
 
 import io
+import shutil
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -15,10 +16,12 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Change, Edition, Run, Upload
 from apps.results.services.changes.history import detect_system_changes
 from apps.results.tasks import release_due_embargoes
 from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
+from tests.api.test_ownership_attacks import PUBLISHED_AT, archive
 from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of, uploaded_run
 from tests.factories import StorageSystemFactory
 
@@ -254,3 +257,28 @@ def test_the_operators_bulk_ingest_with_an_embargo_date_keeps_it_as_an_uploads_e
     assert Run.objects.get(upload=upload).embargoed
     with pytest.raises(CommandError, match="not an ISO date-time"):
         call_command("ingest", str(DEMO_SUBMISSION), "--embargo-until", "next tuesday")
+
+
+def test_the_operators_ingest_of_the_published_files_of_an_embargoed_run_takes_it_over_as_public(
+    alice, tmp_path, private_storage, celery_eager, django_capture_on_commit_callbacks
+):
+    """The operator's files are the public archive: a run an account uploaded first to an edition not yet frozen,
+    taken over by the operator's ingest of those files, is the operator's and public; it is not left private
+    with no upload whose release would ever free it."""
+    owner = client_with_token(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = owner.post(
+            "/api/v1/uploads/",
+            {"file": named_file(archive({PUBLISHED_AT: DEMO_SUBMISSION}), "first.tgz"), "edition": EDITION},
+            format="multipart",
+        )
+    run = Run.objects.get(pk=owner.get(response.json()["status_url"]).json()["runs"][0]["id"])
+    assert run.embargoed
+    shutil.copytree(DEMO_SUBMISSION, tmp_path / "archive" / PUBLISHED_AT)
+
+    summary = ingest_path(tmp_path / "archive")
+
+    assert summary.taken_over, summary
+    run.refresh_from_db()
+    assert (run.upload_id, run.embargoed) == (None, False)
+    assert APIClient().get(f"/runs/{run.pk}/").status_code == 200

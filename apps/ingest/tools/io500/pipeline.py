@@ -404,8 +404,9 @@ def _store_parsed_run(
         )
     if taking_over:
         # The operator holds these files (the public archive): an account that uploaded them first does not
-        # keep the run. It is read again from the operator's files and is the operator's, accepted as reviewed.
-        fields.update(upload=None, review_status=ReviewStatus.ACCEPTED, system_claim="")
+        # keep the run. It is read again from the operator's files and is the operator's, accepted as reviewed,
+        # and public (no upload of an edition or embargo date holds it private any more).
+        fields.update(upload=None, review_status=ReviewStatus.ACCEPTED, system_claim="", embargoed=False)
         run, outcome = batch.rewrite(existing, fields), TAKEN_OVER
     elif existing:
         if claim and fields["system"].pk != existing.system_id:
