@@ -132,9 +132,11 @@ class Command(BaseCommand):
             if job.status == job.Status.DONE:
                 runs = ", ".join(str(pk) for pk in job.runs.order_by("pk").values_list("pk", flat=True))
                 self.stdout.write(f"{path}: upload {job.upload_id}, private ({private}): runs {runs or 'none'}")
-            else:
+            elif job.status == job.Status.FAILED:
                 failed = True
-                self.stderr.write(f"{path}: upload {job.upload_id} {job.status}: {job.error}")
+                self.stderr.write(f"{path}: upload {job.upload_id} failed: {job.error}")
+            else:  # a worker took it first (and may still hold the upload from an earlier run of this command)
+                self.stdout.write(f"{path}: upload {job.upload_id}, private ({private}): being ingested by a worker")
         if failed:
             sys.exit(1)
 
