@@ -2,12 +2,15 @@
 
 An upload submitted to an edition not yet frozen, or with an embargo date still ahead, is *embargoed*: its runs
 (`Run.embargoed`, a copy of `Upload.embargoed` that the list conditions read as a run column) and the rows it
-owns (series, studies, points) are seen by its account and by staff only, and by nobody else anywhere: to the
-others they answer as rows that do not exist. The release (`apps.results.services.embargo`) clears both flags.
+owns (series, studies, their points, stacks) are seen by its account and by staff only, and by nobody else
+anywhere: to the others they answer as rows that do not exist. The release (`apps.results.services.embargo`)
+clears both flags.
 
 Every surface reads runs through `Run.objects.visible_to(user)` (rows hanging off runs through
-`run_visible_condition(user, "run__")`, rows an upload owns through `owned_visible_condition`); the maintained
-list entries hold public runs only (`list_kinds.PUBLIC`), so lists, counts and change detection need no reader.
+`run_visible_condition(user, "run__")`, rows an upload owns through `owned_visible_condition`: a point is judged
+by its own upload, so the points an embargoed upload adds to a series or study published before stay hidden); the
+maintained list entries hold public runs only (`list_kinds.PUBLIC`), so lists, counts and change detection need
+no reader.
 """
 
 from django.apps import apps
