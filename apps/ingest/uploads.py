@@ -12,6 +12,7 @@ enqueued when that transaction commits. Any refusal raises UploadRefused naming 
 behind: scratch is always removed and the stored file is written only after every check has passed.
 """
 
+import gzip
 import hashlib
 import re
 import tarfile
@@ -285,9 +286,11 @@ def ingest_as_private_upload(
 
 
 def pack_folder(folder: Path, scratch: Path) -> Path:
-    """A .tar.gz of `folder` in `scratch`, the folder's contents at its top (as ioboard-submit packs one)."""
+    """A .tar.gz of `folder` in `scratch`, the folder's contents at its top (as ioboard-submit packs one). The
+    same files pack to the same bytes (no time in the gzip header), so the same folder given again finds its
+    upload rather than making another."""
     archive = scratch / f"{folder.name or 'upload'}.tar.gz"
-    with tarfile.open(archive, "w:gz") as packed:
+    with gzip.GzipFile(archive, "wb", mtime=0) as compressed, tarfile.open(fileobj=compressed, mode="w") as packed:
         for item in sorted(folder.iterdir()):
             packed.add(item, arcname=item.name)
     return archive

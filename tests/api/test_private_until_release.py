@@ -21,7 +21,7 @@ from apps.results.models import Change, Edition, Run, Upload
 from apps.results.services.changes.history import detect_system_changes
 from apps.results.tasks import release_due_embargoes
 from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
-from tests.api.test_ownership_attacks import PUBLISHED_AT, archive
+from tests.api.test_ownership_attacks import OTHER_SUBMISSION, PUBLISHED_AT, archive
 from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of, uploaded_run
 from tests.factories import StorageSystemFactory
 
@@ -245,7 +245,9 @@ def test_the_operators_bulk_ingest_to_an_edition_is_stored_as_an_uploads_fields_
 
     assert anonymous.get(f"/api/v1/runs/{run.pk}/").json()["edition"] == EDITION
     with pytest.raises(CommandError, match=f"edition {EDITION} is frozen already"):
-        call_command("ingest", str(DEMO_SUBMISSION), "--edition", EDITION, "--system", "Other")
+        call_command("ingest", str(OTHER_SUBMISSION), "--edition", EDITION)
+    call_command("ingest", str(DEMO_SUBMISSION), "--edition", EDITION, *wolf, stdout=out)
+    assert Upload.objects.get() == upload  # the same folder again: its upload, not another
 
 
 def test_the_operators_bulk_ingest_with_an_embargo_date_keeps_it_as_an_uploads_embargo_until(db, private_storage):
