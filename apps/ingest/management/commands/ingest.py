@@ -103,8 +103,7 @@ class Command(BaseCommand):
             self.stderr.write(f"--workers {workers}: {why_not}; ingesting in one process")
             return False
         return True
-        )
-        parser.add_argument(
+
     def ingest_privately(self, options) -> None:
         """Each PATH as one upload with the edition or embargo date (`ingest_as_private_upload`), its outcome
         reported as the API's status: the runs stored, or the problems. Exit status 1 if one failed."""
