@@ -13,25 +13,65 @@ from tests.api.uploading import client_with_token, tar_gz_of
 pytestmark = pytest.mark.django_db
 
 
-def test_a_series_upload_past_the_point_budget_is_refused_naming_the_file_and_stores_nothing(
-    alice, settings, private_storage, celery_eager, django_capture_on_commit_callbacks
+@pytest.mark.parametrize(
+    ("setting", "budget", "archive", "fields", "opening", "message", "unstored"),
+    [
+        pytest.param(
+            "IOBOARD_SCALING_MAX_POINTS",
+            119,  # the slice is 120 points
+            SLICE,
+            {"kind": "mdtest", "series": "wide", "name": "slice.tgz"},
+            "slice.tgz: series 'wide' would hold 120 points, more than the 119",
+            "120 points",
+            (ScalingSeries, ScalingPoint),
+            id="series points",
+        ),
+        pytest.param(
+            "IOBOARD_STACK_MAX_MEASUREMENTS",
+            57,
+            CAMPAIGN,
+            {"kind": "stack", "stack": "big", "name": "beacon.tgz"},
+            "beacon.tgz: the stack ",
+            "58 measurements, more than the 57 a stack may have",
+            (Stack,),
+            id="stack measurements",
+        ),
+        pytest.param(
+            "IOBOARD_STACK_MAX_COMPONENTS",
+            3,
+            CAMPAIGN,
+            {"kind": "stack", "stack": "big", "name": "beacon.tgz"},
+            "beacon.tgz: the stack ",
+            "components, more than the 3 a stack may have",
+            (Stack,),
+            id="stack components",
+        ),
+    ],
+)
+def test_an_upload_past_a_budget_is_refused_naming_the_file_and_stores_nothing(
+    alice,
+    settings,
+    private_storage,
+    celery_eager,
+    django_capture_on_commit_callbacks,
+    setting,
+    budget,
+    archive,
+    fields,
+    opening,
+    message,
+    unstored,
 ):
-    settings.IOBOARD_SCALING_MAX_POINTS = 119  # the slice is 120 points
+    setattr(settings, setting, budget)
 
-    status = upload(
-        client_with_token(alice),
-        tar_gz_of(SLICE),
-        django_capture_on_commit_callbacks,
-        kind="mdtest",
-        series="wide",
-        name="slice.tgz",
-    )
+    status = upload(client_with_token(alice), tar_gz_of(archive), django_capture_on_commit_callbacks, **fields)
 
     assert status["status"] == "failed"
-    assert status["error"].startswith("slice.tgz: series 'wide' would hold 120 points, more than the 119")
-    assert "IOBOARD_SCALING_MAX_POINTS" in status["error"]
-    assert not ScalingSeries.objects.exists()
-    assert not ScalingPoint.objects.exists()
+    assert status["error"].startswith(opening)
+    assert message in status["error"]
+    assert setting in status["error"]
+    for model in unstored:
+        assert not model.objects.exists()
 
 
 def test_a_series_within_the_budget_is_stored(
@@ -45,31 +85,3 @@ def test_a_series_within_the_budget_is_stored(
 
     assert status["status"] == "done", status["error"]
     assert ScalingSeries.objects.get(name="s").points.count() == 120
-
-
-@pytest.mark.parametrize(
-    ("setting", "budget", "message"),
-    [
-        ("IOBOARD_STACK_MAX_MEASUREMENTS", 57, "58 measurements, more than the 57 a stack may have"),
-        ("IOBOARD_STACK_MAX_COMPONENTS", 3, "components, more than the 3 a stack may have"),
-    ],
-)
-def test_a_stack_upload_past_a_budget_is_refused_naming_the_file_and_stores_nothing(
-    alice, settings, private_storage, celery_eager, django_capture_on_commit_callbacks, setting, budget, message
-):
-    setattr(settings, setting, budget)
-
-    status = upload(
-        client_with_token(alice),
-        tar_gz_of(CAMPAIGN),
-        django_capture_on_commit_callbacks,
-        kind="stack",
-        stack="big",
-        name="beacon.tgz",
-    )
-
-    assert status["status"] == "failed"
-    assert status["error"].startswith("beacon.tgz: the stack ")
-    assert message in status["error"]
-    assert setting in status["error"]
-    assert not Stack.objects.exists()
