@@ -6,8 +6,9 @@ import os
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from email.message import Message
+from http.client import HTTPConnection, HTTPException
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -50,6 +51,32 @@ def http(
     """(status, body, seconds) of `http_answer`."""
     status, body, seconds, _ = http_answer(method, url, headers=headers, data=data, timeout=timeout)
     return status, body, seconds
+
+
+def post_and_kill_midway(url: str, body: bytes, *, headers: dict, kill: Callable[[], None]) -> int | None:
+    """POST `body` slowly (64 KiB every 20 ms) and call `kill` once half of it is sent and the server has had a
+    second to read that: a web host dying mid-body. The status answered, or None when the connection dropped (what
+    the client of a dead host should see)."""
+    require_loopback(url)
+    parts = urlsplit(url)
+    connection = HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    connection.putrequest("POST", parts.path)
+    for name, value in {**headers, "Content-Length": str(len(body))}.items():
+        connection.putheader(name, value)
+    connection.endheaders()
+    half = len(body) // 2
+    for offset in range(0, half, 64 * 1024):
+        connection.send(body[offset : min(offset + 64 * 1024, half)])
+        time.sleep(0.02)
+    time.sleep(1)  # the web worker is now reading the body, waiting for the rest
+    kill()
+    try:
+        connection.send(body[half:])
+        return connection.getresponse().status
+    except (OSError, HTTPException):
+        return None
+    finally:
+        connection.close()
 
 
 def multipart(fields: dict, file_field: str, filename: str, content: bytes) -> tuple[bytes, str]:

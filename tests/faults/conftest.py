@@ -7,6 +7,7 @@ take the test's messages, and the test's worker takes no one else's.
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,12 +17,20 @@ from pathlib import Path
 
 import pytest
 
+from rig import databases
 from tests.conftest import REPO_ROOT
+from tests.faults.stack import Stack
 
 
 def needs_real_services():
     if not (os.environ.get("REDIS_URL") and os.environ.get("DATABASE_URL")):
         pytest.skip("REDIS_URL and DATABASE_URL are not both set: no real broker and database to kill workers on")
+
+
+def can_run_private_postgres() -> bool:
+    binaries = list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    as_root = os.geteuid() == 0 and shutil.which("runuser")
+    return bool(binaries) and (as_root or os.environ.get("USER") == "postgres")
 
 
 def current_database_url() -> str:
@@ -174,3 +183,34 @@ def private_storage(settings, tmp_path, monkeypatch):
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     return tmp_path
+
+
+@pytest.fixture
+def private_postgres():
+    """A PostgreSQL instance of this test alone (rig.databases.PrivatePostgres), so that stopping and starting it
+    disturbs no one, not even the test database; with the URL of a migrated database on it."""
+    if not os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is not set: the PostgreSQL fault tests run in the PostgreSQL pass")
+    if not can_run_private_postgres():
+        pytest.skip("no PostgreSQL server binaries, or not allowed to start a private instance")
+    pg = databases.PrivatePostgres()
+    try:
+        yield pg, databases.fresh_database("ioboard_faults", port=pg.port)
+    finally:
+        pg.destroy()
+
+
+@pytest.fixture
+def stack(tmp_path):
+    """A Stack (tests/faults/stack.py) on the test's own database (transactional_db), with an uploader's token;
+    the test starts the web and the workers it needs, and every one is stopped at the end."""
+    needs_real_services()
+    from apps.results.models import ApiToken
+    from tests.factories import UserFactory
+
+    stack = Stack(tmp_path, current_database_url())
+    try:
+        _, stack.token = ApiToken.issue(UserFactory(username="uploader"), "faults")
+        yield stack
+    finally:
+        stack.close()

@@ -8,50 +8,28 @@ answer 200 again from the very same gunicorn processes. Runs in the PostgreSQL p
 """
 
 import json
-import os
-import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
-from rig import client, databases, processes, servers
+from rig import client, processes, servers
 
 pytestmark = pytest.mark.services
 
 
-def can_run_private_postgres() -> bool:
-    binaries = list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
-    as_root = os.geteuid() == 0 and shutil.which("runuser")
-    return bool(binaries) and (as_root or os.environ.get("USER") == "postgres")
-
-
 @pytest.fixture
-def private_stack():
-    if not os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is not set: the PostgreSQL fault test runs in the PostgreSQL pass")
-    if not can_run_private_postgres():
-        pytest.skip("no PostgreSQL server binaries, or not allowed to start a private instance")
-    logs = Path(tempfile.mkdtemp(prefix="ioboard-test-pg-restart-"))
-    pg = databases.PrivatePostgres()
-    server = None
+def private_stack(private_postgres, tmp_path):
+    pg, url = private_postgres
+    port = processes.free_port()
+    server = servers.gunicorn(
+        port, env={"DATABASE_URL": url, "DB_CONN_MAX_AGE": "60"}, log_dir=tmp_path, workers=2, timeout=30
+    )
     try:
-        url = databases.fresh_database("ioboard_restart", port=pg.port)
-        port = processes.free_port()
-        server = servers.gunicorn(
-            port, env={"DATABASE_URL": url, "DB_CONN_MAX_AGE": "60"}, log_dir=logs, workers=2, timeout=30
-        )
         base = f"http://127.0.0.1:{port}"
-        processes.wait_until(
-            lambda: client.http("GET", base + "/healthz", timeout=5)[0] == 200, timeout=60, what="gunicorn"
-        )
+        servers.wait_until_serving(base)
         yield pg, server, base
     finally:
-        if server:
-            server.stop()
-        pg.destroy()
-        shutil.rmtree(logs, ignore_errors=True)
+        server.stop()
 
 
 def answers(base: str) -> dict[str, tuple[int, float]]:

@@ -10,16 +10,10 @@ its retry must take its own claim back (`IngestJob.claim(resuming=...)`) rather 
 until the sweep, a quarter of an hour later. Every upload ends done within the minute, one run each.
 """
 
-import os
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from rig import PYTHON, databases, processes
+from rig import PYTHON, processes
 from tests.faults.stack import SUBMISSIONS, Stack, assert_each_upload_ended_and_ran_once, submission_archive
-from tests.faults.test_database_restart import can_run_private_postgres
 
 pytestmark = pytest.mark.services
 
@@ -47,26 +41,16 @@ print(ApiToken.issue(get_user_model().objects.create(username="restarted"), "fau
 
 
 @pytest.fixture
-def private_pg_stack():
-    if not os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is not set: the PostgreSQL fault tests run in the PostgreSQL pass")
-    if not can_run_private_postgres():
-        pytest.skip("no PostgreSQL server binaries, or not allowed to start a private instance")
-    logs = Path(tempfile.mkdtemp(prefix="ioboard-test-pg-mid-upload-"))
-    pg = databases.PrivatePostgres()
-    stack = None
+def private_pg_stack(private_postgres, tmp_path):
+    pg, url = private_postgres
+    stack = Stack(tmp_path, url)
     try:
-        url = databases.fresh_database("ioboard_mid_upload", port=pg.port)
-        stack = Stack(logs, url)
         stack.token = processes.manage(["shell", "-c", NEW_TOKEN], env={"DATABASE_URL": url}).split()[-1]
         stack.start_web()
         stack.start_worker("pg-restart", launcher=[PYTHON, "-c", SLOW_INGEST_WORKER])
         yield pg, stack
     finally:
-        if stack:
-            stack.close()
-        pg.destroy()
-        shutil.rmtree(logs, ignore_errors=True)
+        stack.close()
 
 
 def test_uploads_being_ingested_across_a_postgresql_restart_each_end_done_with_one_run(private_pg_stack):

@@ -12,28 +12,13 @@ import pytest
 
 from rig import processes
 from rig.servers import redis_cli
-from tests.faults.conftest import current_database_url, needs_real_services
-from tests.faults.stack import SUBMISSIONS, Stack, assert_each_upload_ended_and_ran_once, submission_archive
+from tests.faults.stack import SUBMISSIONS, assert_each_upload_ended_and_ran_once, submission_archive
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def stack(tmp_path):
-    needs_real_services()
-    from apps.results.models import ApiToken
-    from tests.factories import UserFactory
-
-    stack = Stack(tmp_path, current_database_url())
-    try:
-        _, stack.token = ApiToken.issue(UserFactory(username="flushed"), "faults")
-        stack.start_web()
-        yield stack
-    finally:
-        stack.close()
-
-
 def test_uploads_whose_messages_redis_lost_are_found_by_the_sweep_and_ingested_once(stack):
+    stack.start_web()
     archives = {folder.name: submission_archive(folder) for folder in SUBMISSIONS[:4]}
     answers = [stack.upload(f"{name}.tgz", data) for name, data in archives.items()]
     assert [status for status, _ in answers] == [202] * 4, answers

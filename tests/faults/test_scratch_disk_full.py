@@ -12,9 +12,9 @@ import pytest
 
 from rig import client, processes
 from rig.filesystems import fill
-from tests.faults.conftest import current_database_url, needs_real_services
+from tests.faults.conftest import needs_real_services
 from tests.faults.scratch import tiny_filesystem
-from tests.faults.stack import SUBMISSIONS, Stack, assert_each_upload_ended_and_ran_once, submission_archive
+from tests.faults.stack import SUBMISSIONS, assert_each_upload_ended_and_ran_once, submission_archive
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -27,18 +27,10 @@ def scratch(tmp_path):
 
 
 @pytest.fixture
-def stack(tmp_path, scratch):
-    from apps.results.models import ApiToken
-    from tests.factories import UserFactory
-
-    stack = Stack(tmp_path, current_database_url())
-    try:
-        _, stack.token = ApiToken.issue(UserFactory(username="fullscratch"), "faults")
-        stack.start_web()
-        stack.start_worker("full-scratch", TMPDIR=str(scratch))
-        yield stack
-    finally:
-        stack.close()
+def stack(scratch, stack):
+    stack.start_web()
+    stack.start_worker("full-scratch", TMPDIR=str(scratch))
+    return stack
 
 
 def test_an_upload_meeting_a_full_scratch_disk_is_retried_and_done_once_there_is_room(stack, scratch):
