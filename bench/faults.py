@@ -401,17 +401,21 @@ def scenario_postgres(corpus: Path, scratch: Path, outage: float = 5.0) -> tuple
         ["requests after recovery", f"{len(settled)}: " + fmt_codes(settled)],
         ["gunicorn and worker pids unchanged (no restart)", "yes" if same_processes else "NO"],
         ["upload being ingested across the outage", f"{final['status']}; {detail}"],
-        ["result", "pass" if ok else "FAIL"],
     ]
-    text = output.table(["figure", "value"], rows)
-    body = (
+    return figures(
+        ok,
         f"4 client threads without pause on {', '.join(f'`{p}`' for p in paths)} against gunicorn (4 sync workers, "
         f"DB_CONN_MAX_AGE=60 with health checks), 2,000 seeded runs; a private PostgreSQL instance stopped "
         f"(`pg_ctl stop -m fast`) {down_at:.1f} s in, down for {start_called - stopped_at:.1f} s, then started "
         f"(`pg_ctl start -w`, {up_at - start_called:.1f} s); meanwhile a worker was "
-        "ingesting a whole-corpus upload.\n\n" + text
+        "ingesting a whole-corpus upload.",
+        rows,
     )
-    return ok, body
+
+
+def figures(ok: bool, what_was_done: str, rows: list[list]) -> tuple[bool, str]:
+    """A scenario's outcome as `main` prints it: the verdict, and what was done above the figures, the verdict last."""
+    return ok, what_was_done + "\n\n" + output.table(["figure", "value"], [*rows, ["result", "pass" if ok else "FAIL"]])
 
 
 def fmt_codes(samples) -> str:
@@ -475,7 +479,6 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
             ["final job states", ", ".join(f"{s}: {n}" for s, n in sorted(Counter(finals.values()).items()))],
             ["every run exactly once", "yes" if all(checks) and checks else "NO"],
             ["worker survived the outage (reconnected)", "yes" if alive else "NO"],
-            ["result", "pass" if ok else "FAIL"],
         ]
         if codes.get(202, 0) != len(archives):
             rows.insert(
@@ -486,12 +489,12 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
         raise
     finally:
         stack.close()
-    text = output.table(["figure", "value"], rows)
-    body = (
+    return figures(
+        ok,
         f"A private redis-server (broker and cache) stopped with a worker running; {count} distinct corpus "
-        "submissions uploaded while it was down; Redis started again on the same port.\n\n" + text
+        "submissions uploaded while it was down; Redis started again on the same port.",
+        rows,
     )
-    return ok, body
 
 
 # ---------------------------------------------------------------- scenario: Redis flushed
@@ -531,14 +534,14 @@ def scenario_flush(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
         ["sweep (`manage.py requeue_uploads --older-than 0`)", swept],
         ["final job states (attempts)", ", ".join(f"{f['status']} ({f['attempts']})" for f in finals.values())],
         ["database check", "; ".join(detail for _, detail in checks.values())],
-        ["result", "pass" if ok else "FAIL"],
     ]
-    body = (
+    return figures(
+        ok,
         f"{count} distinct corpus submissions accepted while no worker ran; FLUSHALL on the private Redis lost their "
         "messages; the sweep enqueued them again, then a worker started (its start-up sweep enqueues them once "
-        "more: the claim drops the duplicates).\n\n" + output.table(["figure", "value"], rows)
+        "more: the claim drops the duplicates).",
+        rows,
     )
-    return ok, body
 
 
 # ---------------------------------------------------------------- scenario: a worker's scratch disk full
@@ -585,41 +588,16 @@ def scenario_scratch(corpus: Path, scratch: Path) -> tuple[bool, str]:
         ["final", f"{final['status']}, attempts {final['attempts']}"],
         ["extraction directories left on the scratch disk", len(leftovers)],
         ["database check", detail],
-        ["result", "pass" if ok else "FAIL"],
     ]
-    body = (
+    return figures(
+        ok,
         "A worker whose TMPDIR is a 1 MiB tmpfs, filled to the last byte; one corpus submission uploaded; the filler "
-        "removed once the job had been tried and given back.\n\n" + output.table(["figure", "value"], rows)
+        "removed once the job had been tried and given back.",
+        rows,
     )
-    return ok, body
 
 
 # ---------------------------------------------------------------- scenario: a web host killed mid-upload
-
-
-def send_slowly_and_kill(stack: Stack, body: bytes, content_type: str) -> str:
-    """POST `body` slowly, SIGKILL gunicorn (master and workers) halfway through it; what the client saw."""
-    import http.client
-
-    connection = http.client.HTTPConnection("127.0.0.1", stack.port, timeout=30)
-    connection.putrequest("POST", "/api/v1/uploads/")
-    headers = {"Authorization": f"Token {stack.token}", "Content-Type": content_type, "Accept": "application/json"}
-    for name, value in {**headers, "Content-Length": str(len(body))}.items():
-        connection.putheader(name, value)
-    connection.endheaders()
-    half = len(body) // 2
-    for offset in range(0, half, 64 * 1024):
-        connection.send(body[offset : min(offset + 64 * 1024, half)])
-        time.sleep(0.02)
-    time.sleep(1)
-    stack.web.kill9()
-    try:
-        connection.send(body[half:])
-        return f"answered {connection.getresponse().status}"
-    except (OSError, http.client.HTTPException) as error:
-        return f"error: {type(error).__name__}"
-    finally:
-        connection.close()
 
 
 def scenario_web(corpus: Path, scratch: Path) -> tuple[bool, str]:
@@ -638,7 +616,8 @@ def scenario_web(corpus: Path, scratch: Path) -> tuple[bool, str]:
         expected = expected_identities(archive)
         sha256 = hashlib.sha256(archive.read_bytes()).hexdigest()
         body, content_type = client.multipart({"kind": "io500"}, "file", archive.name, archive.read_bytes())
-        seen = send_slowly_and_kill(stack, body, content_type)
+        headers = {"Authorization": f"Token {stack.token}", "Content-Type": content_type, "Accept": "application/json"}
+        seen = client.post_and_kill_midway(f"{stack.base}/api/v1/uploads/", body, headers=headers, kill=stack.web.kill9)
         left = stack_rows(sha256)
         stack.web = stack.add(servers.gunicorn(stack.port, env=stack.env, log_dir=stack.logs, workers=2, timeout=120))
         servers.wait_until_serving(stack.base)
@@ -653,7 +632,7 @@ def scenario_web(corpus: Path, scratch: Path) -> tuple[bool, str]:
     finally:
         stack.close()
     ok = (
-        seen.startswith("error")
+        seen is None
         and left == (0, 0, 0)
         and first[0] == 202
         and (again[0], again[1].get("id")) == (200, first[1]["id"])
@@ -662,20 +641,20 @@ def scenario_web(corpus: Path, scratch: Path) -> tuple[bool, str]:
         and after == (1, 1, 1)
     )
     rows = [
-        ["the killed upload's client", seen],
+        ["the killed upload's client", "no answer (connection dropped)" if seen is None else f"answered {seen}"],
         ["left of it: uploads / stored files / jobs", " / ".join(map(str, left))],
         ["sent again / and once more", f"{first[0]} (id {first[1].get('id')}) / {again[0]} (id {again[1].get('id')})"],
         ["final", f"{final['status']}, attempts {final['attempts']}"],
         ["after: uploads / stored files / jobs", " / ".join(map(str, after))],
         ["database check", detail],
-        ["result", "pass" if ok else "FAIL"],
     ]
-    body_text = (
+    return figures(
+        ok,
         f"A {archive.stat().st_size / 2**20:.1f} MiB upload (a corpus submission and 4 MiB of random padding) sent "
         "slowly; gunicorn (master and workers) killed with SIGKILL halfway through its body, then started "
-        "again.\n\n" + output.table(["figure", "value"], rows)
+        "again.",
+        rows,
     )
-    return ok, body_text
 
 
 def stack_rows(sha256: str) -> tuple[int, int, int]:
