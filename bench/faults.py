@@ -445,7 +445,7 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
         connections.close_all()
         kept = Upload.objects.count()
         pending = IngestJob.objects.filter(status="pending").count()
-        files = sum(1 for u in Upload.objects.all() if (stack.media / u.file.name).is_file())
+        files = sum(1 for u in Upload.objects.all() if u.file.storage.exists(u.file.name))
         stack.redis = stack.add(servers.private_redis(stack.redis_port, log_dir=stack.logs))
         time.sleep(10)
         processed_without_sweep = IngestJob.objects.filter(status="done").count()
@@ -473,7 +473,7 @@ def scenario_redis(corpus: Path, scratch: Path, count: int = 5) -> tuple[bool, s
                 ", ".join(f"{c}: {n}" for c, n in sorted(codes.items()))
                 + f"; {statistics.median([a[2] for a in answers]):.2f} s median",
             ],
-            ["kept: uploads stored / jobs pending / files on disk", f"{kept} / {pending} / {files}"],
+            ["kept: uploads / jobs pending / stored files", f"{kept} / {pending} / {files}"],
             ["done 10 s after Redis returned, before any sweep", processed_without_sweep],
             ["sweep (`manage.py requeue_uploads --older-than 0`)", swept],
             ["final job states", ", ".join(f"{s}: {n}" for s, n in sorted(Counter(finals.values()).items()))],
