@@ -228,6 +228,14 @@ CELERY_TASK_TIME_LIMIT = envint("CELERY_TASK_TIME_LIMIT", 660)
 # process (a regular expression in C cannot be interrupted by the soft one).
 IOBOARD_INGEST_SOFT_TIME_LIMIT = envint("IOBOARD_INGEST_SOFT_TIME_LIMIT", 8)
 IOBOARD_INGEST_TIME_LIMIT = envint("IOBOARD_INGEST_TIME_LIMIT", 10)
+# The soft limit is wall-clock, but an upload is judged on what it cost, not on how long a busy host kept a niced
+# worker (IOBOARD_WORKER_NICE) waiting. An attempt the soft limit ends having had at least this share of it in CPU
+# seconds (its worker process's, user and system) cost that much: the job fails. With less, the host starved it:
+# the job is given back and retried with the task's growing pauses, five times at most, then fails saying the
+# server was too busy (the upload is kept). Half: an upload that really costs the limit has well over half of it on
+# a host that gives it a CPU, and a starved one (niceness 19 beside a full host: a few percent of a CPU) far less;
+# and an upload still costs at most this share of the limit in CPU per try, six tries.
+IOBOARD_INGEST_CPU_SHARE = float(os.environ.get("IOBOARD_INGEST_CPU_SHARE", "0.5"))
 # A worker process whose resident memory a task left above this (KiB) is replaced after that task,
 # so a fragmented heap never accumulates; the limits above keep one task well under it.
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD", 400_000)

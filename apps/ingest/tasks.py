@@ -15,6 +15,7 @@ of its own.
 import logging
 import re
 import tempfile
+import time
 from contextlib import suppress
 from datetime import timedelta
 
@@ -45,6 +46,18 @@ SCRATCH_PATH = re.compile(rf"(?:/[^\s:'\"]*)?/{re.escape(SCRATCH_PREFIX)}[^/\s:'
 MAX_ATTEMPTS = 10
 
 
+class IngestStarved(Exception):
+    """The soft time limit ended an attempt that had had less than IOBOARD_INGEST_CPU_SHARE of it in CPU time: the
+    host kept a niced worker waiting, the upload did not cost it. A fault of the server, retried like a full scratch
+    space; the upload that costs its time limit in CPU still fails as before."""
+
+    def __init__(self, cpu_seconds: float):
+        super().__init__(
+            f"the server was too busy to ingest it (stopped at its limit of {settings.IOBOARD_INGEST_SOFT_TIME_LIMIT} "
+            f"seconds having had {cpu_seconds:.1f} s of CPU)"
+        )
+
+
 @shared_task(
     bind=True,
     soft_time_limit=settings.IOBOARD_INGEST_SOFT_TIME_LIMIT,
@@ -56,21 +69,25 @@ def ingest_upload_task(self, job_pk: int, resuming: int | None = None) -> None:
     A fault of the database, the broker or this worker's scratch space stops the attempt, not the upload: the job is
     given back and the task retried later (the task's own retry policy). The retry carries the attempt it held
     (`resuming`), so it takes its own claim back even when giving it back failed (the database was away), instead of
-    leaving the job "processing" until the claim lapses and the sweep comes by. Once the retries are spent, a scratch
-    space still full fails the job with a message naming the cause; a database still away leaves it to the sweep."""
+    leaving the job "processing" until the claim lapses and the sweep comes by. A host too busy to give the ingest
+    its CPU within the soft time limit is such a fault too (IngestStarved). Once the retries are spent, a scratch
+    space still full or a host still too busy fails the job with a message naming the cause; a database still away
+    leaves it to the sweep."""
     job = IngestJob.objects.select_related("upload").filter(pk=job_pk).first()
     if job is None or not job.claim(resuming=resuming):
         return
     try:
         ingest_claimed_job(job)
-    except ScratchSpaceFull as error:
-        logger.warning("ingest of job %s: %s (%s)", job.pk, error, tempfile.gettempdir())
+    except (ScratchSpaceFull, IngestStarved) as error:
+        logger.warning(
+            "ingest of job %s, attempt %s: %s (scratch: %s)", job.pk, job.attempts, error, tempfile.gettempdir()
+        )
         if self.request.retries >= self.max_retries:
             record_failure(
                 job,
                 f"{job.upload.original_name}: not ingested: {error}, each of the {self.request.retries + 1} times it "
                 "was tried; nothing was stored. The upload is kept: this is a fault of the server, not of the upload, "
-                "and the site's administrators can ingest it again once there is room",
+                "and the site's administrators can ingest it again once the server has room for it",
             )
             return
         job.release()
@@ -92,15 +109,23 @@ def retry_pause(task) -> int:
 
 
 def ingest_claimed_job(job: IngestJob) -> None:
-    """The ingest of a job this worker has claimed, to its outcome; a transient fault is raised to the task."""
+    """The ingest of a job this worker has claimed, to its outcome; a transient fault is raised to the task.
+
+    The soft time limit is wall-clock, but the budget is what the upload cost: the CPU time of this worker process
+    over the attempt (user and system, `time.process_time`; a prefork pool process runs one task at a time, and
+    the whole process, not one thread, so that no work handed to a thread escapes the count)."""
     if job.attempts > MAX_ATTEMPTS:
         record_failure(job, f"gave up after {MAX_ATTEMPTS} attempts (the ingest crashed or timed out each time)")
         return
+    cpu_at_start = time.process_time()
     try:
         runs = ingest_upload(job.upload)
     except IngestError as error:
         record_failure(job, str(error))
-    except SoftTimeLimitExceeded:
+    except SoftTimeLimitExceeded as limit:
+        cpu_seconds = time.process_time() - cpu_at_start
+        if cpu_seconds < settings.IOBOARD_INGEST_CPU_SHARE * settings.IOBOARD_INGEST_SOFT_TIME_LIMIT:
+            raise IngestStarved(cpu_seconds) from limit
         record_failure(job, f"ingest did not finish within {settings.IOBOARD_INGEST_SOFT_TIME_LIMIT} seconds")
     except (*TRANSIENT_ERRORS, ScratchSpaceFull):
         raise

@@ -1,6 +1,7 @@
 """The ingest task: idempotent under redelivery, retries only what may pass, and a sweep for lost jobs."""
 
 import tempfile
+import time
 from datetime import timedelta
 
 import pytest
@@ -179,17 +180,70 @@ def test_the_task_retries_only_transient_errors_late_acked_within_time_limits(se
     assert ingest_upload_task.retry_backoff
 
 
-def test_a_soft_time_limit_fails_the_job(job, monkeypatch, settings):
-    def too_slow(upload):
-        raise SoftTimeLimitExceeded
+def burns_the_cpu_until_the_soft_limit(upload):
+    """An upload that costs its whole time budget in CPU (the CPU time of this thread alone, at most the process's),
+    then meets the soft limit."""
+    started = time.thread_time()
+    while time.thread_time() - started < settings.IOBOARD_INGEST_SOFT_TIME_LIMIT:
+        pass
+    raise SoftTimeLimitExceeded
 
-    monkeypatch.setattr(tasks, "ingest_upload", too_slow)
+
+def asleep_until_the_soft_limit(upload):
+    """An honest upload on a host that gives its worker no CPU: it waits (asleep, no CPU) until the soft limit."""
+    time.sleep(0.2)
+    raise SoftTimeLimitExceeded
+
+
+@pytest.fixture
+def eager_retries(monkeypatch):
+    """Each eager retry is a nested apply(), which raises its task's Retry unless told not to propagate."""
+    monkeypatch.setitem(ingest_upload_task.app.conf, "task_eager_propagates", False)
+
+
+def test_an_ingest_that_costs_its_soft_time_limit_in_cpu_fails_at_once(job, monkeypatch, settings):
+    settings.IOBOARD_INGEST_SOFT_TIME_LIMIT = 1
+    monkeypatch.setattr(tasks, "ingest_upload", burns_the_cpu_until_the_soft_limit)
 
     ingest_upload_task(job.pk)
 
     job.refresh_from_db()
+    assert (job.status, job.attempts) == ("failed", 1)
+    assert job.error == "ingest did not finish within 1 seconds"
+    assert Run.objects.count() == 0
+
+
+def test_an_ingest_the_host_starved_of_cpu_is_given_back_and_retried_until_done(job, monkeypatch, eager_retries):
+    calls = []
+
+    def starved_twice(upload):
+        calls.append(upload.pk)
+        if len(calls) <= 2:
+            return asleep_until_the_soft_limit(upload)
+        return real_ingest_upload(upload)
+
+    monkeypatch.setattr(tasks, "ingest_upload", starved_twice)
+
+    ingest_upload_task.apply(args=[job.pk])
+
+    job.refresh_from_db()
+    assert len(calls) == 3
+    assert (job.status, job.error, job.attempts) == ("done", "", 3)
+    assert Run.objects.count() == 1
+
+
+def test_an_ingest_starved_at_every_try_fails_saying_the_server_was_too_busy(job, monkeypatch, eager_retries):
+    monkeypatch.setattr(tasks, "ingest_upload", asleep_until_the_soft_limit)
+
+    ingest_upload_task.apply(args=[job.pk])
+
+    job.refresh_from_db()
     assert job.status == "failed"
-    assert job.error == f"ingest did not finish within {settings.IOBOARD_INGEST_SOFT_TIME_LIMIT} seconds"
+    assert job.attempts == 6  # the first try and the task's five retries
+    assert job.error.startswith("run.tgz: not ingested: the server was too busy to ingest it"), job.error
+    assert "each of the 6 times it was tried; nothing was stored" in job.error
+    assert "a fault of the server, not of the upload" in job.error
+    assert Run.objects.count() == 0
 
 
 def test_an_unexpected_error_fails_the_job_instead_of_leaving_it_processing(job, monkeypatch):
