@@ -28,7 +28,7 @@ from pathlib import Path
 
 import rig
 from bench.harness import ingestion, output
-from bench.rows import ROWS, BenchRow, Figure
+from bench.rows import ROWS, BenchRow, Figure, database_prefix
 from rig import databases
 
 DOC = rig.REPO_ROOT / "docs" / "performance.md"
@@ -43,6 +43,7 @@ gives each row's `full`-scale arguments, the sizes the targets are set at).
 - date: {date}
 - machine: {machine}
 - services: {services}
+- databases: named `{prefix}_…` (IOBOARD_BENCH_DATABASE_PREFIX)
 - load average (1 min) before / after: {load_before:.2f} / {load_after:.2f} (other work on a shared
   machine inflates timings)
 
@@ -69,7 +70,7 @@ def measure(bench: BenchRow, scale: str, scratch: Path) -> tuple[list[Figure], f
     if missing:
         raise SystemExit(f"{bench.name}: needs {' and '.join(missing)}")
     figures_file = scratch / f"{bench.name}.json"
-    argv = [rig.PYTHON, "-m", "bench", bench.benchmark, *bench.arguments[scale], "--json", str(figures_file)]
+    argv = [rig.PYTHON, *bench.command(scale)[1:], "--json", str(figures_file)]
     print(f"== {bench.name}: {shlex.join(bench.command(scale))}", flush=True)
     started = time.monotonic()
     done = subprocess.run(argv, cwd=rig.REPO_ROOT, check=False, timeout=4 * 3600)
@@ -122,6 +123,7 @@ def main(argv: list[str]) -> int | None:
         "date": output.now_utc(),
         "machine": output.machine_line(),
         "services": output.service_versions() or "n/a",
+        "prefix": database_prefix(),
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
     }

@@ -13,6 +13,7 @@ its name, what it measures, the benchmark it runs and its arguments per scale, w
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -36,12 +37,38 @@ class BenchRow:
     figures: Callable[[dict], list[Figure]]
     needs: tuple[str, ...] = field(default=())
 
-    def command(self, scale: str) -> list[str]:
-        """The command as documented (``--json FILE`` is added when it runs)."""
-        return [".venv/bin/python", "-m", "bench", self.benchmark, *self.arguments[scale]]
+    def command(self, scale: str, prefix: str | None = None) -> list[str]:
+        """The command as documented and run (``--json FILE`` is added when it runs), its databases named with
+        ``prefix`` (``database_prefix()`` unless given)."""
+        named = prefix or database_prefix()
+        return [
+            ".venv/bin/python",
+            "-m",
+            "bench",
+            self.benchmark,
+            *(argument.replace(PREFIX, named) for argument in self.arguments[scale]),
+        ]
 
 
 ROWS: dict[str, BenchRow] = {}
+
+#: Where a row's arguments name a PostgreSQL database, its name starts with this placeholder, replaced by
+#: ``database_prefix()`` when the command is run or documented.
+PREFIX = "{database_prefix}"
+
+
+def database_prefix() -> str:
+    """IOBOARD_BENCH_DATABASE_PREFIX, "ioboard_bench" unless set: engineers sharing one PostgreSQL server each give
+    their own, so no two reports seed, measure or drop one another's databases."""
+    return os.environ.get("IOBOARD_BENCH_DATABASE_PREFIX", "ioboard_bench")
+
+
+def database(name: str) -> str:
+    return f"{PREFIX}_{name}"
+
+
+def database_url(name: str) -> str:
+    return f"postgres://postgres@127.0.0.1:5432/{database(name)}"
 
 
 def row(
@@ -140,7 +167,16 @@ def ior_ingest(result: dict) -> list[Figure]:
     "list_latency",
     title="List pages over HTTP (gunicorn, DEBUG off), full render, next to /healthz",
     benchmark="list_latency",
-    small=("--runs", "1000", "--requests", "50", "--warmup", "5", "--cold-requests", "10"),
+    small=(
+        "--runs",
+        "1000",
+        "--requests",
+        "50",
+        "--warmup",
+        "5",
+        "--cold-requests",
+        "10",
+    ),
     full=("--runs", "100000"),
     needs=("postgres",),
 )
@@ -238,7 +274,7 @@ row(
         "--rounds",
         "20",
         "--database-url",
-        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k",
+        database_url("cold_100k"),
     ),
     full=(
         "--runs",
@@ -246,7 +282,7 @@ row(
         "--rounds",
         "20",
         "--database-url",
-        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_100k",
+        database_url("cold_100k"),
     ),
     needs=("postgres",),
 )(cold_path)
@@ -263,7 +299,7 @@ row(
         "--rounds",
         "20",
         "--database-url",
-        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_1m",
+        database_url("cold_1m"),
     ),
     full=(
         "--runs",
@@ -271,7 +307,7 @@ row(
         "--rounds",
         "20",
         "--database-url",
-        "postgres://postgres@127.0.0.1:5432/ioboard_bench_cold_1m",
+        database_url("cold_1m"),
     ),
     needs=("postgres",),
 )(cold_path)

@@ -5,7 +5,10 @@
 The database is created if missing, migrated and, unless it already holds exactly --runs synthetic runs, seeded with
 `manage.py seed_synthetic --replace --runs N`. No manual ANALYZE or VACUUM: the pages are measured
 on the statistics the product itself gathered (seed_synthetic analyses what it loads; `SHOW autovacuum`
-is printed, and is off on the development machine). gunicorn serves the site with DEBUG off and
+is printed, and is off on the development machine). What seeding makes none of is added once, before anything
+is timed: io500.org's published record with the public submissions it links to (as `load_demo` imports them), an
+edition frozen from the live IO500 list, the demo IOR study and stack, a custom list, and one upload (awaiting
+review) of the ordinary account the signed-in pages are read as. gunicorn serves the site with DEBUG off and
 IOBOARD_PAGE_CACHE_SECONDS=0, so every request renders and runs its queries.
 
 Each round requests every URL once, /healthz among them, in a shuffled order; --rounds rounds after
@@ -38,6 +41,8 @@ from bench.harness import in_process, output, statistics
 from rig import REPO_ROOT, client, databases, processes, servers
 
 SAMPLE = REPO_ROOT / "tests" / "data" / "io500" / "capp-result-dir"
+#: The signed-in reader's own upload: another submission than SAMPLE, which the timed upload would find published.
+READER_SAMPLE = REPO_ROOT / "tests" / "data" / "io500" / "bash-results"
 MEDIAN_BOUND, P95_BOUND = 5.0, 10.0
 
 
@@ -108,6 +113,9 @@ def pages() -> list[tuple[str, str]]:
         (f"/api/v1/custom-lists/{custom}/", "API custom list"),
     ]
     study, stack = study_and_stack()
+    release, audited_kind, published_pk = published_record()
+    frozen = frozen_edition()
+    submission = signed_in_upload()
     urls += [
         (f"/systems/{busiest}/history/", "system history"),
         ("/changes/feed/", "changes feed"),
@@ -117,14 +125,123 @@ def pages() -> list[tuple[str, str]]:
         ("/stacks/", "stacks index"),
         (f"/stacks/{stack}/", "stack page"),
         ("/editions/", "editions index"),
-        (CUSTOM_LIST_BUILDER, "custom-list builder (signed in)"),
+        (f"/editions/{frozen}/", "frozen edition (IO500 list)"),
+        (f"/editions/{frozen}/io500/?sort=-bw", "frozen edition, sorted"),
+        (f"/editions/{frozen}/awards/", "frozen edition's awards"),
+        (f"/editions/{release}/", "published release as an edition"),
+        (f"/published/{release}/", "published release"),
+        (f"/published/{release}/{audited_kind}/audit/", "published list's audit"),
+        ("/published/audit/", "published record's audit summary"),
+        ("/api/v1/published-editions/", "API published editions"),
+        (f"/api/v1/published-editions/{published_pk}/", "API published edition"),
+        (f"/api/v1/published-editions/{published_pk}/changes/", "API published edition's change log"),
+        (f"/api/v1/published-editions/{published_pk}/audit/", "API published edition's audit"),
+        ("/api/v1/published-editions/audit-summary/", "API published audit summary"),
+        ("/api/v1/published-entries/", "API published entries"),
+        (f"/api/v1/published-entries/?release={release}", "API published entries of a release"),
+        ("/api/v1/systems/", "API systems"),
+        (f"/api/v1/systems/{busiest}/", "API system detail"),
+        ("/api/v1/editions/", "API editions"),
+        ("/api/v1/scaling-series/", "API scaling series"),
+        ("/api/v1/studies/", "API studies"),
+        ("/api/v1/stacks/", "API stacks"),
+        ("/api/v1/changes/", "API changes"),
+        ("/api/v1/rules-editions/", "API rules editions"),
+        (f"/systems/{busiest}/changes/feed/", "system changes feed"),
         ("/lists/custom/check/?equation=sqrt(ior_easy_write*mdtest_easy_write)", "builder's live equation check"),
+        ("/lists/custom/new/", "custom-list builder (signed in)"),
+        ("/upload/", "upload page (signed in)"),
+        ("/submissions/", "my submissions (signed in)"),
+        (f"/submissions/{submission}/", "a submission's status (signed in)"),
+        ("/account/", "account page (signed in)"),
+        ("/account/tokens/", "API tokens page (signed in)"),
     ]
     return urls
 
 
-#: The one page served only to a signed-in account: measured with a session of its own.
-CUSTOM_LIST_BUILDER = "/lists/custom/new/"
+#: The pages served only to a signed-in account: measured with the session of an ordinary account.
+SIGNED_IN = ("/lists/custom/new/", "/upload/", "/submissions/", "/account/")
+#: The ordinary account the signed-in pages are read as; it owns one upload (signed_in_upload).
+READER = "bench-reader"
+PUBLISHED_SUBMISSIONS = REPO_ROOT / "fixtures" / "demo-published"
+PUBLISHED_RECORD = REPO_ROOT / "fixtures" / "io500-webpage-sql"
+FROZEN_EDITION = "bench-frozen"
+
+
+def published_record() -> tuple[str, str, int]:
+    """io500.org's published record (fixtures/io500-webpage-sql) with the public submissions it links to
+    (fixtures/demo-published), imported before anything is timed if the database has none, as `load_demo` does:
+    synthetic seeding makes neither. Returns the release with the most rows, its longest list's kind and that
+    list's edition pk."""
+    from django.db.models import Count
+
+    from apps.ingest.published.importer import import_published
+    from apps.ingest.tools.io500.pipeline import ingest_path
+    from apps.results.models import Edition
+
+    published = Edition.objects.filter(source=Edition.Source.PUBLISHED)
+    if not published.exists():
+        started = time.monotonic()
+        ingest_path(PUBLISHED_SUBMISSIONS)
+        import_published(PUBLISHED_RECORD)
+        print(f"published record imported in {time.monotonic() - started:.1f} s", flush=True)
+    releases = published.values("name").annotate(rows=Count("entries")).order_by("-rows", "name")
+    release = releases[0]["name"]
+    longest = published.filter(name=release).annotate(rows=Count("entries")).order_by("-rows", "list_kind").first()
+    return release, longest.list_kind, longest.pk
+
+
+def frozen_edition() -> str:
+    """The name of an edition frozen from the live IO500 list (every ranked system's best run), frozen before
+    anything is timed if the database has none."""
+    from apps.results.models import Edition
+    from apps.results.services.editions import freeze_lists
+
+    if not Edition.objects.filter(name=FROZEN_EDITION).exists():
+        started = time.monotonic()
+        freeze_lists(FROZEN_EDITION, ["io500"], title="bench: the IO500 list frozen")
+        print(f"IO500 list frozen in {time.monotonic() - started:.1f} s", flush=True)
+    return FROZEN_EDITION
+
+
+def signed_in_upload() -> int:
+    """The pk of the reader's one upload (tests/data/io500/bash-results, awaiting review, so no list shows it),
+    received and ingested before anything is timed if the reader has none: its submissions page lists it."""
+    from django.contrib.auth import get_user_model
+
+    from apps.results.models import Upload
+
+    reader, _ = get_user_model().objects.get_or_create(username=READER)
+    upload = Upload.objects.filter(uploader=reader).order_by("pk").first()
+    if upload is None:
+        upload, _, _ = ingested_sample(READER_SAMPLE, reader, f"Bench reader {time.time_ns()}")
+    return upload.pk
+
+
+def ingested_sample(sample: Path, uploader, system: str) -> tuple:
+    """A sample result directory received as an upload of ``uploader`` (as a new system) and ingested as an
+    upload's ingest task does: the upload, its runs and the seconds the ingest took."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.ingest.pipelines import ingest_upload
+    from apps.ingest.uploads import receive_upload
+
+    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-upload-"))
+    try:
+        archive = shutil.make_archive(str(scratch / "upload"), "gztar", sample.parent, sample.name)
+        name = f"bench-{time.time_ns()}.tar.gz"
+        upload = receive_upload(
+            SimpleUploadedFile(name, Path(archive).read_bytes()),
+            name=name,
+            kind="io500",
+            uploader=uploader,
+            metadata={"institution": "Bench Institute", "system": system},
+        ).upload
+        started = time.perf_counter()
+        runs = ingest_upload(upload)
+        return upload, runs, time.perf_counter() - started
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def study_and_stack() -> tuple[int, str]:
@@ -142,12 +259,12 @@ def study_and_stack() -> tuple[int, str]:
 
 
 def session_cookie() -> str:
-    """A Cookie header of a signed-in account (an ordinary one), for the builder page."""
+    """A Cookie header of the signed-in reader (an ordinary account), for the pages only it is served."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    user, _ = get_user_model().objects.get_or_create(username="bench-reader")
+    user, _ = get_user_model().objects.get_or_create(username=READER)
     browser = Client()
     browser.force_login(user)
     return f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}"
@@ -176,7 +293,7 @@ def measure(base: str, urls: list[tuple[str, str]], rounds: int, warmup: int) ->
     for round_number in range(warmup + rounds):
         shuffler.shuffle(order)
         for url in order:
-            headers = signed_in if url == CUSTOM_LIST_BUILDER else None
+            headers = signed_in if url.startswith(SIGNED_IN) else None
             status, _, seconds = client.http("GET", base + url, headers=headers, timeout=180)
             if status != 200:
                 raise SystemExit(f"{url} answered {status}")
@@ -211,54 +328,33 @@ def _submitter():
 
 
 def one_upload(base: str) -> dict:
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    from apps.ingest.pipelines import ingest_upload
-    from apps.ingest.uploads import receive_upload
     from apps.results.models import ListEntry
     from apps.results.services import list_entries
     from apps.results.services.runs import delete as delete_runs
 
-    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-upload-"))
-    try:
-        archive = shutil.make_archive(str(scratch / "upload"), "gztar", SAMPLE.parent, SAMPLE.name)
-        content = Path(archive).read_bytes()
-        name = f"bench-{time.time_ns()}.tar.gz"
-        received = receive_upload(
-            SimpleUploadedFile(name, content),
-            name=name,
-            kind="io500",
-            uploader=_submitter(),
-            metadata={"institution": "Bench Institute", "system": f"Bench {time.time_ns()}"},
-        )
-        upload = received.upload
+    upload, runs, ingest_seconds = ingested_sample(SAMPLE, _submitter(), f"Bench {time.time_ns()}")
+    run = runs[0]
+    run.refresh_from_db()
+    started = time.perf_counter()
+    status, body, _ = client.http("GET", f"{base}/api/v1/lists/io500/?system={run.system_id}")
+    first_read_ms = (time.perf_counter() - started) * 1000
+    listed = json.loads(body)["results"] if status == 200 else []
+    shown = next((row["rank"] for row in listed if row["run"] == run.pk), None)
+    expected = reference_rank(run.score_total) if run.is_ranked else None
+    maintenance = {}
+    for kind in ListEntry.objects.filter(run=run).values_list("kind", flat=True):
         started = time.perf_counter()
-        runs = ingest_upload(upload)
-        ingest_seconds = time.perf_counter() - started
-        run = runs[0]
-        run.refresh_from_db()
-        started = time.perf_counter()
-        status, body, _ = client.http("GET", f"{base}/api/v1/lists/io500/?system={run.system_id}")
-        first_read_ms = (time.perf_counter() - started) * 1000
-        listed = json.loads(body)["results"] if status == 200 else []
-        shown = next((row["rank"] for row in listed if row["run"] == run.pk), None)
-        expected = reference_rank(run.score_total) if run.is_ranked else None
-        maintenance = {}
-        for kind in ListEntry.objects.filter(run=run).values_list("kind", flat=True):
-            started = time.perf_counter()
-            list_entries.refresh_statistics(kind)
-            maintenance[kind] = time.perf_counter() - started
-        delete_runs([run])
-        upload.delete()
-        return {
-            "ingest_seconds": ingest_seconds,
-            "first_read_ms": first_read_ms,
-            "rank_shown": shown,
-            "rank_expected": expected,
-            "statistics_refresh_seconds": maintenance,
-        }
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        list_entries.refresh_statistics(kind)
+        maintenance[kind] = time.perf_counter() - started
+    delete_runs([run])
+    upload.delete()
+    return {
+        "ingest_seconds": ingest_seconds,
+        "first_read_ms": first_read_ms,
+        "rank_shown": shown,
+        "rank_expected": expected,
+        "statistics_refresh_seconds": maintenance,
+    }
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:

@@ -40,6 +40,7 @@ def test_a_row_is_rendered_with_its_command_once_beside_its_figures():
         "command": "cmd",
         "date": "today",
         "machine": "m",
+        "prefix": "ioboard_bench",
         "services": "s",
         "load_before": 0.5,
         "load_after": 0.75,
@@ -59,6 +60,7 @@ def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
         "command": "cmd",
         "date": "today",
         "machine": "m",
+        "prefix": "ioboard_bench",
         "services": "s",
         "load_before": 0.5,
         "load_after": 0.75,
@@ -92,7 +94,8 @@ def test_the_committed_page_is_one_table_whose_every_command_is_a_registered_row
     assert text.count(TABLE_HEADER) == 1
     assert re.findall(r"^## .*", text, re.MULTILINE) == [WHY], "no appended sections but the hand-written one"
     scale = re.search(r"at the `(\w+)` scale", text).group(1)
-    documented = {f"`{shlex.join(bench.command(scale))}`" for bench in ROWS.values()}
+    prefix = re.search(r"^- databases: named `(\w+)_…`", text, re.MULTILINE).group(1)
+    documented = {f"`{shlex.join(bench.command(scale, prefix))}`" for bench in ROWS.values()}
     rows = [line for line in text.splitlines() if line.startswith("| ") and line != TABLE_HEADER]
     commands = [re.match(r"(`[^`]+`)", line.rsplit("|", 2)[1].strip()) for line in rows]
     assert {match.group(1) for match in commands if match} == documented
@@ -164,3 +167,15 @@ def test_the_deadline_is_judged_against_its_pages_idle_p95_on_its_bursts_median_
     assert figures[1].value == "1.5x, 3.0x, 4.5x; 1 of 3"
     assert figures[2].value == "12.0 ms / 20.0 ms; 2.0 ms"
     assert "3 x 50 uploads from 5 accounts" in figures[3].label
+
+
+def test_the_databases_a_row_names_follow_the_prefix_an_engineer_gives(monkeypatch):
+    monkeypatch.setenv("IOBOARD_BENCH_DATABASE_PREFIX", "alice")
+
+    commands = [shlex.join(bench.command(scale)) for bench in ROWS.values() for scale in ("small", "full")]
+
+    assert "--database-url postgres://postgres@127.0.0.1:5432/alice_cold_1m" in shlex.join(
+        ROWS["cold_path_million"].command("small")
+    )
+    assert "--db alice_ingest" in shlex.join(ROWS["ingest_corpus"].command("full"))
+    assert not [command for command in commands if "ioboard_bench" in command or "{" in command]
