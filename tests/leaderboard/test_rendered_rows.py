@@ -138,3 +138,32 @@ def test_a_chart_carries_its_figure_as_json_and_names_itself_as_text():
     assert "</script><b>" not in html
     assert 'aria-label="score of &quot;Wolf&quot; &lt;over time&gt;"' in html
     assert 'data-click-url="/runs/{id}/"' in html
+
+
+def test_a_published_row_writes_names_as_text_and_scores_rounded_half_up_and_its_change_log_cut_at_160(client):
+    from apps.results.models import Edition, EditionEntry, PublishedChange
+
+    edition = Edition.objects.create(
+        name="SC19", source=Edition.Source.PUBLISHED, list_kind="io500", title="SC19 IO500"
+    )
+    run = RunFactory(phases=False)
+    EditionEntry.objects.create(
+        edition=edition, rank=1, score=0.125, score_bw=2.675, score_md=1234.5, system_name=HOSTILE,
+        institution_name="Intel", filesystem="DAOS", storage_vendor="Intel", client_nodes=None, run=run,
+    )  # fmt: skip
+    EditionEntry.objects.create(
+        edition=edition, rank=2, score=None, score_bw=0.0, score_md=7.0, system_name="Wolf", institution_name="Intel",
+        filesystem="DAOS", client_nodes=10,
+    )  # fmt: skip
+    PublishedChange.objects.create(
+        edition_name="SC19", file="fix.sql", line=4, action="update", table="submissions", submission_number=None,
+        field="information_system", before="x" * 200, after=HOSTILE,
+    )  # fmt: skip
+
+    html = client.get("/published/SC19/").content.decode()
+
+    first, second, change = [row for row in rows_of(html) if "<td" in row]
+    assert cells(first) == ["1", "0.13", "2.68", "1234.50", SHOWN, "Intel", "Intel", "DAOS", "", f"run {run.pk}"]
+    assert f'<a href="/runs/{run.pk}/">run {run.pk}</a>' in first
+    assert cells(second) == ["2", "", "0.00", "7.00", "Wolf", "Intel", "", "DAOS", "10", "raw files not ingested"]
+    assert cells(change)[2:] == ["", "information_system", "x" * 159 + "…", SHOWN]

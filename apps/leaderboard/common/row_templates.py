@@ -9,14 +9,15 @@ Django templates; a tag of `apps.leaderboard.templatetags.ioboard` hands its row
 
 The environment writes values as Django's engine does: escaped as Django escapes them (`escaped_as_django_escapes`,
 the `finalize` hook), so a quote reads `&quot;`/`&#x27;` on every page, and with the same filters (`num`, `words`,
-`layer_label`, `linebreaksbr`). The rows hold no float written bare: figures go through `num`; ids, counts and ranks
-are plain digits (the site writes no thousands separators: USE_THOUSAND_SEPARATOR is off).
+`layer_label`, `linebreaksbr`, `floatformat`, `truncatechars`: Django's own functions). The rows hold no float
+written bare: figures go through `num` or `floatformat`; ids, counts and ranks are plain digits (the site writes no
+thousands separators: USE_THOUSAND_SEPARATOR is off).
 """
 
 from html import escape
 
 from django.template import engines
-from django.template.defaultfilters import linebreaksbr
+from django.template.defaultfilters import floatformat, linebreaksbr, truncatechars
 from django.utils.safestring import SafeString, mark_safe
 from jinja2 import Environment
 from markupsafe import Markup
@@ -28,7 +29,15 @@ def environment(**options) -> Environment:
     """The Jinja2 environment of the row templates (TEMPLATES' "environment" option)."""
     options.pop("autoescape", None)  # always on, whatever the backend passes (its default is on too)
     env = Environment(autoescape=True, finalize=escaped_as_django_escapes, keep_trailing_newline=True, **options)
-    env.filters.update(num=num, percent=percent, words=words, layer_label=layer_label, linebreaksbr=linebreaksbr)
+    env.filters.update(
+        num=num,
+        percent=percent,
+        words=words,
+        layer_label=layer_label,
+        linebreaksbr=linebreaksbr,
+        floatformat=floatformat,
+        truncatechars=truncatechars,
+    )
     return env
 
 

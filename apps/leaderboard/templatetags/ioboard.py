@@ -43,6 +43,19 @@ def table_rows(rows) -> SafeString:
 
 
 @register.simple_tag
+def published_rows(rows) -> SafeString:
+    """A published list's <tr> rows (`services.published.published_lists`), the run links reversed once per table:
+    one Jinja2 template (`row_templates` says why; a release's page holds all its lists, up to 1,800 rows)."""
+    return render_rows("published/_rows.html", rows=rows, links=tables.RowLinks.current())
+
+
+@register.simple_tag
+def published_change_rows(changes) -> SafeString:
+    """A published release's change log as <tr> rows: one Jinja2 template (a release's log runs to 350 rows)."""
+    return render_rows("published/_change_rows.html", changes=changes)
+
+
+@register.simple_tag
 def badges(anomalies) -> str:
     """A run's anomalies as badges (the list rows' macro, for the pages that show them elsewhere)."""
     return macro("includes/_badges.html", "badges")(anomalies)
