@@ -1,7 +1,7 @@
 """Storage systems, each with its best ranked score; a system's page lists its runs."""
 
 from django.db.models import Count, OuterRef, Prefetch, Q, Subquery, Window
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Coalesce, RowNumber
 from rest_framework import viewsets
 
 from apps.api.common.viewsets import BY_SCORE_NULLS_LAST, ApiDefaults
@@ -23,16 +23,23 @@ class SystemViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        best_score = Run.objects.filter(system=OuterRef("pk")).ranked().order_by(*BY_SCORE_NULLS_LAST)
+        runs_of_system = Run.objects.filter(system=OuterRef("pk")).order_by()
+        best_score = runs_of_system.ranked().order_by(*BY_SCORE_NULLS_LAST)
         reader = self.request.user
-        shown = (Q(runs__system_claim="") | Q(runs__review_status=ReviewStatus.ACCEPTED)) & run_visible_condition(
-            reader, "runs__"
+        # Counted per system of the page, a correlated subquery: counted over a join of every system with every
+        # run, the page grouped the whole run table before it could take its 50 systems (1.4 s at 100k runs).
+        shown = (
+            runs_of_system.filter(Q(system_claim="") | Q(review_status=ReviewStatus.ACCEPTED))
+            .filter(run_visible_condition(reader))
+            .values("system")
+            .annotate(count=Count("pk"))
+            .values("count")
         )
         systems = (
             StorageSystem.objects.visible_to(reader)
             .select_related("institution")
             .annotate(
-                run_count=Count("runs", filter=shown),
+                run_count=Coalesce(Subquery(shown), 0),
                 best_score=Subquery(best_score.values("score_total")[:1]),
             )
             .order_by("institution__name", "name", "pk")

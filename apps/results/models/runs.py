@@ -156,6 +156,9 @@ class Run(models.Model):
             # Counting the runs (or systems) of one kind reads this index only. The list pages count from
             # ListState, never from the run table.
             models.Index(fields=["kind", "system"], name="run_kind_system"),
+            # The systems holding an embargoed run, probed for each system a page shows a reader who is not staff
+            # (`visibility.system_visible_condition`); almost no run is embargoed, so the index is a few pages.
+            models.Index(fields=["system"], name="run_embargoed_system", condition=models.Q(embargoed=True)),
         ]
 
     def __str__(self) -> str:

@@ -23,6 +23,9 @@ class Institution(models.Model):
 
     class Meta:
         ordering = ["name"]
+        # Systems in institution-name order (the API's systems collection): PostgreSQL walks the institutions in
+        # name order and sorts each one's few systems, reading a page's worth; without it, it sorts every system.
+        indexes = [models.Index(fields=["name", "id"], name="institution_name")]
 
     def __str__(self) -> str:
         return self.name

@@ -14,7 +14,8 @@ no reader.
 """
 
 from django.apps import apps
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.lookups import IsNull
 
 #: A run anybody may see: not embargoed.
 PUBLIC_CONDITIONS = {"embargoed": False}
@@ -52,8 +53,15 @@ def owned_visible_condition(user, prefix: str = "") -> Q:
 
 def system_visible_condition(user) -> Q:
     """Storage systems `user` may see: all but those whose runs are all hidden from them (a system an embargoed
-    upload created is unknown to others until the release). A system without runs stays visible."""
+    upload created is unknown to others until the release). A system without runs stays visible.
+
+    Each test is a correlated "first such run" subquery, probed per system shown through the run_embargoed_system
+    index (embargoed runs only, a few pages) and, for a system that has one, the run table's system index. Written
+    as EXISTS, the OR of the two let PostgreSQL hash every embargoed, then every public, run of the table for each
+    page of systems: a sequential scan of the run table per page (a quarter of a second at 100k runs)."""
     if _sees_everything(user):
         return Q()
-    runs = apps.get_model("results", "Run").objects.filter(system=OuterRef("pk"))
-    return Q(~Exists(runs.exclude(**PUBLIC_CONDITIONS))) | Q(Exists(runs.filter(run_visible_condition(user))))
+    runs = apps.get_model("results", "Run").objects.filter(system=OuterRef("pk")).order_by().values("pk")
+    no_hidden_run = IsNull(Subquery(runs.exclude(**PUBLIC_CONDITIONS)[:1]), True)
+    a_visible_run = IsNull(Subquery(runs.filter(run_visible_condition(user))[:1]), False)
+    return Q(no_hidden_run) | Q(a_visible_run)
