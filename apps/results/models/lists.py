@@ -256,6 +256,10 @@ class EditionEntry(models.Model):
                 fields=["edition", "position"], name="editionentry_unique_position", condition=Q(position__isnull=False)
             )
         ]
+        # An edition's page in rank order (`services.editions.edition_entries`) reads its 50 entries from this
+        # index, sorting only entries of equal rank by score; without it, every entry of the edition was joined to
+        # its run and system, then sorted.
+        indexes = [models.Index(fields=["edition", "rank"], name="editionentry_rank_order")]
         verbose_name_plural = "edition entries"
 
     def __str__(self) -> str:
