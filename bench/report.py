@@ -28,7 +28,7 @@ from pathlib import Path
 
 import rig
 from bench.harness import ingestion, output
-from bench.rows import ROWS, BenchRow, Figure, database_prefix
+from bench.rows import ROWS, BenchRow, Figure
 from rig import databases
 
 DOC = rig.REPO_ROOT / "docs" / "performance.md"
@@ -123,7 +123,7 @@ def main(argv: list[str]) -> int | None:
         "date": output.now_utc(),
         "machine": output.machine_line(),
         "services": output.service_versions() or "n/a",
-        "prefix": database_prefix(),
+        "prefix": databases.database_prefix(),
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
     }

@@ -13,11 +13,11 @@ its name, what it measures, the benchmark it runs and its arguments per scale, w
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.harness import statistics
+from rig.databases import database_prefix
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,6 @@ ROWS: dict[str, BenchRow] = {}
 #: Where a row's arguments name a PostgreSQL database, its name starts with this placeholder, replaced by
 #: ``database_prefix()`` when the command is run or documented.
 PREFIX = "{database_prefix}"
-
-
-def database_prefix() -> str:
-    """IOBOARD_BENCH_DATABASE_PREFIX, "ioboard_bench" unless set: engineers sharing one PostgreSQL server each give
-    their own, so no two reports seed, measure or drop one another's databases."""
-    return os.environ.get("IOBOARD_BENCH_DATABASE_PREFIX", "ioboard_bench")
 
 
 def database(name: str) -> str:

@@ -46,10 +46,18 @@ def database_url(name: str, port: int = PG_PORT) -> str:
     return f"postgres://{PG_USER}@{PG_HOST}:{port}/{name}"
 
 
+def database_prefix() -> str:
+    """IOBOARD_BENCH_DATABASE_PREFIX, "ioboard_bench" unless set: engineers sharing one PostgreSQL server each give
+    their own, so no two benchmark runs seed, measure or drop one another's databases."""
+    return os.environ.get("IOBOARD_BENCH_DATABASE_PREFIX", "ioboard_bench")
+
+
 def fresh_database(name: str, port: int = PG_PORT) -> str:
-    """Drop and re-create a database of ours, migrate it, return its URL."""
-    if not name.startswith("ioboard_"):
-        raise SystemExit(f"database names used by the bench scripts start with ioboard_, not {name!r}")
+    """Drop and re-create a database of ours (named ioboard_… or with our database_prefix()), migrate it, return
+    its URL."""
+    ours = ("ioboard_", f"{database_prefix()}_")
+    if not name.startswith(ours):
+        raise SystemExit(f"database names used by the bench scripts start with {' or '.join(ours)}, not {name!r}")
     psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', port=port)
     psql(f'CREATE DATABASE "{name}"', port=port)
     url = database_url(name, port)
