@@ -383,7 +383,7 @@ def run_bursts(args: argparse.Namespace, stack: Stack) -> Deadline:
         bursts.append(one_burst(base, stack.run_ids, stack.tokens, archives_of_burst, args, burst))
     load_after = load_average()
     posted = [p for burst in bursts for p in burst["posted"]]
-    failures, figures = verify(stack.archives, posted, stack.media, seeded_runs=stack.seeded)
+    failures, figures = verify(stack.archives, posted, seeded_runs=stack.seeded)
     return Deadline(healthz, alone, bursts, posted, failures, figures, load_before, load_after)
 
 

@@ -166,8 +166,9 @@ def retry_after(headers: Mapping[str, str]) -> float:
     return float(value) if value.isdigit() else POLL_SECONDS_WITHOUT_HINT
 
 
-def verify(chosen: list[dict], posted: list[dict], media: Path, *, seeded_runs: int = 0) -> tuple[list[str], dict]:
-    """Everything the load test promises, checked in the database. Returns (failures, figures).
+def verify(chosen: list[dict], posted: list[dict], *, seeded_runs: int = 0) -> tuple[list[str], dict]:
+    """Everything the load test promises, checked in the database (an upload's file too, read through the storage
+    that keeps it: apps.results.storage). Returns (failures, figures).
 
     `seeded_runs` were in the database before the uploads (bench.load_deadline seeds synthetic runs)."""
     from django.db.models import Count
@@ -201,8 +202,8 @@ def verify(chosen: list[dict], posted: list[dict], media: Path, *, seeded_runs: 
         stored = set(Run.objects.filter(upload=upload).values_list("identity", flat=True))
         if stored != item["identities"]:
             failures.append(f"upload {upload.pk}: runs {len(stored)} stored, {len(item['identities'])} expected")
-        path = media / upload.file.name
-        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != upload.sha256:
+        kept = upload.file.storage.exists(upload.file.name)
+        if not kept or hashlib.sha256(upload.file.storage.open(upload.file.name).read()).hexdigest() != upload.sha256:
             failures.append(f"upload {upload.pk}: stored file missing or altered")
     expected = {i for item in chosen for i in item["identities"]}
     runs = Run.objects.count() - seeded_runs
@@ -287,7 +288,7 @@ def start_stack(args: argparse.Namespace, scratch: Path, services: list[processe
 def fire_uploads(args: argparse.Namespace, scratch: Path, services: list[processes.Service]) -> Fired:
     """Build ``--uploads`` distinct archives and an account per uploader, post them all at the same instant,
     poll each until done, then check the database against what the archives hold."""
-    base, media = start_stack(args, scratch, services)
+    base, _ = start_stack(args, scratch, services)
     archives = scratch / "archives"
     archives.mkdir()
     print(f"building {args.uploads} distinct archives from {args.corpus} …")
@@ -309,7 +310,7 @@ def fire_uploads(args: argparse.Namespace, scratch: Path, services: list[process
     rss_children = {
         s.name: max([processes.peak_rss_mib(c) for c in processes.children_of(s.pid)] or [0]) for s in measured
     }
-    failures, figures = verify(chosen, posted, media)
+    failures, figures = verify(chosen, posted)
     return Fired(chosen, posted, first_sent, accepted_at, finished_at, rss, rss_children, failures, figures)
 
 
