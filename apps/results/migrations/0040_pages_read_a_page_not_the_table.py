@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('results', '0038_published_audit_stored'),
+        ('results', '0039_review_note_for_submitter'),
     ]
 
     operations = [
