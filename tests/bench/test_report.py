@@ -177,5 +177,4 @@ def test_the_databases_a_row_names_follow_the_prefix_an_engineer_gives(monkeypat
     assert "--database-url postgres://postgres@127.0.0.1:5432/alice_cold_1m" in shlex.join(
         ROWS["cold_path_million"].command("small")
     )
-    assert "--db alice_ingest" in shlex.join(ROWS["ingest_corpus"].command("full"))
     assert not [command for command in commands if "ioboard_bench" in command or "{" in command]
