@@ -72,7 +72,7 @@ def ingest_tree(tree: Path) -> dict:
     """``manage.py ingest TREE`` in this process, timed, its queries counted (Django set up)."""
     from django.db import connection
 
-    from apps.ingest.core.pipeline import pipeline_for
+    from apps.ingest.pipelines import pipeline_for
     from apps.results.models import Run
     from apps.results.services.list_entries import analyze_after_bulk_write
 
