@@ -117,6 +117,18 @@ row(
     needs=("postgres", "corpus"),
 )(_ingest_against_floor)
 
+row(
+    "ingest_corpus_x10",
+    title=(
+        "Generated IO500 tree ten times the corpus (each copy other systems' distinct results, `synth.io500_tree`) "
+        "bulk ingest into PostgreSQL vs the read + regular expression floor of its files"
+    ),
+    benchmark="ingest_corpus",
+    small=("--times", "10", "--repeat", "2"),
+    full=("--times", "10", "--repeat", "5"),
+    needs=("postgres", "corpus"),
+)(_ingest_against_floor)
+
 
 @row(
     "mdtest_ingest",

@@ -4,7 +4,8 @@
 
 TREE defaults to ../shared/io500-corpus (142 submissions); ``--times 10`` benches a tree ten times it instead,
 generated untimed into a scratch folder (``synth.io500_tree``: every copy its own institutions, systems and
-submission ids, the same files).
+submission ids, and its own results: each submission's phase values scaled by a seeded factor, its scores and
+score hashes recomputed, so no copy is a duplicate result of another).
 
 What is timed, in one child process per round, alternately (the floor first in odd rounds, the ingest first in
 even ones, so neither always meets the warmer machine):
