@@ -146,14 +146,18 @@ def shifted(text: str, pattern: str, copy: int) -> str:
         return text
 
 
-def scaled(token: str, factor: float) -> str:
-    """``token`` times ``factor``, printed with as many decimals as ``token`` has."""
+def scaled(token: str, factor: float, *, significant: bool = False) -> str:
+    """``token`` times ``factor``, printed with as many decimals as ``token`` has; with ``significant``, a token of
+    fewer than six decimals is taken for the bash scripts' awk ``%.6g`` (``146.2`` is 146.200 printed so) and the
+    product printed with six significant digits, as the script would have."""
     value = float(token)
     if not math.isfinite(value):
         return token
     if "e" in token.lower():
         return f"{value * factor:e}"
     decimals = len(token.split(".", 1)[1]) if "." in token else 0
+    if significant and decimals < 6 and abs(value * factor) < 1e6:
+        return f"{value * factor:.6g}"
     return f"{value * factor:.{decimals}f}"
 
 
@@ -171,10 +175,13 @@ def scale_summary_line(line: str, factor: float) -> str:
     """A [RESULT]/[SCORE] line of either summary grammar, a [FIND] line or an SC17 result line, scaled."""
     stripped = line.lstrip()
     if stripped.startswith("[RESULT") or stripped.startswith("[      ]") or stripped.startswith("[SCORE"):
-        scaled_line = VALUE_WITH_UNIT.sub(lambda m: m.group(1) + scaled(m.group(2), factor) + m.group(3), line)
-        if stripped.startswith("[SCORE"):
+        score = stripped.startswith("[SCORE")
+        scaled_line = VALUE_WITH_UNIT.sub(
+            lambda m: m.group(1) + scaled(m.group(2), factor, significant=score) + m.group(3), line
+        )
+        if score:
             by = total_factor(line, factor)
-            scaled_line = TOTAL.sub(lambda m: m.group(1) + scaled(m.group(2), by), scaled_line)
+            scaled_line = TOTAL.sub(lambda m: m.group(1) + scaled(m.group(2), by, significant=True), scaled_line)
         return scaled_line
     if stripped.startswith("[FIND]"):
         return FIND_LINE.sub(lambda m: m.group(1) + str(round(int(m.group(2)) * factor)), line)
