@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, str] = {
     "cold_path": "bench.pages.cold_path",
     "list_latency": "bench.pages.list_latency",
     "list_scaling": "bench.pages.list_scaling",
+    "list_exports": "bench.pages.list_exports",
     "load_uploads": "bench.load.uploads",
     "load_deadline": "bench.load.deadline",
     "fault_scenarios": "bench.faults",

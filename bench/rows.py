@@ -319,6 +319,68 @@ row(
 )(cold_path)
 
 
+def list_exports(result: dict) -> list[Figure]:
+    """One figure per list (both formats), then the verdict: complete everywhere and the slowest request within
+    a third of the worker timeout."""
+    by_list: dict[str, list[dict]] = {}
+    for export in result["exports"]:
+        by_list.setdefault(export["label"], []).append(export)
+    timeout = result["worker_timeout_seconds"]
+    figures = [
+        Figure(
+            f"{label} at {result['runs']:,} runs: pages, rows received / in the database, total, slowest request",
+            "; ".join(
+                f"{export['fmt'].upper()} {len(export['seconds'])} pages, {export['rows']:,} / "
+                f"{export['expected_rows']:,}, {sum(export['seconds']):.1f} s, {max(export['seconds']):.2f} s"
+                + ("" if export["complete"] else " INCOMPLETE")
+                for export in exports
+            ),
+        )
+        for label, exports in by_list.items()
+    ]
+    complete = sum(export["complete"] for export in result["exports"])
+    figures += [
+        Figure(
+            f"exports complete (every page 200, no run id missing or twice); slowest request / worker timeout "
+            f"({result['page_rows']:,} rows a page; bound: {result['headroom']:.2g} of the timeout)",
+            f"{complete} of {len(result['exports'])}; {result['slowest_seconds']:.2f} s / {timeout} s: "
+            + ("PASS" if result["passed"] else "FAIL"),
+        ),
+        Figure(
+            "load average (1, 5, 15 min) before / after: other engineers' work on the shared 2-CPU machine",
+            f"{'/'.join(f'{x:.1f}' for x in result['load_before'])} / "
+            f"{'/'.join(f'{x:.1f}' for x in result['load_after'])}",
+        ),
+    ]
+    return figures
+
+
+# At 100k runs at both scales: issue #40's acceptance size; fewer runs would not say whether a page nears the timeout.
+row(
+    "list_exports",
+    title="Every list's CSV and JSON export followed to its last page over HTTP (gunicorn, its default timeout, "
+    "page cache off), checked complete against the database",
+    benchmark="list_exports",
+    small=(
+        "--runs",
+        "100000",
+        "--freeze-edition",
+        "bench-exports",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:5432/ioboard_bench_exports_100k",
+    ),
+    full=(
+        "--runs",
+        "100000",
+        "--freeze-edition",
+        "bench-exports",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:5432/ioboard_bench_exports_100k",
+    ),
+    needs=("postgres",),
+)(list_exports)
+
+
 @row(
     "memory",
     title="Peak memory: largest corpus submission ingested as an upload; `export_runs` over seeded runs",
