@@ -367,7 +367,7 @@ row(
         "--freeze-edition",
         "bench-exports",
         "--database-url",
-        "postgres://postgres@127.0.0.1:5432/ioboard_bench_exports_100k",
+        database_url("exports_100k"),
     ),
     full=(
         "--runs",
@@ -375,7 +375,7 @@ row(
         "--freeze-edition",
         "bench-exports",
         "--database-url",
-        "postgres://postgres@127.0.0.1:5432/ioboard_bench_exports_100k",
+        database_url("exports_100k"),
     ),
     needs=("postgres",),
 )(list_exports)
