@@ -209,3 +209,20 @@ class UploadFactory(factory.django.DjangoModelFactory):
     sha256 = factory.LazyFunction(lambda: hashlib.sha256(f"upload-{next(_counter)}".encode()).hexdigest())
     original_name = "results.tgz"
     size = 26
+
+
+def add_edition_in_the_admin(admin_client, name: str, title: str):
+    """Staff adding an edition through the Django admin's form (no entries: freezing fills them); the response."""
+    return admin_client.post(
+        "/admin/results/edition/add/",
+        {
+            "name": name,
+            "list_kind": "io500",
+            "title": title,
+            "description": "",
+            "entries-TOTAL_FORMS": "0",
+            "entries-INITIAL_FORMS": "0",
+            "entries-MIN_NUM_FORMS": "0",
+            "entries-MAX_NUM_FORMS": "1000",
+        },
+    )

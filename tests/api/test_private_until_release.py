@@ -23,7 +23,7 @@ from apps.results.tasks import release_due_embargoes
 from tests.api.embargo import EDITION, normalised, read_all, release, signed_in
 from tests.api.test_ownership_attacks import OTHER_SUBMISSION, PUBLISHED_AT, archive
 from tests.api.uploading import DEMO_SUBMISSION, client_with_token, named_file, tar_gz_of, uploaded_run
-from tests.factories import StorageSystemFactory
+from tests.factories import StorageSystemFactory, add_edition_in_the_admin
 
 #: Every surface that lists or counts runs, systems or their rows: (address, shows the run once released).
 #: `{run}`, `{system}`, `{upload}` and `{public}` (a public run) are filled in.
@@ -201,19 +201,7 @@ def test_staff_adding_the_edition_in_the_admin_release_it_as_the_api_freeze_does
     assert anonymous.get(f"/runs/{run.pk}/").status_code == 404
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(
-            "/admin/results/edition/add/",
-            {
-                "name": EDITION,
-                "list_kind": "io500",
-                "title": "SC 2026",
-                "description": "",
-                "entries-TOTAL_FORMS": "0",
-                "entries-INITIAL_FORMS": "0",
-                "entries-MIN_NUM_FORMS": "0",
-                "entries-MAX_NUM_FORMS": "1000",
-            },
-        )
+        response = add_edition_in_the_admin(admin_client, EDITION, "SC 2026")
 
     assert response.status_code == 302, response.content[:2000]
     assert anonymous.get(f"/runs/{run.pk}/").status_code == 200

@@ -6,7 +6,7 @@ from django.core.management import CommandError, call_command
 from apps.results.models import Edition, ListEntry
 from apps.results.services import runs
 from apps.results.services.editions import EditionError, edition_entries, freeze_edition, freeze_entries
-from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
+from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory, add_edition_in_the_admin
 
 pytestmark = pytest.mark.django_db
 
@@ -147,19 +147,7 @@ def test_adding_an_edition_in_the_admin_freezes_the_live_list(admin_client):
     best = run(score=300.0)
     run(score=200.0)
 
-    response = admin_client.post(
-        "/admin/results/edition/add/",
-        {
-            "name": "ISC26",
-            "list_kind": "io500",
-            "title": "ISC 2026",
-            "description": "",
-            "entries-TOTAL_FORMS": "0",
-            "entries-INITIAL_FORMS": "0",
-            "entries-MIN_NUM_FORMS": "0",
-            "entries-MAX_NUM_FORMS": "1000",
-        },
-    )
+    response = add_edition_in_the_admin(admin_client, "ISC26", "ISC 2026")
 
     assert response.status_code == 302, response.content[:2000]
     edition = Edition.objects.get(name="ISC26")
