@@ -3,6 +3,7 @@ and anomalies, and the review status it is in.
 """
 
 import hashlib
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import models
@@ -215,14 +216,14 @@ class Run(models.Model):
     #: The columns `derive_verdicts` sets.
     VERDICT_FIELDS = ["exclusion_reason", "flagged"]
 
-    def derive_verdicts(self) -> None:
-        """Recompute the denormalised ranking verdicts from the stored anomalies (saved by
-        apps.results.services.runs.set_verdicts).
+    def derive_verdicts(self, anomalies: "Iterable[Anomaly] | None" = None) -> None:
+        """Recompute the denormalised ranking verdicts from the stored anomalies, or from `anomalies` when the
+        caller has just stored them all (saved by apps.results.services.runs.set_verdicts).
 
         An error-level anomaly (a run the benchmark marked invalid included) keeps the run off the
         ranked lists, with the rule's message as the reason; a warning only shows a badge.
         """
-        anomalies = list(self.anomalies.all())
+        anomalies = list(self.anomalies.all() if anomalies is None else anomalies)
         reasons = [f"{a.rule}: {a.message}" for a in anomalies if a.severity == Anomaly.Severity.ERROR]
         if self.score_total is None:
             reasons.append("no score")

@@ -67,9 +67,12 @@ def duplicate_context(run: Run) -> RuleContext:
     )
 
 
-def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bool = True) -> list[Anomaly]:
+def check_run_anomalies(
+    run: Run, *, batch: "runs.Batch", include_duplicates: bool = True, first_check: bool = False
+) -> list[Anomaly]:
     """Replace the run's anomalies with what the rules find now, and refresh its list verdicts, in the writer's
-    batch (apps.results.services.runs: its lists are brought in line once, at its end).
+    batch (apps.results.services.runs: its lists are brought in line once, at its end). `first_check`: the writer
+    has just created the run, so it has no findings to replace.
 
     A new run that duplicates stored ones also changes their verdict, so they are re-checked too (all of them:
     whether a copy counts depends on each one's review status, `counted_duplicates`), once, before the batch's
@@ -80,14 +83,15 @@ def check_run_anomalies(run: Run, *, batch: "runs.Batch", include_duplicates: bo
     with batch.transaction():
         context = duplicate_context(run)
         findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
-        run.anomalies.all().delete()
+        if not first_check:
+            run.anomalies.all().delete()
         rows = Anomaly.objects.bulk_create(
             Anomaly(
                 run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message, evidence=f.evidence
             )
             for f in findings
         )
-        batch.set_verdicts(run)
+        batch.set_verdicts(run, rows)
         if include_duplicates:
             batch.recheck_copies_of([run.pk], recheck_copies)
     return rows

@@ -208,10 +208,11 @@ class Batch:
             self._note_run(run, created=created)
         return run
 
-    def set_verdicts(self, run: Run) -> Run:
-        """Derive the run's ranking verdicts from its stored anomalies and save them."""
+    def set_verdicts(self, run: Run, anomalies: Iterable[Anomaly] | None = None) -> Run:
+        """Derive the run's ranking verdicts from its stored anomalies (or `anomalies`, all of them, just stored
+        by the caller) and save them."""
         with self.transaction(), run_writes_open():
-            run.derive_verdicts()
+            run.derive_verdicts(anomalies)
             run.save(update_fields=Run.VERDICT_FIELDS)
             self._note_run(run)
         return run

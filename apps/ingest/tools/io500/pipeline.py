@@ -420,7 +420,7 @@ def _store_parsed_run(
         run = batch.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
         outcome = "created"
     store_children(run, parsed)
-    check_run_anomalies(run, batch=batch)
+    check_run_anomalies(run, batch=batch, first_check=outcome == "created")
     return run, outcome
 
 
