@@ -11,9 +11,20 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.db import DataError
 
+from apps.ingest.tools.io500 import pipeline
 from apps.ingest.tools.io500.pipeline import ingest_path
-from apps.results.models import Anomaly, Change, CustomListEntry, ListEntry, PhaseResult, Run
+from apps.results.models import (
+    Anomaly,
+    Change,
+    CustomListEntry,
+    Institution,
+    ListEntry,
+    PhaseResult,
+    Run,
+    StorageSystem,
+)
 from apps.results.services.custom_lists import save_custom_list
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "io500"
@@ -113,3 +124,30 @@ def test_a_tree_ingested_in_one_batch_stores_what_one_run_per_transaction_stores
     assert one_by_one["custom"], "custom-list entries to compare"
     for part in one_by_one:
         assert in_batches[part] == one_by_one[part], part
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_the_database_refuses_in_a_batch_leaves_neither_its_system_nor_its_institution(
+    tree, celery_eager, monkeypatch
+):
+    """The batch's systems are found or created together, before its runs: those only a refused run named go
+    with it, as they would have been rolled back with it one run per transaction."""
+    store_children = pipeline.store_children
+
+    def refusing_inst_c(run, parsed):
+        if parsed.record.source_path.startswith("Inst C/"):
+            raise DataError("value too long")
+        store_children(run, parsed)
+
+    monkeypatch.setattr(pipeline, "store_children", refusing_inst_c)
+
+    summary = ingest_path(tree, runs_per_commit=50)
+
+    assert [failure.split(":")[0] for failure in summary.failed] == [
+        "Inst C/Sys 3/BeeGFS/2023/submission-900/results/2023.10.25-16.06.23"
+    ]
+    assert Run.objects.count() == len(TREE) - 1
+    assert "Sys 3" not in StorageSystem.objects.values_list("name", flat=True)
+    assert "Inst C" not in Institution.objects.values_list("name", flat=True)
+    assert not StorageSystem.objects.filter(runs__isnull=True).exists(), "a system with no run"
+    assert not Institution.objects.filter(systems__isnull=True).exists(), "an institution with no system"

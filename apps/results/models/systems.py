@@ -3,6 +3,8 @@ site or system one row however its name is spelled.
 """
 
 import re
+from collections.abc import Iterable
+from typing import NamedTuple, TypeVar
 
 from django.db import models
 from django.urls import reverse
@@ -33,13 +35,23 @@ class Institution(models.Model):
     @classmethod
     def resolve(cls, name: str) -> "Institution":
         """The canonical institution for a spelling, following aliases, created when unknown."""
-        name = (name or "").strip() or "Unknown"
-        key = identity_key(name)
-        alias = InstitutionAlias.objects.select_related("institution").filter(key=key).first()
-        if alias:
-            return alias.institution
-        institution, _ = cls.objects.get_or_create(key=key, defaults={"name": name})
-        return institution
+        return cls.resolve_all([name])[0][name]
+
+    @classmethod
+    def resolve_all(cls, names: Iterable[str]) -> tuple[dict[str, "Institution"], set[int]]:
+        """`resolve` of many spellings at once, in a few queries whatever their number (a bulk ingest's batch):
+        {spelling: institution}, and the pks of those created now. An unknown institution takes its first
+        spelling's name, as resolving them one by one would."""
+        spellings = {name: (name or "").strip() or "Unknown" for name in names}
+        keys = {name: identity_key(cleaned) for name, cleaned in spellings.items()}
+        aliased = {
+            alias.key: alias.institution
+            for alias in InstitutionAlias.objects.select_related("institution").filter(key__in=set(keys.values()))
+        }
+        rows, created = existing_or_created(
+            cls, {key: cls(key=key, name=spellings[name]) for name, key in keys.items() if key not in aliased}
+        )
+        return {name: aliased.get(key) or rows[key] for name, key in keys.items()}, created
 
 
 class InstitutionAlias(models.Model):
@@ -104,21 +116,45 @@ class StorageSystem(models.Model):
     ) -> "StorageSystem":
         """The canonical system for these spellings, following aliases, created when unknown (with `defaults`);
         a known system gets `defaults` where it has no value yet, unless `fill_blanks` is False."""
-        institution_row = Institution.resolve(institution)
-        name = (name or "").strip() or "Unknown system"
-        filesystem = (filesystem or "").strip() or "unknown"
-        alias_key = identity_key(institution_row.name, name, filesystem)
-        alias = SystemAlias.objects.select_related("system").filter(key=alias_key).first()
-        if alias:
-            return alias.system
-        key = identity_key(institution_row.key, name, filesystem)
-        system, created = cls.objects.get_or_create(
-            key=key,
-            defaults={"institution": institution_row, "name": name, "filesystem": filesystem, **defaults},
-        )
-        if not created and fill_blanks:
+        spelling = (institution, name, filesystem)
+        system = cls.resolve_all([spelling], **defaults)[0][spelling]
+        if fill_blanks:
             system.fill_blanks(by=None, **defaults)
         return system
+
+    @classmethod
+    def resolve_all(
+        cls, spellings: Iterable[tuple[str, str, str]], **defaults
+    ) -> tuple[dict[tuple[str, str, str], "StorageSystem"], "Created"]:
+        """`resolve` of many (institution, system, file system) spellings at once, in a few queries whatever their
+        number (a bulk ingest's batch), without filling blanks: {spelling: system}, and the pks of the systems
+        and of the institutions created now (`Created`)."""
+        spellings = list(dict.fromkeys(spellings))
+        institutions, institutions_created = Institution.resolve_all(spelling[0] for spelling in spellings)
+        wanted = {}
+        for spelling in spellings:
+            institution_row = institutions[spelling[0]]
+            name = (spelling[1] or "").strip() or "Unknown system"
+            filesystem = (spelling[2] or "").strip() or "unknown"
+            alias_key = identity_key(institution_row.name, name, filesystem)
+            key = identity_key(institution_row.key, name, filesystem)
+            wanted[spelling] = (
+                alias_key,
+                cls(key=key, institution=institution_row, name=name, filesystem=filesystem, **defaults),
+            )
+        aliased = {
+            alias.key: alias.system
+            for alias in SystemAlias.objects.select_related("system").filter(
+                key__in={alias_key for alias_key, _ in wanted.values()}
+            )
+        }
+        unaliased: dict[str, StorageSystem] = {}
+        for alias_key, row in wanted.values():
+            if alias_key not in aliased:
+                unaliased.setdefault(row.key, row)
+        rows, created = existing_or_created(cls, unaliased)
+        resolved = {spelling: aliased.get(alias_key) or rows[row.key] for spelling, (alias_key, row) in wanted.items()}
+        return resolved, Created(systems=created, institutions=institutions_created)
 
     def fill_blanks(self, *, by, **values) -> None:
         """Set the given descriptive fields (storage_vendor, server_count) where the system has none yet, as written
@@ -135,6 +171,30 @@ class StorageSystem(models.Model):
             self.described_by = by
             # The run write that follows (apps.results.services.runs) copies them into the system's list entries.
             self.save(update_fields=[*missing, "described_by"])
+
+
+M = TypeVar("M", bound=models.Model)
+
+
+class Created(NamedTuple):
+    """The pks of the rows `StorageSystem.resolve_all` created: a writer whose run using them is rolled back
+    removes those left unused (apps.ingest.tools.io500.pipeline)."""
+
+    systems: set[int]
+    institutions: set[int]
+
+
+def existing_or_created(model: type[M], unsaved: dict[str, M]) -> tuple[dict[str, M], set[int]]:
+    """The rows of `model` with these unique keys ({key: unsaved row}), those missing created together (one
+    INSERT ... ON CONFLICT DO NOTHING: a row another transaction creates meanwhile is found, not an error), and the
+    pks of those missing before the call."""
+    rows = model.objects.in_bulk(unsaved, field_name="key")
+    missing = [row for key, row in unsaved.items() if key not in rows]
+    if not missing:
+        return rows, set()
+    model.objects.bulk_create(missing, ignore_conflicts=True)
+    created = model.objects.in_bulk([row.key for row in missing], field_name="key")
+    return rows | created, {row.pk for row in created.values()}
 
 
 class SystemAlias(models.Model):

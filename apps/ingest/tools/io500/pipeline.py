@@ -17,7 +17,7 @@ from itertools import islice
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DataError, IntegrityError
+from django.db import DataError, IntegrityError, transaction
 
 from apps.ingest.core.archive import ArchiveError, open_input
 from apps.ingest.core.common import (
@@ -41,6 +41,7 @@ from apps.results.judgements.anomalies.node_counts import resolved_client_nodes
 from apps.results.judgements.rank_stats import summarise_ranks
 from apps.results.judgements.reproducibility import QuestionnaireError, clean_reproducibility
 from apps.results.models import (
+    Institution,
     LustreBuild,
     LustrePatch,
     PhaseRankStats,
@@ -53,6 +54,7 @@ from apps.results.models import (
     Tunable,
     Upload,
 )
+from apps.results.models.systems import Created
 from apps.results.services import runs
 from apps.results.services.anomaly_checks import check_run_anomalies
 from apps.results.services.ownership import may_reprocess, owner_name, same_account, system_claim
@@ -251,7 +253,8 @@ def store_chunk(
             for run in Run.objects.select_for_update().filter(identity__in=[item.identity for item in parsed])
         }
         uploaded_by = {identity: run.upload_id for identity, run in stored.items()}
-        systems: dict[tuple, StorageSystem] = {}
+        systems, created = resolve_systems(parsed)
+        failures = len(summary.failed)
         for item in parsed:
             try:
                 with batch.step():
@@ -276,6 +279,31 @@ def store_chunk(
                 getattr(summary, outcome).append(run.pk)
             if outcome in ("created", "updated", TAKEN_OVER):
                 batch.detect_changes([run.pk])
+        if len(summary.failed) > failures:
+            forget_unused(created)
+
+
+def system_names(parsed: ParsedRun) -> tuple[str, str, str]:
+    """The (institution, system, file system) a run names."""
+    metadata = parsed.metadata
+    return metadata.get("institution", ""), metadata.get("system", ""), metadata.get("filesystem", "")
+
+
+def resolve_systems(parsed: list[ParsedRun]) -> tuple[dict[tuple, StorageSystem], Created]:
+    """The systems a chunk's runs name, found or created together (`StorageSystem.resolve_all`), by their names. A
+    name the database refuses (too long) leaves them all to each run's own step, where it fails that run alone."""
+    try:
+        with transaction.atomic():
+            return StorageSystem.resolve_all(system_names(item) for item in parsed)
+    except (DataError, IntegrityError):
+        return {}, Created(set(), set())
+
+
+def forget_unused(created: Created) -> None:
+    """Remove the systems and institutions a chunk created for runs that were then refused: one-by-one, they would
+    have been rolled back with their runs."""
+    StorageSystem.objects.filter(pk__in=created.systems, runs__isnull=True).delete()
+    Institution.objects.filter(pk__in=created.institutions, systems__isnull=True).delete()
 
 
 def ingest_paths(
@@ -429,7 +457,7 @@ def run_fields(parsed: ParsedRun, systems: dict[tuple, StorageSystem] | None = N
     spelling in `systems`, the caller's memo); the caller fills in its description (`StorageSystem.fill_blanks`)
     unless the writer claims another owner's system."""
     record, metadata = parsed.record, parsed.metadata
-    names = (metadata.get("institution", ""), metadata.get("system", ""), metadata.get("filesystem", ""))
+    names = system_names(parsed)
     memo = {} if systems is None else systems
     if names not in memo:
         memo[names] = StorageSystem.resolve(*names, fill_blanks=False)
