@@ -6,15 +6,28 @@ each parser keeps its own ``parse_options`` naming which of its letters take a v
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Collection
+
+#: What makes shlex read a text otherwise than ``str.split``: quotes, backslashes, and white space other than shlex's
+#: own (space, tab, CR, LF), on which ``str.split`` would split too.
+SHELL_SYNTAX = re.compile(r"['\"\\]|[^\S \t\r\n]")
+
+
+def shell_split(text: str) -> list[str]:
+    """``shlex.split(text)`` (its ValueError included); a text with no shell syntax (``SHELL_SYNTAX``) is split on
+    white space directly: the same words, without shlex's reading one character at a time."""
+    if SHELL_SYNTAX.search(text):
+        return shlex.split(text)
+    return text.split()
 
 
 def split_command_line(command_line: str) -> list[str]:
     """argv from a printed command line; falls back to white space when quotes do not balance
     (mdtest cuts the printed command at 4096 characters)."""
     try:
-        return shlex.split(command_line)
+        return shell_split(command_line)
     except ValueError:
         return command_line.split()
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 import operator
 import re
-import shlex
 
+from apps.ingest.parsers.command_line import shell_split
 from apps.ingest.parsers.lines import numbered_lines
 
 _COMMAND_END = {";", "&&", "||", "|", "&"}
@@ -52,6 +52,8 @@ def without_shell_comment(line: str) -> str:
     Comment text is full of command-like prose (``#e.g., -E to keep precreated files using
     lfs setstripe``) and commented-out examples that were never run.
     """
+    if "#" not in line:
+        return line
     quote = ""
     for index, char in enumerate(line):
         if quote:
@@ -98,7 +100,7 @@ def shell_words(command: str) -> list[str]:
     command = squeezed_between(command, "{{", "}}", lambda inside: inside.strip().replace(" ", ""))
     command = squeezed_between(command, "$((", "))", lambda inside: re.sub(r"\s+", "", inside))
     try:
-        words = shlex.split(command, posix=True)
+        words = shell_split(command)
     except ValueError:
         words = [word.strip("'\"") for word in command.split()]
     tokens = []

@@ -155,9 +155,10 @@ def find_unscoreable_submissions(
     root: Path, submissions: list[Path], result_sets: list[Path]
 ) -> list[tuple[Path, str]]:
     """The ``submission-<N>`` folders without any result set below them, each with what they hold."""
+    holding_a_result_set = {folder for path in result_sets for folder in (path, *path.parents)}
     found = []
     for submission in submissions:
-        if any(path == submission or submission in path.parents for path in result_sets):
+        if submission in holding_a_result_set:
             continue
         found.append((submission, describe_unscoreable(submission, root)))
     return found
