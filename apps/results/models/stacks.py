@@ -75,6 +75,16 @@ class Stack(models.Model):
         return cls.objects.filter(owners, system_id=run.system_id).order_by("-created_at", "-pk").first()
 
     @classmethod
+    def operator_ceilings(cls, system_ids) -> dict[int, Stack | None]:
+        """`ceiling_for` of the operator's runs (no upload) of many systems, in one query: {system id: its latest
+        stack of the operator's, or None}."""
+        wanted = set(system_ids)
+        latest: dict[int, Stack | None] = dict.fromkeys(wanted)
+        for stack in cls.objects.filter(upload__isnull=True, system_id__in=wanted).order_by("created_at", "pk"):
+            latest[stack.system_id] = stack
+        return latest
+
+    @classmethod
     def of_system(cls, system_id: int | None) -> Stack | None:
         """The stack whose ceiling a storage system's runs are held to: its latest."""
         if system_id is None:

@@ -43,13 +43,17 @@ def counted_duplicates(run: Run):
     return others.filter(Q(review_status=ReviewStatus.ACCEPTED) | Q(pk__in=Run.objects.of_owner_of(run).values("pk")))
 
 
-def duplicate_context(run: Run) -> RuleContext:
+def duplicate_context(run: Run, ceilings: dict[int, Stack | None] | None = None) -> RuleContext:
+    """`ceilings`: the operator's stacks by system, read once for many runs (`Stack.operator_ceilings`)."""
     others = (
         counted_duplicates(run)
         .select_related("system__institution")
         .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
     )
-    stack = Stack.ceiling_for(run)
+    if ceilings is not None and run.upload_id is None and run.system_id in ceilings:
+        stack = ceilings[run.system_id]
+    else:
+        stack = Stack.ceiling_for(run)
     return RuleContext(
         run_id=run.pk,
         system=str(run.system_id),
@@ -68,11 +72,17 @@ def duplicate_context(run: Run) -> RuleContext:
 
 
 def check_run_anomalies(
-    run: Run, *, batch: "runs.Batch", include_duplicates: bool = True, first_check: bool = False
+    run: Run,
+    *,
+    batch: "runs.Batch",
+    include_duplicates: bool = True,
+    first_check: bool = False,
+    ceilings: dict[int, Stack | None] | None = None,
 ) -> list[Anomaly]:
     """Replace the run's anomalies with what the rules find now, and refresh its list verdicts, in the writer's
     batch (apps.results.services.runs: its lists are brought in line once, at its end). `first_check`: the writer
-    has just created the run, so it has no findings to replace.
+    has just created the run, so it has no findings to replace; `ceilings`: the operator's stacks of the writer's
+    systems, read once (`duplicate_context`).
 
     A new run that duplicates stored ones also changes their verdict, so they are re-checked too (all of them:
     whether a copy counts depends on each one's review status, `counted_duplicates`), once, before the batch's
@@ -81,7 +91,7 @@ def check_run_anomalies(
     if run.kind != Run.Kind.IO500 or not run.facts:
         return []
     with batch.transaction():
-        context = duplicate_context(run)
+        context = duplicate_context(run, ceilings)
         findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
         if not first_check:
             run.anomalies.all().delete()

@@ -49,6 +49,7 @@ from apps.results.models import (
     ReviewStatus,
     Run,
     RunFile,
+    Stack,
     StorageSystem,
     Striping,
     Tunable,
@@ -254,12 +255,19 @@ def store_chunk(
         }
         uploaded_by = {identity: run.upload_id for identity, run in stored.items()}
         systems, created = resolve_systems(parsed)
+        ceilings = Stack.operator_ceilings(system.pk for system in systems.values())
         failures = len(summary.failed)
         for item in parsed:
             try:
                 with batch.step():
                     run, outcome = _store_parsed_run(
-                        item, batch=batch, upload=None, reprocess=reprocess, stored=stored, systems=systems
+                        item,
+                        batch=batch,
+                        upload=None,
+                        reprocess=reprocess,
+                        stored=stored,
+                        systems=systems,
+                        ceilings=ceilings,
                     )
             except (DataError, IntegrityError):
                 # A value the database refuses is this run's fault: reported, the others stored. A lost lock or
@@ -408,9 +416,11 @@ def _store_parsed_run(
     reprocess: bool,
     stored: dict[str, Run] | None = None,
     systems: dict[tuple, StorageSystem] | None = None,
+    ceilings: dict[int, Stack | None] | None = None,
 ) -> tuple[Run, str]:
     """`stored`: the runs of the caller's chunk already stored, by identity, locked by the caller (else this run
-    is looked up and locked here); `systems`: the systems the caller's transaction resolved, by their names."""
+    is looked up and locked here); `systems`: the systems the caller's transaction resolved, by their names;
+    `ceilings`: the operator's stacks of those systems (`check_run_anomalies`)."""
     identity = parsed.identity
     if stored is None:
         existing = Run.objects.select_for_update().filter(identity=identity).first()
@@ -448,7 +458,7 @@ def _store_parsed_run(
         run = batch.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
         outcome = "created"
     store_children(run, parsed)
-    check_run_anomalies(run, batch=batch, first_check=outcome == "created")
+    check_run_anomalies(run, batch=batch, first_check=outcome == "created", ceilings=ceilings)
     return run, outcome
 
 

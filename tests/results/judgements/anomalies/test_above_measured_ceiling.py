@@ -1,17 +1,20 @@
 """``above_measured_ceiling``: an IO500 run of a storage system whose hardware a stack measured is held to
 that stack's ceiling (docs/stacks.md): flagged above 1.10 x, not below, with the sums as evidence."""
 
+import shutil
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
+from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.judgements.anomalies import PhaseFacts, RunFacts, evaluate_all
 from apps.results.judgements.anomalies.registry import RuleContext
 from apps.results.models import Anomaly
 from tests.factories import RunFactory, StorageSystemFactory
 
 BEACON_IO2 = Path(__file__).resolve().parents[3] / "data" / "stack" / "beacon-io2"
+IO500_SAMPLES = Path(__file__).resolve().parents[3] / "data" / "io500"
 CEILING = {
     "stack": "beacon",
     "read": 13294.5,
@@ -84,3 +87,32 @@ def test_a_stored_io500_run_of_a_system_with_a_stack_is_flagged_above_the_ceilin
     flagged = Anomaly.objects.filter(rule="above_measured_ceiling")
     assert sorted(flagged.filter(run=fast).values_list("phase", flat=True)) == ["ior_easy_read", "ior_easy_write"]
     assert not flagged.filter(run=slow).exists()  # 1.0 GiB/s = 1,074 MB/s write, 2.0 = 2,147 MB/s read
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bulk_ingested_io500_run_of_a_system_with_the_operators_stack_is_flagged_above_its_ceiling(
+    celery_eager, tmp_path
+):
+    call_command(
+        "ingest",
+        "--kind",
+        "stack",
+        str(BEACON_IO2),
+        "--name",
+        "beacon-io2",
+        "--institution",
+        "NICS",
+        "--system",
+        "Beacon",
+        "--filesystem",
+        "Lustre",
+    )
+    shutil.copytree(IO500_SAMPLES / "capp-result-dir" / "submission-686", tmp_path / "tree" / "submission-686")
+
+    # ior-easy-write printed 3.989304 GiB/s (4,283 MB/s): over 1.10 times io2's write ceiling of about 2,385 MB/s
+    summary = ingest_path(
+        tmp_path / "tree", overrides={"institution": "NICS", "system": "Beacon", "filesystem": "Lustre"}
+    )
+
+    flagged = Anomaly.objects.filter(run__in=summary.created, rule="above_measured_ceiling")
+    assert "ior_easy_write" in flagged.values_list("phase", flat=True)
