@@ -31,7 +31,7 @@ batch (also when it is left by an exception: what committed needs them). Inside 
 a savepoint for a write that may fail alone (one bad submission of fifty costs only itself): the others commit
 together and share one upkeep.
 
-A writer that spreads its batches over processes (`ingest --workers`, apps.ingest.tools.io500.parallel) takes
+A writer that spreads its batches over processes (`ingest --workers`, apps.ingest.parallel) takes
 each batch's `Upkeep` (`batch.hand_over()`) back to the parent and asks for the merged upkeep once, when every
 batch is done: each list is maintained once, not once per process.
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from apps.ingest import parallel
 from apps.ingest.core.common import IngestUsageError
 from apps.ingest.core.metadata import METADATA_KEYS
 from apps.ingest.pipelines import pipeline_for
 from apps.ingest.tools import DEFAULT_KIND, upload_kinds
-from apps.ingest.tools.io500 import parallel
 from apps.ingest.uploads import UploadRefused, ingest_as_private_upload
 from apps.results.services.list_entries import analyze_after_bulk_write
 
