@@ -62,13 +62,8 @@ def test_a_system_without_a_stack_is_not_judged():
     assert findings(facts(ior_easy_read=500.0), ceiling={}) == []
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_stored_io500_run_of_a_system_with_a_stack_is_flagged_above_the_ceiling_and_not_below(celery_eager):
-    system = StorageSystemFactory(name="Beacon", institution__name="NICS")
-    fast = RunFactory(system=system, facts=facts(ior_easy_write=5.0, ior_easy_read=20.0).to_dict())
-    slow = RunFactory(system=system, facts=facts(ior_easy_write=1.0, ior_easy_read=2.0).to_dict())
-
-    # io2 alone: ceiling = its two OSTs, about 2,385 MB/s write and 2,770 MB/s read
+def ingest_the_operators_beacon_io2_stack():
+    """The operator's stack of Beacon's io2 file system (NICS), as `ingest --kind stack` stores it."""
     call_command(
         "ingest",
         "--kind",
@@ -83,6 +78,16 @@ def test_a_stored_io500_run_of_a_system_with_a_stack_is_flagged_above_the_ceilin
         "--filesystem",
         "Lustre",
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stored_io500_run_of_a_system_with_a_stack_is_flagged_above_the_ceiling_and_not_below(celery_eager):
+    system = StorageSystemFactory(name="Beacon", institution__name="NICS")
+    fast = RunFactory(system=system, facts=facts(ior_easy_write=5.0, ior_easy_read=20.0).to_dict())
+    slow = RunFactory(system=system, facts=facts(ior_easy_write=1.0, ior_easy_read=2.0).to_dict())
+
+    # io2 alone: ceiling = its two OSTs, about 2,385 MB/s write and 2,770 MB/s read
+    ingest_the_operators_beacon_io2_stack()
 
     flagged = Anomaly.objects.filter(rule="above_measured_ceiling")
     assert sorted(flagged.filter(run=fast).values_list("phase", flat=True)) == ["ior_easy_read", "ior_easy_write"]
@@ -93,20 +98,7 @@ def test_a_stored_io500_run_of_a_system_with_a_stack_is_flagged_above_the_ceilin
 def test_a_bulk_ingested_io500_run_of_a_system_with_the_operators_stack_is_flagged_above_its_ceiling(
     celery_eager, tmp_path
 ):
-    call_command(
-        "ingest",
-        "--kind",
-        "stack",
-        str(BEACON_IO2),
-        "--name",
-        "beacon-io2",
-        "--institution",
-        "NICS",
-        "--system",
-        "Beacon",
-        "--filesystem",
-        "Lustre",
-    )
+    ingest_the_operators_beacon_io2_stack()
     shutil.copytree(IO500_SAMPLES / "capp-result-dir" / "submission-686", tmp_path / "tree" / "submission-686")
 
     # ior-easy-write printed 3.989304 GiB/s (4,283 MB/s): over 1.10 times io2's write ceiling of about 2,385 MB/s
