@@ -30,9 +30,14 @@ def policy(pid: int) -> int:
     return int(stat_fields(pid)[38])  # field 41 of proc(5)
 
 
-def autogroup_nice(pid: int | str) -> int:
-    """The niceness of the process's session as the scheduler groups it ("/autogroup-113 nice 0")."""
-    return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])
+def autogroup_nice(pid: int | str) -> int | None:
+    """The niceness of the process's session as the scheduler groups it ("/autogroup-113 nice 0").
+
+    None for a process in the kernel's root group (a container's first session, or autogroups off), which
+    prints nothing there and whose weight no process can change.
+    """
+    words = Path(f"/proc/{pid}/autogroup").read_text().split()
+    return int(words[-1]) if words else None
 
 
 def services_env(**extra: str) -> dict:
