@@ -8,7 +8,6 @@ its own with nothing of the project on its path. Submitted to edition sc26, the 
 the same URL answers 404 to an anonymous reader.
 """
 
-import os
 import re
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from apps.results.models import ApiToken, Run
 from rig import REPO_ROOT, client, processes, servers
 from tests.api.uploading import DEMO_SUBMISSION
 from tests.factories import UserFactory
-from tests.faults.conftest import current_database_url, needs_real_services
+from tests.faults.conftest import needs_real_services, served_env
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -33,15 +32,7 @@ def live_stack(tmp_path):
     needs_real_services()
     logs = tmp_path / "logs"
     logs.mkdir()
-    env = {
-        "DATABASE_URL": current_database_url(),
-        "REDIS_URL": os.environ["REDIS_URL"],
-        "MEDIA_ROOT": str(tmp_path / "media"),
-        "STATIC_ROOT": str(tmp_path / "static"),
-        "SECRET_KEY": settings.SECRET_KEY,
-        "IOBOARD_UPLOAD_POLL_SECONDS": "1",
-    }
-    processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=600)  # pages name hashed files
+    env = served_env(tmp_path, SECRET_KEY=settings.SECRET_KEY, IOBOARD_UPLOAD_POLL_SECONDS="1")
     port = processes.free_port()
     stack = [
         servers.gunicorn(port, env=env, log_dir=logs, workers=1, threads=2),

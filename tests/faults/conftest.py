@@ -42,6 +42,25 @@ def current_database_url() -> str:
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def served_env(tmp_path: Path, **extra: str) -> dict:
+    """The settings of a gunicorn and Celery worker pair on the test's database and broker, their files under
+    tmp_path, with the static files collected (DEBUG off serves them from WhiteNoise's manifest). The worker keeps
+    the web's priority, as in worker_env: these stacks are not about priority."""
+    from rig import processes
+
+    (tmp_path / "media").mkdir(exist_ok=True)
+    env = {
+        "DATABASE_URL": current_database_url(),
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "STATIC_ROOT": str(tmp_path / "static"),
+        "IOBOARD_WORKER_NICE": "0",
+        **extra,
+    }
+    processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=600)
+    return env
+
+
 def worker_env(media_root: Path, **extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE"}}
     env.update(

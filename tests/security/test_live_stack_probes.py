@@ -50,7 +50,7 @@ from tests.api.hostile_archives import HOSTILE_UPLOADS
 from tests.api.test_ownership_attacks import PLANTED, PUBLISHED_AT, RENAMING_SIDECAR, archive
 from tests.api.uploading import DEMO, DEMO_SUBMISSION, tar_gz_of
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
-from tests.faults.conftest import current_database_url, needs_real_services
+from tests.faults.conftest import needs_real_services, served_env
 from tests.security.test_bounded_work import ALIAS_BOMB, IOR_HEAD, MDTEST_HEAD, tar_bomb, zip_bomb
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -890,19 +890,9 @@ def live_stack(tmp_path):
     """gunicorn and a worker on the test's database, started first; the world is written while they boot."""
     needs_real_services()
     prefix = f"probe{uuid.uuid4().hex[:8]}"
-    (tmp_path / "media").mkdir()
     logs = tmp_path / "logs"
     logs.mkdir()
-    env = {
-        "DATABASE_URL": current_database_url(),
-        "REDIS_URL": os.environ["REDIS_URL"],
-        "MEDIA_ROOT": str(tmp_path / "media"),
-        "IOBOARD_CACHE_PREFIX": prefix,
-        # DEBUG off serves the static files from the manifest (WhiteNoise) that collectstatic writes
-        "STATIC_ROOT": str(tmp_path / "static"),
-        **STACK_SETTINGS,
-    }
-    processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=300)
+    env = served_env(tmp_path, IOBOARD_CACHE_PREFIX=prefix, **STACK_SETTINGS)
     port = processes.free_port()
     web = servers.gunicorn(port, env=env, log_dir=logs, workers=2, threads=2, timeout=30)
     worker = servers.celery_worker("probe-worker", env=env, log_dir=logs, concurrency=1)
