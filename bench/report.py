@@ -9,21 +9,35 @@ Runs every bench row registered in ``bench/rows.py`` (its command with ``--json 
 after the other, so they do not compete for the CPUs), turns each JSON into figures and rewrites the
 whole table: no history is kept, a figure is there only because its command just produced it. The one
 hand-written section, `WHY` ("Why the code is shaped this way": the measurements behind the code's shape,
-kept out of its comments so they do not rot there), is carried over from the file as it was. When a
-row fails, or needs PostgreSQL or ../shared and they are missing, the file is left as it was and the
-command exits 1, so the table never mixes fresh figures with stale ones. ``--only`` is for working on
-one bench; it prints and never writes, for the same reason.
+kept out of its comments so they do not rot there), is carried over from the file as it was. ``--only`` is
+for working on one bench; it prints and never writes.
+
+Each row's command has a time limit (the row's ``time_limits`` for the scale, or ``--row-timeout``). A row
+whose command fails (exit status not 0, or no figures), runs past its limit (it is interrupted, so that it
+stops its services and drops its database, then killed), or needs PostgreSQL or ../shared and they are
+missing, is written as "not measured in this run" with the reason (the exit status and the bench's first
+failed check, or "did not finish within N s"), and the command exits 1. Why this rather than leaving the
+whole file as it was (the rule until a hung deadline row kept the table from being regenerated at all): both
+keep the promise that every figure on the page was measured in the run the header names, but only this one
+tells the reader what the run found. A file left as it was shows an older run's figures under an older date,
+with nothing saying that a bench now fails or hangs, and one flaky row on a shared host holds back every other
+fresh figure; a row marked not measured, with why, is exactly what is known. The header lists the rows not
+measured, so a partial table cannot pass for a whole one. A run that measured nothing leaves the file as it
+was: it has nothing to replace the old table with.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import rig
@@ -46,6 +60,7 @@ gives each row's `full`-scale arguments, the sizes the targets are set at).
 - databases: named `{prefix}_…` (IOBOARD_BENCH_DATABASE_PREFIX)
 - load average (1 min) before / after: {load_before:.2f} / {load_after:.2f} (other work on a shared
   machine inflates timings)
+- rows not measured in this run: {not_measured}
 
 Rows come from the registry in `bench/rows.py` (how to add one is in its docstring). Behaviour under
 faults is checked by `.venv/bin/python -m bench fault_scenarios`, which passes or fails and has no figures.
@@ -64,20 +79,84 @@ def missing_needs(bench: BenchRow) -> list[str]:
     return missing
 
 
-def measure(bench: BenchRow, scale: str, scratch: Path) -> tuple[list[Figure], float]:
-    """Run one row's bench; its figures and how long the command took."""
+@dataclass
+class Outcome:
+    """One row as this run left it: its figures and how long its command took, or why it has none."""
+
+    bench: BenchRow
+    figures: list[Figure]
+    seconds: float
+    not_measured: str = ""
+
+
+#: Seconds an interrupted row's command has to stop its services and drop its database before it is killed.
+INTERRUPT_GRACE_SECONDS = 120
+
+
+def run_within(argv: list[str], limit: float) -> int | None:
+    """Run a bench command in a process group of its own; its exit status, or None when it ran past ``limit``
+    seconds. Then the group is interrupted (SIGINT: the bench's ``finally`` blocks stop the services it started
+    and drop its database), and killed if it has not ended within ``INTERRUPT_GRACE_SECONDS``."""
+    process = subprocess.Popen(argv, cwd=rig.REPO_ROOT, start_new_session=True)
+    try:
+        return process.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        end_group(process)
+        return None
+    except BaseException:  # the report itself interrupted: its bench does not run on alone
+        end_group(process)
+        raise
+
+
+def end_group(process: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=INTERRUPT_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+
+
+def first_failure(figures_file: Path) -> str:
+    """The first failed check a bench wrote in its JSON (``failures``), if it wrote one."""
+    with contextlib.suppress(OSError, ValueError, TypeError, IndexError, KeyError, AttributeError):
+        failures = json.loads(figures_file.read_text(encoding="utf-8")).get("failures") or []
+        return f": {failures[0]}" + (f" (and {len(failures) - 1} more)" if len(failures) > 1 else "")
+    return ""
+
+
+def measure(bench: BenchRow, scale: str, scratch: Path, limit: float | None = None) -> Outcome:
+    """Run one row's bench within its time limit (``limit``, else the row's for ``scale``): its figures and how
+    long the command took, or why it has none."""
     missing = missing_needs(bench)
     if missing:
-        raise SystemExit(f"{bench.name}: needs {' and '.join(missing)}")
+        return Outcome(bench, [], 0.0, f"needs {' and '.join(missing)}")
     figures_file = scratch / f"{bench.name}.json"
     argv = [rig.PYTHON, *bench.command(scale)[1:], "--json", str(figures_file)]
-    print(f"== {bench.name}: {shlex.join(bench.command(scale))}", flush=True)
+    limit = limit or bench.time_limits[scale]
+    print(f"== {bench.name} (at most {limit:.0f} s): {shlex.join(bench.command(scale))}", flush=True)
     started = time.monotonic()
-    done = subprocess.run(argv, cwd=rig.REPO_ROOT, check=False, timeout=4 * 3600)
+    status = run_within(argv, limit)
     elapsed = time.monotonic() - started
-    if done.returncode != 0 or not figures_file.exists():
-        raise SystemExit(f"{bench.name}: {shlex.join(bench.command(scale))} failed (exit {done.returncode})")
-    return bench.figures(json.loads(figures_file.read_text(encoding="utf-8"))), elapsed
+    if status is None:
+        return Outcome(bench, [], elapsed, f"did not finish within {limit:.0f} s (interrupted)")
+    if status != 0:
+        return Outcome(bench, [], elapsed, f"exit {status}{first_failure(figures_file)}")
+    if not figures_file.exists():
+        return Outcome(bench, [], elapsed, "exit 0 but no figures written")
+    try:
+        figures = bench.figures(json.loads(figures_file.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError, IndexError, ZeroDivisionError) as error:
+        return Outcome(bench, [], elapsed, f"its figures could not be read: {type(error).__name__}: {error}")
+    return Outcome(bench, figures, elapsed)
+
+
+def cell(text: str) -> str:
+    """Text as one table cell: no line breaks, no column separators, at most 400 characters."""
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= 400 else flat[:399] + "…"
 
 
 def kept_section(text: str) -> str:
@@ -86,18 +165,21 @@ def kept_section(text: str) -> str:
     return text[start + 1 :] if start >= 0 else ""
 
 
-def render(measured: list[tuple[BenchRow, list[Figure], float]], scale: str, header: dict, kept: str = "") -> str:
+def render(outcomes: list[Outcome], scale: str, header: dict, kept: str = "") -> str:
+    not_measured = [outcome.bench.name for outcome in outcomes if outcome.not_measured]
+    listed = f"{len(not_measured)} ({', '.join(not_measured)}), each saying why" if not_measured else "none"
     lines = [
-        HEADER.format(scale=scale, **header).rstrip(),
+        HEADER.format(scale=scale, not_measured=listed, **header).rstrip(),
         "",
         "| measurement | figure | value | command |",
         "| --- | --- | --- | --- |",
     ]
-    for bench, figures, elapsed in measured:
-        command = f"`{shlex.join(bench.command(scale))}` ({elapsed:.0f} s)"
+    for outcome in outcomes:
+        command = f"`{shlex.join(outcome.bench.command(scale))}` ({outcome.seconds:.0f} s)"
+        figures = outcome.figures or [Figure("not measured in this run", cell(outcome.not_measured))]
         for index, figure in enumerate(figures):
             lines.append(
-                f"| {bench.title if index == 0 else ''} | {figure.label} | {figure.value} | "
+                f"| {outcome.bench.title if index == 0 else ''} | {figure.label} | {figure.value} | "
                 f"{command if index == 0 else ''} |"
             )
     if kept:
@@ -110,6 +192,12 @@ def main(argv: list[str]) -> int | None:
     parser.add_argument("--scale", choices=["small", "full"], default="small")
     parser.add_argument("--only", action="append", choices=sorted(ROWS), help="run only this row (repeatable)")
     parser.add_argument("--print", dest="print_only", action="store_true", help="print the table, leave the file")
+    parser.add_argument(
+        "--row-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="end any row's command after this long (default: each row's time limit for the scale, bench/rows.py)",
+    )
     args = parser.parse_args(argv)
     selected = [ROWS[name] for name in (args.only or ROWS)]
     command = shlex.join(
@@ -117,7 +205,7 @@ def main(argv: list[str]) -> int | None:
     )
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="ioboard-bench-report-") as scratch:
-        measured = [(bench, *measure(bench, args.scale, Path(scratch))) for bench in selected]
+        outcomes = [measure(bench, args.scale, Path(scratch), args.row_timeout) for bench in selected]
     header = {
         "command": command,
         "date": output.now_utc(),
@@ -127,10 +215,16 @@ def main(argv: list[str]) -> int | None:
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
     }
-    text = render(measured, args.scale, header, kept_section(DOC.read_text(encoding="utf-8")))
+    text = render(outcomes, args.scale, header, kept_section(DOC.read_text(encoding="utf-8")))
     print(text)
+    not_measured = [outcome for outcome in outcomes if outcome.not_measured]
+    for outcome in not_measured:
+        print(f"NOT MEASURED: {outcome.bench.name}: {outcome.not_measured}")
     if args.only or args.print_only:
-        return 0
+        return 1 if not_measured else 0
+    if len(not_measured) == len(outcomes):
+        print(f"no row was measured: {DOC.relative_to(rig.REPO_ROOT)} left as it was")
+        return 1
     DOC.write_text(text, encoding="utf-8")
-    print(f"wrote {DOC.relative_to(rig.REPO_ROOT)}")
-    return 0
+    print(f"wrote {DOC.relative_to(rig.REPO_ROOT)}; rows not measured: {len(not_measured)}")
+    return 1 if not_measured else 0

@@ -8,7 +8,9 @@ is the size the targets are set at (100k runs, 1000 logs, 3 rounds) and takes mu
 Adding a row: give the benchmark (registered by name in ``bench/registry.py``) a ``--json FILE`` option
 (``bench.harness.output.add_json_option`` / ``write_json``), then register the row here with ``@row(...)``:
 its name, what it measures, the benchmark it runs and its arguments per scale, what it needs (``postgres``,
-``corpus``), and a function from the JSON to a list of ``Figure``. Nothing else changes.
+``corpus``), and a function from the JSON to a list of ``Figure``; ``time_limits`` when its command may need
+longer than ``TIME_LIMITS`` (the report ends a command that runs past its limit and shows the row as not measured).
+Nothing else changes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ class Figure:
     value: str
 
 
+#: Seconds a row's command may run, per scale, before ``python -m bench report`` ends it (the row is then shown as
+#: not measured, with that reason): several times what the slowest rows take on a 2-CPU host, so that only a command
+#: that is stuck, not one that is slow, meets it.
+TIME_LIMITS = {"small": 3600, "full": 4 * 3600}
+
+
 @dataclass(frozen=True)
 class BenchRow:
     name: str
@@ -36,6 +44,7 @@ class BenchRow:
     arguments: dict[str, tuple[str, ...]]
     figures: Callable[[dict], list[Figure]]
     needs: tuple[str, ...] = field(default=())
+    time_limits: dict[str, int] = field(default_factory=lambda: dict(TIME_LIMITS))
 
     def command(self, scale: str, prefix: str | None = None) -> list[str]:
         """The command as documented and run (``--json FILE`` is added when it runs), its databases named with
@@ -66,9 +75,17 @@ def database_url(name: str) -> str:
 
 
 def row(
-    name: str, *, title: str, benchmark: str, small: tuple[str, ...], full: tuple[str, ...], needs: tuple[str, ...] = ()
+    name: str,
+    *,
+    title: str,
+    benchmark: str,
+    small: tuple[str, ...],
+    full: tuple[str, ...],
+    needs: tuple[str, ...] = (),
+    time_limits: dict[str, int] | None = None,
 ) -> Callable[[Callable[[dict], list[Figure]]], Callable[[dict], list[Figure]]]:
-    """Register the decorated function as the figures of one bench row."""
+    """Register the decorated function as the figures of one bench row (``time_limits``: ``TIME_LIMITS`` unless
+    given)."""
 
     def register(figures: Callable[[dict], list[Figure]]) -> Callable[[dict], list[Figure]]:
         if name in ROWS:
@@ -80,6 +97,7 @@ def row(
             arguments={"small": small, "full": full},
             figures=figures,
             needs=needs,
+            time_limits=dict(time_limits or TIME_LIMITS),
         )
         return figures
 
@@ -445,6 +463,8 @@ DEADLINE_SCENARIO = (
     small=DEADLINE_SCENARIO,
     full=DEADLINE_SCENARIO,
     needs=("postgres", "corpus"),
+    # The same scenario at both scales: seeding 100k runs, then three bursts of at most its --timeout (1800 s) each.
+    time_limits={"small": 7200, "full": 7200},
 )
 def deadline_load(result: dict) -> list[Figure]:
     """The scenario is defined at its size (32 readers at 100k runs, 50 uploads from 5 accounts), at both scales:

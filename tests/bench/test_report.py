@@ -4,12 +4,28 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 
 from bench.registry import BENCHMARKS
-from bench.report import DOC, WHY, kept_section, render
+from bench.report import DOC, WHY, Outcome, kept_section, measure, render, run_within
 from bench.rows import ROWS, BenchRow, Figure, list_latency
 
 TABLE_HEADER = "| measurement | figure | value | command |"
+HEADER = {
+    "command": "cmd",
+    "date": "today",
+    "machine": "m",
+    "prefix": "ioboard_bench",
+    "services": "s",
+    "load_before": 0.5,
+    "load_after": 0.75,
+}
+
+
+def demo_row(benchmark: str = "demo") -> BenchRow:
+    return BenchRow(
+        name="demo", title="Demo bench", benchmark=benchmark, arguments={"small": ("--n", "3")}, figures=lambda _: []
+    )
 
 
 def test_every_row_runs_a_registered_benchmark_that_can_write_its_figures_as_json():
@@ -28,50 +44,57 @@ def test_every_row_runs_a_registered_benchmark_that_can_write_its_figures_as_jso
 
 
 def test_a_row_is_rendered_with_its_command_once_beside_its_figures():
-    bench = BenchRow(
-        name="demo",
-        title="Demo bench",
-        benchmark="demo",
-        arguments={"small": ("--n", "3")},
-        figures=lambda result: [],
-    )
     figures = [Figure("first", "1.0 s"), Figure("second", "2x")]
-    header = {
-        "command": "cmd",
-        "date": "today",
-        "machine": "m",
-        "prefix": "ioboard_bench",
-        "services": "s",
-        "load_before": 0.5,
-        "load_after": 0.75,
-    }
 
-    text = render([(bench, figures, 12.3)], "small", header)
+    text = render([Outcome(demo_row(), figures, 12.3)], "small", HEADER)
 
     assert text.count(TABLE_HEADER) == 1
+    assert "- rows not measured in this run: none" in text
     assert text.splitlines()[-2:] == [
         "| Demo bench | first | 1.0 s | `.venv/bin/python -m bench demo --n 3` (12 s) |",
         "|  | second | 2x |  |",
     ]
 
 
-def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
-    header = {
-        "command": "cmd",
-        "date": "today",
-        "machine": "m",
-        "prefix": "ioboard_bench",
-        "services": "s",
-        "load_before": 0.5,
-        "load_after": 0.75,
-    }
-    old = render([], "small", header) + "\n" + WHY + "\n\nPaging by OFFSET was slow.\n"
+def test_a_row_not_measured_shows_why_beside_its_command_no_figure_and_the_header_names_it():
+    why = "exit 1: upload 21 (submission-212): job processing after 1 attempts | stuck\nsince 13:53"
 
-    text = render([], "full", header, kept_section(old))
+    text = render([Outcome(demo_row(), [], 7200.4, why)], "small", HEADER)
+
+    assert "- rows not measured in this run: 1 (demo), each saying why" in text
+    assert text.splitlines()[-1] == (
+        "| Demo bench | not measured in this run | exit 1: upload 21 (submission-212): job processing after 1 "
+        "attempts \\| stuck since 13:53 | `.venv/bin/python -m bench demo --n 3` (7200 s) |"
+    )
+
+
+def test_a_bench_that_fails_leaves_its_row_not_measured_with_its_exit_status(tmp_path):
+    outcome = measure(demo_row(benchmark="no_such_bench"), "small", tmp_path)
+
+    assert outcome.figures == []
+    assert outcome.not_measured == "exit 2"  # the dispatcher's answer to an unknown benchmark
+
+
+def test_a_command_past_its_time_limit_is_interrupted_so_that_it_cleans_up_and_reported_unfinished(tmp_path):
+    cleaned = tmp_path / "cleaned"
+    stuck = f"import time, pathlib\ntry:\n    time.sleep(120)\nfinally:\n    pathlib.Path({str(cleaned)!r}).touch()"
+    started = time.monotonic()
+
+    status = run_within([sys.executable, "-c", stuck], limit=2)
+
+    assert status is None
+    assert cleaned.exists(), "its finally block ran: a bench stops its services and drops its database there"
+    assert time.monotonic() - started < 60
+
+
+def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
+    old = render([], "small", HEADER) + "\n" + WHY + "\n\nPaging by OFFSET was slow.\n"
+
+    text = render([], "full", HEADER, kept_section(old))
 
     assert "at the `full` scale" in text
     assert text.endswith("| --- | --- | --- | --- |\n\n" + WHY + "\n\nPaging by OFFSET was slow.\n")
-    assert kept_section(render([], "small", header)) == ""
+    assert kept_section(render([], "small", HEADER)) == ""
 
 
 def test_list_latency_figures_are_full_renders_next_to_healthz_of_the_same_run():
