@@ -112,6 +112,14 @@ def celery_worker(
     return Service(name, argv, env=env, log_dir=log_dir, nice=nice)
 
 
+def celery_beat(name: str, *, env: dict, log_dir: Path) -> Service:
+    """The periodic tasks as deployed (`celery beat` with the settings' CELERY_BEAT_SCHEDULE: the sweep of stuck
+    uploads among them), its schedule file kept in ``log_dir``. A stack without it leaves an ingest job whose worker
+    was killed "processing" for good: Celery acknowledges a killed task's message, and only the sweep sends another."""
+    argv = [str(VENV_BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO", "--schedule", str(log_dir / name)]
+    return Service(name, argv, env=env, log_dir=log_dir)
+
+
 def wait_until_serving(base: str, *, timeout: float = 60) -> None:
     """gunicorn takes requests once its /healthz answers 200 (every worker has imported the app by then)."""
     wait_until(lambda: http("GET", f"{base}/healthz", timeout=5)[0] == 200, timeout=timeout, what=f"{base}/healthz")

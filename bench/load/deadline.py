@@ -5,7 +5,10 @@
                                              [--reader-processes N] [--json FILE]
 
 Starts, on 127.0.0.1 only: a private redis-server, a fresh PostgreSQL database (--db) seeded with --runs
-synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers) and two real Celery workers.
+synthetic runs (`seed_synthetic`), gunicorn (--gunicorn-workers sync workers), two real Celery workers and
+`celery beat`, as deployed: its periodic sweep is what takes over a job whose worker the ingest's hard time limit
+killed (Celery acknowledges a killed task's message, so the job stays "processing" until the sweep sends another;
+a stack without beat waited for such a job until the timeout, which looked like a hang in the third burst).
 First warms the workers on the readers' pages and measures the readers' pages asked for one at a time (what a
 page costs alone on this stack now: the yardstick) and idle `/healthz` (beside it), then runs
 --readers readers (threads, spread over --reader-processes processes of their own), each looping over list
@@ -26,7 +29,9 @@ how much a whole deadline varies; on a shared 2-CPU machine one burst's p95 move
 `/healthz` from one run of the same code to the next.
 
 Checks: no reader error (any status but 200, or no answer), every upload done, each expected run stored exactly
-once; exit status 1 when one fails. The latency target, the readers' p95 during the bursts within 2.5x the idle
+once; exit status 1 when one fails. Every wait has a deadline: a burst's uploads have --timeout seconds from the
+first POST; one still unfinished then is named with the status it was last seen in and its job's state, and no
+further burst runs. The latency target, the readers' p95 during the bursts within 2.5x the idle
 p95 of the same pages asked for one at a time on the same stack in the same run, is judged on the bursts' median
 p95, with how many bursts were within it beside it, and reported as met or not without failing the command, so
 that `python -m bench report` still writes the figures that miss it. Why not `/healthz`: on a 2-CPU host shared by
@@ -52,6 +57,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import queue
 import random
 import tempfile
 import threading
@@ -124,9 +130,12 @@ def read_until(
             stop.wait(rng.uniform(*think))
 
 
-def read_in_process(base: str, run_ids: list[int], seeds: list[int], think: tuple[float, float], stop, results) -> None:
-    """A process of readers: a thread per seed (`read_until`) until `stop` (a multiprocessing Event) is set,
-    then every sample they took, sent back on `results`."""
+def read_in_process(
+    base: str, run_ids: list[int], seeds: list[int], think: tuple[float, float], stop, results, longest: float
+) -> None:
+    """A process of readers: a thread per seed (`read_until`) until `stop` (a multiprocessing Event) is set, or
+    for ``longest`` seconds at most (a bench killed before it set `stop` leaves no reader behind), then every sample
+    they took, sent back on `results`."""
     samples: list = []
     readers = [
         threading.Thread(target=read_until, args=(base, run_ids, stop, seed, samples, think), daemon=True)
@@ -134,7 +143,8 @@ def read_in_process(base: str, run_ids: list[int], seeds: list[int], think: tupl
     ]
     for reader in readers:
         reader.start()
-    stop.wait()
+    if not stop.wait(longest):
+        stop.set()
     for reader in readers:
         reader.join(timeout=90)
     results.put(samples)
@@ -200,18 +210,52 @@ def reading_marks(burst: int) -> tuple[str, str]:
     return f"/healthz?mark=readers-start-{burst}", f"/healthz?mark=readers-stop-{burst}"
 
 
+#: Seconds the reader processes have, once told to stop, to finish their last pages (each at most 60 s) and send
+#: their samples back.
+READERS_STOP_SECONDS = 120
+
+
+def collect_samples(readers: list, results) -> list:
+    """Every reader process's samples, once `stop` is set; a process that sends none within
+    `READERS_STOP_SECONDS` ends the wait with its name and state, and every reader still running is ended."""
+    samples: list = []
+    try:
+        for received in range(len(readers)):
+            try:
+                samples += results.get(timeout=READERS_STOP_SECONDS)
+            except queue.Empty:
+                states = ", ".join(
+                    f"{reader.name} " + ("still running" if reader.is_alive() else f"exited {reader.exitcode}")
+                    for reader in readers
+                )
+                raise RuntimeError(
+                    f"{len(readers) - received} of {len(readers)} reader processes sent no samples within "
+                    f"{READERS_STOP_SECONDS} s of being told to stop ({states})"
+                ) from None
+    finally:
+        for reader in readers:
+            reader.join(timeout=30)
+            if reader.is_alive():
+                reader.terminate()
+    return samples
+
+
 def one_burst(base: str, run_ids: list[int], tokens: list[str], archives: list[dict], args, burst: int) -> dict:
-    """One deadline: the readers start reading, then the accounts post `archives` and poll them until done; the
-    readers stop once every upload is done. Returns the readers' samples, the uploads' answers and the window."""
+    """One deadline: the readers start reading, then the accounts post `archives` and poll them until done, or
+    until ``--timeout`` has passed since the first POST; the readers stop then. Returns the readers' samples, the
+    uploads' answers (each upload's final status: done, failed, or "not done" and the status it was last seen in),
+    the uploads still unfinished at the timeout, described, and the window."""
     context = multiprocessing.get_context("spawn")
     stop, results = context.Event(), context.Queue()
     seeds = [list(range(args.readers))[n :: args.reader_processes] for n in range(args.reader_processes)]
+    longest = 5 + args.think[1] + 2 * args.timeout  # the posts' own waits (each POST's 300 s) and the polls'
     readers = [
-        context.Process(target=read_in_process, args=(base, run_ids, group, args.think, stop, results), daemon=True)
+        context.Process(
+            target=read_in_process, args=(base, run_ids, group, args.think, stop, results, longest), daemon=True
+        )
         for group in seeds
         if group
     ]
-    samples: list = []
     start_mark, stop_mark = reading_marks(burst)
     try:
         client.http("GET", f"{base}{start_mark}")
@@ -221,13 +265,10 @@ def one_burst(base: str, run_ids: list[int], tokens: list[str], archives: list[d
         time.sleep(5 + args.think[1])  # every reader reading before the uploads start
         started = time.perf_counter()
         posted = post_all(base, tokens, archives, at_once=args.uploads_at_once)
-        poll_until_finished(base, posted, deadline=started + args.timeout)
+        unfinished = poll_until_finished(base, posted, deadline=started + args.timeout)
         uploads_seconds = time.perf_counter() - started
         stop.set()
-        for _ in readers:
-            samples += results.get(timeout=120)
-        for reader in readers:
-            reader.join(timeout=30)
+        samples = collect_samples(readers, results)
         reading_seconds = time.perf_counter() - reading_started
         client.http("GET", f"{base}{stop_mark}")
     finally:
@@ -235,6 +276,7 @@ def one_burst(base: str, run_ids: list[int], tokens: list[str], archives: list[d
     return {
         "samples": samples,
         "posted": posted,
+        "unfinished": unfinished,
         "uploads_seconds": uploads_seconds,
         "reading_seconds": reading_seconds,
         "reader_processes": len(readers),
@@ -276,7 +318,19 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         help="post every archive at the same instant (default: each account posts its archives one after another)",
     )
     parser.add_argument("--page-cache", action="store_true", help="serve anonymous pages from the page cache")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed for every upload to finish")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=1800,
+        help="seconds each burst's uploads have, from the first POST, to be done or failed; an upload still "
+        "unfinished then is named with its last status, no further burst runs and the command fails",
+    )
+    parser.add_argument(
+        "--stuck-upload-minutes",
+        type=int,
+        help="IOBOARD_STUCK_UPLOAD_MINUTES for the workers (the sweep's: beat asks every 5 minutes for the jobs "
+        "stuck that long); default: the deployment's (15)",
+    )
     parser.add_argument("--keep-db", action="store_true")
     parser.add_argument(
         "--think",
@@ -355,8 +409,11 @@ def start_stack(args: argparse.Namespace, scratch: Path, services: list[processe
         )
     )
     worker_env = {**env, "IOBOARD_WORKER_NICE": str(args.worker_nice)}
+    if args.stuck_upload_minutes is not None:
+        worker_env["IOBOARD_STUCK_UPLOAD_MINUTES"] = str(args.stuck_upload_minutes)
     workers = [servers.celery_worker(f"deadline{n}", env=worker_env, log_dir=logs) for n in (1, 2)]
     services += workers
+    services.append(servers.celery_beat("deadline-beat", env=worker_env, log_dir=logs))
     base = f"http://127.0.0.1:{port}"
     servers.wait_until_serving(base, timeout=90)
     servers.wait_until_workers_ready(workers)
@@ -381,6 +438,14 @@ def run_bursts(args: argparse.Namespace, stack: Stack) -> Deadline:
         )
         archives_of_burst = stack.archives[burst * args.uploads : (burst + 1) * args.uploads]
         bursts.append(one_burst(base, stack.run_ids, stack.tokens, archives_of_burst, args, burst))
+        if bursts[-1]["unfinished"]:
+            print(
+                f"burst {burst + 1}: {len(bursts[-1]['unfinished'])} of {args.uploads} uploads not done within "
+                f"--timeout {args.timeout:g} s; no further burst is run:"
+            )
+            for unfinished in bursts[-1]["unfinished"]:
+                print(f"  {unfinished}")
+            break
     load_after = load_average()
     posted = [p for burst in bursts for p in burst["posted"]]
     failures, figures = verify(stack.archives, posted, seeded_runs=stack.seeded)

@@ -135,11 +135,19 @@ def post_upload(base: str, token: str, item: dict, barrier: threading.Barrier | 
 POLL_SECONDS_WITHOUT_HINT = 0.5
 
 
-def poll_until_finished(base: str, posted: list[dict], deadline: float) -> None:
+def poll_until_finished(base: str, posted: list[dict], deadline: float) -> list[str]:
     """Ask for each upload's status until it is done or failed, as a client that honours Retry-After does: an
     unfinished upload is asked about again when its last answer (the 202, then each status) said to, or after
-    `POLL_SECONDS_WITHOUT_HINT` when it said nothing. One client asks for one status at a time."""
+    `POLL_SECONDS_WITHOUT_HINT` when it said nothing. One client asks for one status at a time.
+
+    Polling ends at `deadline` (a `time.perf_counter()` instant) whatever the jobs' states: each upload still
+    unfinished then gets the final status "not done" with the status it was last seen in, and is returned described
+    (its archive, its upload's id, that status), so a job that never finishes ends the wait with its name rather than
+    holding it. An upload whose POST was not accepted is never polled: its final status says so."""
     due = [(p["sent"] + p["seconds"] + p["retry_after"], n) for n, p in enumerate(posted) if p["status"] in (200, 202)]
+    for p in posted:
+        if p["status"] not in (200, 202):
+            p["final"] = {"status": f"not accepted (POST answered {p['status']})"}
     heapq.heapify(due)
     while due and time.perf_counter() < deadline:
         when, n = heapq.heappop(due)
@@ -149,15 +157,21 @@ def poll_until_finished(base: str, posted: list[dict], deadline: float) -> None:
             "GET",
             f"{base}/api/v1/uploads/{p['answer']['id']}/",
             headers={"Authorization": f"Token {p['token']}", "Accept": "application/json"},
-            timeout=30,
+            timeout=max(1.0, min(30.0, deadline - time.perf_counter())),
         )
         status = json.loads(answer.body) if answer.status == 200 else {}
+        p["last_seen"] = status.get("status") or f"no status (HTTP {answer.status})"
         if status.get("status") in ("done", "failed"):
             p["final"], p["finished_seen"] = status, time.perf_counter()
         else:
             heapq.heappush(due, (time.perf_counter() + retry_after(answer.headers), n))
-    for _, n in due:
-        posted[n]["final"] = {"status": "timed out"}
+    unfinished = []
+    for _, n in sorted(due, key=lambda pair: pair[1]):
+        p = posted[n]
+        last_seen = p.get("last_seen", "not polled yet")
+        p["final"] = {"status": "not done", "last_seen": last_seen}
+        unfinished.append(f"{p['item']['archive'].name} (upload {p['answer']['id']}): last seen {last_seen}")
+    return unfinished
 
 
 def retry_after(headers: Mapping[str, str]) -> float:
@@ -194,7 +208,11 @@ def verify(chosen: list[dict], posted: list[dict], *, seeded_runs: int = 0) -> t
         for job in jobs:
             attempts[job.attempts] += 1
             if job.status != IngestJob.Status.DONE:
-                failures.append(f"upload {upload.pk} ({item['folder'].name}): job {job.status}: {job.error[:200]}")
+                claimed = f", last claimed {job.started_at:%H:%M:%S} UTC" if job.started_at else ""
+                failures.append(
+                    f"upload {upload.pk} ({item['folder'].name}): job {job.status} after {job.attempts} attempts"
+                    f"{claimed}: {job.error[:200]}"
+                )
             if job.finished_at:
                 job_seconds.append((job.finished_at - job.created_at).total_seconds())
             if set(job.runs.values_list("identity", flat=True)) != item["identities"]:
@@ -303,7 +321,8 @@ def fire_uploads(args: argparse.Namespace, scratch: Path, services: list[process
         )
     first_sent = min(p["sent"] for p in posted)
     accepted_at = max(p["sent"] + p["seconds"] for p in posted)
-    poll_until_finished(base, posted, deadline=started + args.timeout)
+    for unfinished in poll_until_finished(base, posted, deadline=started + args.timeout):
+        print(f"not done within --timeout {args.timeout:g} s: {unfinished}")
     finished_at = max(p.get("finished_seen", accepted_at) for p in posted)
     measured = [s for s in services if s.name.startswith(("load", "gunicorn"))]
     rss = {s.name: processes.peak_rss_mib(s.pid) for s in measured}
