@@ -145,9 +145,10 @@ def read_in_process(
         reader.start()
     if not stop.wait(longest):
         stop.set()
+    finished_by = time.monotonic() + 90  # a reader's last page takes at most its 60 s timeout
     for reader in readers:
-        reader.join(timeout=90)
-    results.put(samples)
+        reader.join(timeout=max(0.0, finished_by - time.monotonic()))
+    results.put(list(samples))
 
 
 def post_all(base: str, tokens: list[str], chosen: list[dict], *, at_once: bool) -> list[dict]:
