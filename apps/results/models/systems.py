@@ -6,10 +6,11 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple, TypeVar
 
+from django.apps import apps
 from django.db import models
 from django.urls import reverse
 
-from apps.results.models.visibility import system_visible_condition
+from apps.results.models.visibility import PUBLIC_CONDITIONS, system_visible_condition
 
 
 def identity_key(*parts: str) -> str:
@@ -74,6 +75,16 @@ class StorageSystemQuerySet(models.QuerySet):
         """The systems `user` may see (None: an anonymous reader): a system known only from embargoed runs is
         its uploader's and staff's until the release (`apps.results.models.visibility`)."""
         return self.filter(system_visible_condition(user))
+
+    def count_visible_to(self, user) -> int:
+        """`visible_to(user).count()`, without a probe of the run table per system: all these systems, less those
+        with a hidden run that `user` may not see. Only a system with an embargoed run can be hidden; those are few,
+        read first from the run_embargoed_system index (embargoed runs only) and counted by their primary keys.
+        Counted as `visible_to(user).count()`, PostgreSQL tested every system for a hidden run: 200 ms of the API's
+        systems collection at a million runs (125,000 systems), growing with the data."""
+        hidden_runs = apps.get_model("results", "Run").objects.exclude(**PUBLIC_CONDITIONS).order_by()
+        hiding = self.filter(pk__in=list(hidden_runs.values_list("system_id", flat=True).distinct()))
+        return self.count() - hiding.count() + hiding.visible_to(user).count()
 
 
 class StorageSystem(models.Model):
