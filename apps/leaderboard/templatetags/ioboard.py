@@ -130,8 +130,13 @@ class DeltaCell:
     why: str = ""
 
 
-@register.inclusion_tag("compare/_delta_rows.html")
-def delta_rows(deltas, strong=False, noise=None) -> dict:
+#: The compare table's rows, Jinja2 macros (`row_templates` says why): as inclusion tags, three runs' rows took
+#: 3.2 ms of the compare page's 14.6 ms render, as macros 0.8 ms (20,000 runs).
+COMPARE_ROWS = "compare/_rows.html"
+
+
+@register.simple_tag
+def delta_rows(deltas, strong=False, noise=None) -> str:
     """The compare table's rows: a phase (or score) per row, each run's value, and each later run's change.
     `noise`: {row name: [beyond noise? per later run]} (apps.results.services.changes.noise), which the colours
     follow."""
@@ -146,13 +151,13 @@ def delta_rows(deltas, strong=False, noise=None) -> dict:
             colour, why = noise_trend(change, verdicts[index - 1] if verdicts and change is not None else None)
             cells.append(DeltaCell(value, change, later=True, colour=colour, why=why))
         rows.append((delta, cells))
-    return {"rows": rows, "strong": strong}
+    return macro(COMPARE_ROWS, "delta_rows")(rows, strong)
 
 
-@register.inclusion_tag("compare/_difference_rows.html")
-def difference_rows(differences) -> dict:
+@register.simple_tag
+def difference_rows(differences) -> str:
     """An input section's rows: a key per row, its value in each run, marked where it changed."""
-    return {"differences": differences}
+    return macro(COMPARE_ROWS, "difference_rows")(differences)
 
 
 @register.inclusion_tag("scaling/_point_rows.html")
