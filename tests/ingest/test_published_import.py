@@ -16,7 +16,13 @@ from apps.ingest.published.importer import import_published
 from apps.ingest.published.replay import ReplayError
 from apps.ingest.tools.io500.pipeline import ingest_path
 from apps.results.models import Edition, EditionEntry, PublishedChange, Run, SystemAlias
-from apps.results.services.published import change_log, published_lists, published_placements, submission_number
+from apps.results.services.published import (
+    change_log,
+    published_lists,
+    published_placements,
+    published_rows,
+    submission_number,
+)
 from apps.results.services.published_audit import audited_entries
 from tests.conftest import TEST_DATA, shared_path
 from tests.factories import RunFactory
@@ -139,7 +145,8 @@ def test_an_entry_links_to_the_run_of_its_own_submission_folder_whichever_comes_
         "#3 on the SC19 IO500 list",
         "#1 on the SC19 10 Node list",
     ]
-    assert [row["rank"] for row in published_lists("SC19")["io500"]] == [1, 2, 3, 4]
+    io500 = next(edition for edition in published_lists("SC19") if edition.list_kind == "io500")
+    assert [row["rank"] for row in published_rows(io500)] == [1, 2, 3, 4]
 
 
 def test_the_command_names_the_first_file_it_misses(tmp_path):

@@ -44,8 +44,8 @@ def table_rows(rows) -> SafeString:
 
 @register.simple_tag
 def published_rows(rows) -> SafeString:
-    """A published list's <tr> rows (`services.published.published_lists`), the run links reversed once per table:
-    one Jinja2 template (`row_templates` says why; a release's page holds all its lists, up to 1,800 rows)."""
+    """A published list's <tr> rows (`services.published.published_rows`), the run links reversed once per table:
+    one Jinja2 template (`row_templates` says why; a historical list runs to 300 rows)."""
     return render_rows("published/_rows.html", rows=rows, links=tables.RowLinks.current())
 
 

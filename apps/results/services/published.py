@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from apps.results.models import Edition, EditionEntry, PublishedChange, Run, StorageSystem, SystemAlias
+from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.models.systems import identity_key
 from apps.results.services import published_audit
 from apps.results.services.freshness import bump_data_version_on_commit
@@ -276,6 +277,16 @@ def link_runs(run_ids: Iterable[int]) -> int:
 
 
 # -- reading, for pages and the API ------------------------------------------------------------------------------
+def published_lists(edition_name: str) -> list[Edition]:
+    """A release's published lists in the registry's order of list kinds (the IO500 list first), each with its
+    entry count (`entry_count`): one query."""
+    order = list(LIST_KINDS)
+    lists = Edition.objects.filter(source=Edition.Source.PUBLISHED, name=edition_name).annotate(
+        entry_count=Count("entries")
+    )
+    return sorted(lists, key=lambda edition: order.index(edition.list_kind))
+
+
 def published_editions():
     """The published editions, newest release first, with their entry and linked-entry counts."""
     return (
@@ -302,18 +313,10 @@ PUBLISHED_ROW_FIELDS = (
 )
 
 
-def published_lists(edition_name: str) -> dict[str, list[dict]]:
-    """{list kind: rows in rank order} of one published release, as values() rows (PUBLISHED_ROW_FIELDS): one
-    query whatever the number of rows."""
-    rows = (
-        EditionEntry.objects.filter(edition__source=Edition.Source.PUBLISHED, edition__name=edition_name)
-        .in_published_order()
-        .values("edition__list_kind", *PUBLISHED_ROW_FIELDS)
-    )
-    lists: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        lists[row.pop("edition__list_kind")].append(row)
-    return dict(lists)
+def published_rows(edition: Edition) -> list[dict]:
+    """One published list's rows in rank order, as values() rows (PUBLISHED_ROW_FIELDS): one query whatever the
+    number of rows."""
+    return list(EditionEntry.objects.filter(edition=edition).in_published_order().values(*PUBLISHED_ROW_FIELDS))
 
 
 def change_log(edition_name: str):

@@ -39,7 +39,7 @@ def rows_of(html: str, section: str) -> list[list[str]]:
     ]
 
 
-def test_the_release_page_shows_its_source_date_rows_as_published_and_change_log(client, record):
+def test_the_release_page_shows_its_source_date_and_first_list_as_published(client, record):
     html = client.get("/published/SC19/").content.decode()
     assert "Source: published by io500.org" in html
     assert "released 2019-11-19" in html
@@ -52,6 +52,34 @@ def test_the_release_page_shows_its_source_date_rows_as_published_and_change_log
     assert rows[3][4] == "Mistral"
     assert rows[3][6] == "Seagate"
     assert [row[-1] for row in rows[1:]] == ["raw files not ingested"] * 3
+
+
+def test_the_release_page_has_a_tab_for_each_list_with_its_entries_and_one_for_its_change_log(client, record):
+    html = client.get("/published/SC19/").content.decode()
+    tabs = html.split('<nav class="tabs"', 1)[1].split("</nav>", 1)[0]
+    assert re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>', tabs) == [
+        ("/published/SC19/io500/", "SC19 IO500 list (4)"),
+        ("/published/SC19/ten-node/", "SC19 10 Node list (2)"),
+        ("/published/SC19/changes/", "Change log (2)"),
+    ]
+    assert '<a href="/published/SC19/io500/" aria-current="page">' in tabs
+    assert "list-ten-node" not in html
+
+
+def test_each_list_of_a_release_has_its_own_page(client, record):
+    html = client.get("/published/SC19/ten-node/").content.decode()
+    assert '<a href="/published/SC19/ten-node/" aria-current="page">' in html
+    # 03-fixes.sql refills the 10-node list with the submissions on 10 client nodes: Wolf and Mistral
+    rows = rows_of(html, "list-ten-node")
+    assert [row[:2] + row[4:5] for row in rows] == [["1", "933.64", "Wolf"], ["2", "32.15", "Mistral"]]
+    assert rows_of(client.get("/published/SC19/io500/").content.decode(), "list-io500") == rows_of(
+        client.get("/published/SC19/").content.decode(), "list-io500"
+    )
+
+
+def test_the_change_log_tab_lists_what_the_sites_migrations_changed(client, record):
+    html = client.get("/published/SC19/changes/").content.decode()
+    assert '<a href="/published/SC19/changes/" aria-current="page">' in html
     changes = rows_of(html, "changes")
     assert changes[0][:4] == ["03-fixes.sql:4", "changed (submissions)", "7", "information_system"]
 
@@ -59,6 +87,8 @@ def test_the_release_page_shows_its_source_date_rows_as_published_and_change_log
 def test_an_unknown_release_or_list_is_not_found(client, record):
     assert client.get("/published/SC99/").status_code == 404
     assert client.get("/published/SC19/full/audit/").status_code == 404
+    assert client.get("/published/SC19/full/").status_code == 404
+    assert client.get("/published/SC99/changes/").status_code == 404
 
 
 def test_the_audit_page_names_each_difference_with_both_numbers_and_its_cause(client, record):
@@ -100,7 +130,9 @@ def test_the_run_page_says_where_the_run_was_published(client, record):
     assert "#1 on the SC19 IO500 list" in text
 
 
-@pytest.mark.parametrize("url", ["/published/SC19/", "/published/SC19/io500/audit/", "/published/audit/"])
+@pytest.mark.parametrize(
+    "url", ["/published/SC19/", "/published/SC19/changes/", "/published/SC19/io500/audit/", "/published/audit/"]
+)
 def test_each_page_runs_the_same_number_of_queries_whatever_its_linked_runs(client, record, url):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
