@@ -130,6 +130,8 @@ def pages() -> list[tuple[str, str]]:
         (f"/editions/{frozen}/awards/", "frozen edition's awards"),
         (f"/editions/{release}/", "published release as an edition"),
         (f"/published/{release}/", "published release"),
+        (f"/published/{release}/{audited_kind}/", "published release's longest list"),
+        (f"/published/{release}/changes/", "published release's change log"),
         (f"/published/{release}/{audited_kind}/audit/", "published list's audit"),
         ("/published/audit/", "published record's audit summary"),
         ("/api/v1/published-editions/", "API published editions"),

@@ -13,7 +13,7 @@ from django.shortcuts import render
 
 from apps.results.models import Edition
 from apps.results.models.list_kinds import LIST_KINDS
-from apps.results.services.published import change_log, published_lists, published_rows
+from apps.results.services.published import change_log, change_log_rows, published_lists, published_rows
 from apps.results.services.published_audit import audit_summary, list_audit
 from apps.web.page_cache import cache_page_until_data_changes
 
@@ -56,7 +56,7 @@ def change_log_page(request, name: str):
     """What io500.org's corrective migrations changed in a release after it was published, on the release's
     tabs."""
     editions = _published(name)
-    changes = list(change_log(name))
+    changes = change_log_rows(name)
     return render(
         request,
         "published/changes.html",

@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString
 from apps.leaderboard.common.filters import layer_label, num, percent, words
 from apps.leaderboard.common.row_templates import macro, render_rows
 from apps.leaderboard.lists import tables
+from apps.results.models import PublishedChange
 
 register = template.Library()
 for display_filter in (num, percent, words, layer_label):
@@ -51,8 +52,9 @@ def published_rows(rows) -> SafeString:
 
 @register.simple_tag
 def published_change_rows(changes) -> SafeString:
-    """A published release's change log as <tr> rows: one Jinja2 template (a release's log runs to 350 rows)."""
-    return render_rows("published/_change_rows.html", changes=changes)
+    """A published release's change log (`services.published.change_log_rows`) as <tr> rows: one Jinja2 template
+    (a release's log runs to 350 rows)."""
+    return render_rows("published/_change_rows.html", changes=changes, actions=dict(PublishedChange.Action.choices))
 
 
 @register.simple_tag

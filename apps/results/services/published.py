@@ -324,6 +324,16 @@ def change_log(edition_name: str):
     return PublishedChange.objects.filter(edition_name=edition_name)
 
 
+def change_log_rows(edition_name: str) -> list[dict]:
+    """A release's change log (change_log) as values() rows, for its page: building 350 model instances was a
+    tenth of the page's time."""
+    return list(
+        change_log(edition_name).values(
+            "file", "line", "action", "table", "submission_number", "field", "before", "after"
+        )
+    )
+
+
 @dataclass(frozen=True)
 class PublishedPlacement:
     """Where a run was published: `text` is how it is cited ("#3 on the ISC20 IO500 list")."""
