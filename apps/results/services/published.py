@@ -313,10 +313,9 @@ PUBLISHED_ROW_FIELDS = (
 )
 
 
-def published_rows(edition: Edition) -> list[dict]:
-    """One published list's rows in rank order, as values() rows (PUBLISHED_ROW_FIELDS): one query whatever the
-    number of rows."""
-    return list(EditionEntry.objects.filter(edition=edition).in_published_order().values(*PUBLISHED_ROW_FIELDS))
+def published_rows(edition: Edition):
+    """One published list's rows in rank order, as values() rows (PUBLISHED_ROW_FIELDS)."""
+    return EditionEntry.objects.filter(edition=edition).in_published_order().values(*PUBLISHED_ROW_FIELDS)
 
 
 def change_log(edition_name: str):

@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.ingest.published.corrections import EMPTY_STRING_AS_ZERO, Correction
 from apps.ingest.published.importer import import_published
+from apps.results.models import Edition, EditionEntry
 from apps.results.services import runs
 from tests.conftest import TEST_DATA
 from tests.factories import RunFactory
@@ -157,3 +158,21 @@ def test_the_summary_reads_the_stored_audit_in_a_query_or_two(client, record):
     with CaptureQueriesContext(connection) as captured:
         assert client.get("/published/audit/").status_code == 200
     assert len(captured) <= 2
+
+
+def test_a_long_list_shows_a_hundred_rows_a_page_and_links_the_next(client):
+    historic = Edition.objects.create(
+        name="ISC21", source=Edition.Source.PUBLISHED, list_kind="historic", title="ISC21 Historical list"
+    )
+    EditionEntry.objects.bulk_create(
+        EditionEntry(edition=historic, rank=rank, score=1000.0 - rank, system_name=f"system {rank}")
+        for rank in range(1, 106)
+    )
+
+    first = client.get("/published/ISC21/historic/").content.decode()
+    second = client.get("/published/ISC21/historic/?page=2").content.decode()
+
+    assert "· 105 entries" in first
+    assert [row[0] for row in rows_of(first, "list-historic")] == [str(rank) for rank in range(1, 101)]
+    assert 'href="?page=2" rel="next"' in first
+    assert [row[0] for row in rows_of(second, "list-historic")] == ["101", "102", "103", "104", "105"]
