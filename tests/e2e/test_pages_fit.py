@@ -54,6 +54,7 @@ def page_urls(site) -> list[str]:
         "/editions/fit/",
         "/editions/fit/awards/",
         "/published/SC19/",
+        "/published/SC19/changes/",
         "/published/SC19/io500/audit/",
         "/published/audit/",
         f"/runs/{run.pk}/",
