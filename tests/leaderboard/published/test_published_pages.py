@@ -117,18 +117,22 @@ def test_the_summary_counts_each_list_and_links_its_audit(client, record):
     text = re.sub(r"<[^>]+>", "", html)
     assert "SC19 IO500 list: 4 entries, 1 with raw files, 0 agree, 1 differ" in text
     assert 'href="/published/SC19/io500/audit/"' in html
+    assert 'href="/published/SC19/io500/"' in html
 
 
 def test_the_editions_index_links_each_release_and_its_audits(client, record):
     html = client.get("/editions/").content.decode()
     assert 'href="/published/SC19/"' in html
     assert 'href="/published/SC19/ten-node/audit/"' in html
+    assert 'href="/published/SC19/ten-node/"' in html
     assert 'href="/published/audit/"' in html
 
 
 def test_the_run_page_says_where_the_run_was_published(client, record):
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", client.get(f"/runs/{record.pk}/").content.decode()))
+    html = client.get(f"/runs/{record.pk}/").content.decode()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "#1 on the SC19 IO500 list" in text
+    assert 'href="/published/SC19/io500/"' in html
 
 
 @pytest.mark.parametrize(
