@@ -55,6 +55,7 @@ beside the command that produced it (as `python -m bench report` ran it, at the 
 gives each row's `full`-scale arguments, the sizes the targets are set at).
 
 - date: {date}
+- code: commit {commit} (the figures are of this commit's code)
 - machine: {machine}
 - services: {services}
 - databases: named `{prefix}_…` (IOBOARD_BENCH_DATABASE_PREFIX)
@@ -204,11 +205,15 @@ def main(argv: list[str]) -> int | None:
         [".venv/bin/python", "-m", "bench", "report", *(["--scale", args.scale] if args.scale != "small" else [])]
     )
     load_before = os.getloadavg()[0]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=rig.REPO_ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="ioboard-bench-report-") as scratch:
         outcomes = [measure(bench, args.scale, Path(scratch), args.row_timeout) for bench in selected]
     header = {
         "command": command,
         "date": output.now_utc(),
+        "commit": commit or "unknown",
         "machine": output.machine_line(),
         "services": output.service_versions() or "n/a",
         "prefix": databases.database_prefix(),

@@ -14,6 +14,7 @@ TABLE_HEADER = "| measurement | figure | value | command |"
 HEADER = {
     "command": "cmd",
     "date": "today",
+    "commit": "abc1234",
     "machine": "m",
     "prefix": "ioboard_bench",
     "services": "s",
