@@ -95,6 +95,23 @@ JOB_SCRIPT_MARKERS = (b"#!/", b"#SBATCH", b"#PBS", b"#BSUB", b"mpirun", b"srun "
 FILESYSTEM_VERSION_KEYS = ("filesystem_version", "ds_software_version", "md_software_version")
 
 
+#: What a grammar's own bug raises: the parser's safety net turns these into a ParseError naming the result set.
+#: Anything else is not about the files and passes through untouched, above all an interruption from the host,
+#: such as a Celery worker's soft time limit (an Exception too), which the task retries as a starved ingest:
+#: reported as an internal parser error, a starved upload would fail as bad content.
+GRAMMAR_BUGS = (
+    ArithmeticError,
+    AssertionError,
+    AttributeError,
+    LookupError,
+    OSError,
+    RuntimeError,
+    TypeError,
+    ValueError,
+    re.error,
+)
+
+
 def parse_result_set(root: Path, result_dir: Path) -> IO500RunRecord:
     """Parse one result directory (as found by ``find_result_sets``) into a record."""
     root, result_dir = Path(root), Path(result_dir)
@@ -105,7 +122,7 @@ def parse_result_set(root: Path, result_dir: Path) -> IO500RunRecord:
         raise
     except (RecursionError, MemoryError) as exc:
         raise ParseError(rel, None, f"file too complex to parse ({type(exc).__name__})") from exc
-    except Exception as exc:
+    except GRAMMAR_BUGS as exc:
         # The exception's own words go to the log: they may quote scratch paths or internals.
         logger.exception("internal parser error in %s", rel)
         raise ParseError(rel, None, "internal parser error (logged for the administrators)") from exc
