@@ -485,7 +485,8 @@ class EditionAdmin(ResultsAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         imported = ["source", "released_on", "source_digest"]  # published editions come from import_published only
-        return ["name", "list_kind", "frozen_at", *imported] if obj else ["frozen_at", *imported]
+        recorded = ["entry_count", "filesystems"]  # of its entries, when they are written (Edition.record_entries)
+        return ["name", "list_kind", "frozen_at", *imported, *recorded] if obj else ["frozen_at", *imported, *recorded]
 
     def save_model(self, request, obj, form, change):
         """A new edition is frozen as the API and the command freeze one (`editions.freeze`): the uploads

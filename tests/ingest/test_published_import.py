@@ -67,6 +67,15 @@ def test_rows_are_ranked_by_score_and_a_submission_listed_twice_keeps_both_rows(
     ]
 
 
+def test_a_published_edition_stores_its_entry_count_and_file_systems():
+    import_sample()
+    for edition in Edition.objects.filter(source=Edition.Source.PUBLISHED):
+        entries = EditionEntry.objects.filter(edition=edition)
+        assert edition.entry_count == len(entries)
+        assert edition.filesystems == sorted({entry.filesystem for entry in entries})
+    assert Edition.objects.get(name="SC19", list_kind="io500").entry_count == 4
+
+
 def test_an_entry_carries_the_declared_system_and_the_phase_values_of_its_submission():
     import_sample()
     entry = EditionEntry.objects.get(edition__name="SC19", edition__list_kind="io500", rank=1)

@@ -1,6 +1,6 @@
 """The live ranked lists (one endpoint per list kind) and the frozen editions with their awards."""
 
-from django.db.models import Count, F, Prefetch
+from django.db.models import F, Prefetch
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -80,7 +80,7 @@ class EditionViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"\d+"
 
     def get_queryset(self):
-        editions = Edition.objects.annotate(entry_count=Count("entries")).order_by("-frozen_at", "pk")
+        editions = Edition.objects.order_by("-frozen_at", "pk")
         if self.action == "retrieve":
             entries = EditionEntry.objects.annotate(run_verification=F("run__verification")).order_by(
                 F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"
@@ -108,11 +108,7 @@ class EditionViewSet(ApiDefaults, viewsets.ReadOnlyModelViewSet):
             )
         except EditionError as error:
             raise ValidationError({"name": [str(error)]}) from error
-        editions = (
-            Edition.objects.filter(pk__in=[edition.pk for edition in frozen])
-            .annotate(entry_count=Count("entries"))
-            .order_by("list_kind")
-        )
+        editions = Edition.objects.filter(pk__in=[edition.pk for edition in frozen]).order_by("list_kind")
         return Response(EditionSerializer(editions, many=True).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=AwardSerializer(many=True))

@@ -7,7 +7,6 @@ apps.results. Every page runs a constant number of SQL queries whatever the numb
 from datetime import date
 
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import render
 
@@ -18,7 +17,7 @@ from apps.results.models import Edition, ListEntry, ListState
 from apps.results.models.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
 from apps.results.models.querysets import load_listed
 from apps.results.services.awards import edition_awards
-from apps.results.services.editions import edition_entries
+from apps.results.services.editions import edition_entries, edition_page_entries
 from apps.web.page_cache import cache_page_until_data_changes
 from apps.web.rate_limits import ExportThrottle, rate_limited
 
@@ -96,7 +95,7 @@ def _edition(name: str, kind: str | None) -> tuple[Edition, list[Edition]]:
 def edition_index(request):
     """Editions by name (newest first), each with its lists ("ISC19": IO500, 10-node); the releases of io500.org's
     published record apart, newest release first, each linked to its page as published."""
-    editions = Edition.objects.annotate(entry_count=Count("entries")).order_by("-frozen_at", "name", "list_kind")
+    editions = Edition.objects.order_by("-frozen_at", "name", "list_kind")
     grouped: dict[tuple[str, str], list[Edition]] = {}
     for edition in editions:
         grouped.setdefault((edition.source, edition.name), []).append(edition)
@@ -123,7 +122,7 @@ def edition_index(request):
 def edition_list(request, name: str, kind: str | None = None):
     edition, siblings = _edition(name, kind)
     form = ListFilterForm(request.GET)
-    entries = edition_entries(edition, form.criteria(), form.sort_key)
+    entries = edition_page_entries(edition, form.criteria(), form.sort_key)
     page = Paginator(entries, form.page_size).get_page(request.GET.get("page"))
     info = LIST_KINDS[edition.list_kind]
     return render(
@@ -138,7 +137,7 @@ def edition_list(request, name: str, kind: str | None = None):
             "rows": [Row.from_entry(entry) for entry in page],
             "headers": headers(form.sort_key, "rank", request.GET),
             "column_choices": column_choices(form.sort_key),
-            "filesystems": edition.entries.order_by("filesystem").values_list("filesystem", flat=True).distinct(),
+            "filesystems": edition.filesystems,
             "lists": LIST_KINDS.values(),
         },
     )

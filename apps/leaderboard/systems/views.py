@@ -11,7 +11,7 @@ from apps.leaderboard.systems import charts
 from apps.leaderboard.systems.search import SystemSearchForm, system_matches
 from apps.results.models import EditionEntry, Run, StorageSystem
 from apps.results.models.list_kinds import LIST_KINDS
-from apps.results.models.querysets import COUNT_CAP, CountedKeys, entries_with_rank
+from apps.results.models.querysets import CountedKeys, capped_count, entries_with_rank
 
 #: A system's runs per page of its page, and the newest of them its score timeline charts.
 SYSTEM_RUNS_PER_PAGE = 50
@@ -61,8 +61,7 @@ def counted_systems(systems) -> CountedKeys:
     every system read the whole table (at a million runs, 125,000 systems: the only page whose cost grew with the
     data); capped, the index costs the same at any size. A reader pages through the first COUNT_CAP systems, is
     told there are more, and finds the others by searching."""
-    found = systems.order_by().values("pk")[: COUNT_CAP + 1].count()
-    return CountedKeys(systems, min(found, COUNT_CAP), capped=found > COUNT_CAP)
+    return capped_count(systems, systems)
 
 
 def system_index(request):

@@ -100,6 +100,12 @@ class Edition(models.Model):
         related_name="editions",
         help_text="the rules in force for this list",
     )
+    # What the pages of an edition read of its entries, stored when they are written (an edition never changes
+    # afterwards: `record_entries`), so no page reads every entry of a list.
+    entry_count = models.PositiveIntegerField(default=0, help_text="its entries, counted when they were written")
+    filesystems = models.JSONField(
+        default=list, blank=True, help_text="the file systems of its entries, sorted (the filter's suggestions)"
+    )
 
     class Meta:
         ordering = ["-frozen_at"]
@@ -111,6 +117,15 @@ class Edition(models.Model):
     @property
     def is_published(self) -> bool:
         return self.source == self.Source.PUBLISHED
+
+    def record_entries(self) -> None:
+        """Store what the edition's pages read of all its entries (`entry_count`, `filesystems`), once they are
+        written: an edition never changes afterwards, so no page reads them all again. Every writer of entries
+        (freezing, apps.results.services.editions; importing io500.org's record, services.published) calls it."""
+        entries = self.entries.all()
+        self.entry_count = entries.count()
+        self.filesystems = list(entries.order_by("filesystem").values_list("filesystem", flat=True).distinct())
+        self.save(update_fields=["entry_count", "filesystems"])
 
 
 class ListEntry(models.Model):
@@ -258,7 +273,9 @@ class EditionEntry(models.Model):
         ]
         # An edition's page in rank order (`services.editions.edition_entries`) reads its 50 entries from this
         # index, sorting only entries of equal rank by score; without it, every entry of the edition was joined to
-        # its run and system, then sorted.
+        # its run and system, then sorted. Every sort by a column the entry stores has a pair of indexes in its
+        # exact order from migration 0041 (NULLS LAST, which SQLite cannot state in an index), as the live lists'
+        # sorts have from migration 0019; they serve the awards too (services.awards).
         indexes = [models.Index(fields=["edition", "rank"], name="editionentry_rank_order")]
         verbose_name_plural = "edition entries"
 

@@ -469,8 +469,7 @@ class ListEntryQuerySet(models.QuerySet):
             entries = entries.filter(**{f"{column}__in": values})
         keys = entries.sort_listed(sort)
         if criteria_condition(criteria):
-            found = entries.order_by().values("pk")[: COUNT_CAP + 1].count()
-            return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
+            return capped_count(keys, entries)
         if state is None:
             state = apps.get_model("results", "ListState").objects.filter(kind=kind).first()
         return CountedKeys(keys, state.entry_count if state else 0)
@@ -541,6 +540,13 @@ INDEXED_TEXT = {
 #: A filtered list is counted up to this many matches (ListEntryQuerySet.page_keys): 40 pages of 50 rows.
 #: Counting stops there because the count of a broad filter is the one read that grows with the list.
 COUNT_CAP = 2000
+
+
+def capped_count(keys, matches) -> "CountedKeys":
+    """`keys` counted by `matches` up to COUNT_CAP + 1 rows, unordered: the count of a broad filter costs a bounded
+    read at any size of the data; past COUNT_CAP, the keys are `capped`."""
+    found = matches.order_by().values("pk")[: COUNT_CAP + 1].count()
+    return CountedKeys(keys, min(found, COUNT_CAP), capped=found > COUNT_CAP)
 
 
 class CountedKeys:

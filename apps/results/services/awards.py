@@ -4,11 +4,21 @@ Computed from the frozen editions, never from the live lists: an award, like the
 change after the BoF. A list with no ranked entry gives no winner (the award is listed, unawarded).
 """
 
+from django.db.models import F
+
 from apps.results.models import Edition, EditionEntry
 from apps.results.models.list_kinds import AWARD_LISTS, LIST_KINDS
 
 #: Award category → the frozen entry field it is decided on.
 CATEGORIES = {"overall": "score", "bandwidth": "score_bw", "metadata": "score_md"}
+
+
+def award_order(field: str) -> list:
+    """Best `field` first, then by rank and id: the order of the field's descending sort index (migration 0041),
+    so an award reads its winner from the index. NULLs and unranked entries are never candidates; their place in
+    the order only lets it match the index's. Equal ranks have equal scores, so the score's place changes
+    nothing."""
+    return [F(field).desc(nulls_last=True), F("rank").asc(nulls_last=True), F("score").desc(nulls_last=True), "pk"]
 
 
 def edition_awards(name: str) -> list[dict]:
@@ -21,7 +31,7 @@ def edition_awards(name: str) -> list[dict]:
             winner = None
             if edition is not None:
                 ranked = EditionEntry.objects.filter(edition=edition, rank__isnull=False, **{f"{field}__isnull": False})
-                winner = ranked.order_by(f"-{field}", "rank", "pk").first()
+                winner = ranked.order_by(*award_order(field)).first()
             awards.append(
                 {
                     "edition": name,

@@ -20,7 +20,13 @@ from django.utils import timezone
 from apps.results.models import Edition, EditionEntry, ListEntry, RulesEdition
 from apps.results.models.list_columns import LIST_COLUMNS, column_field, criteria_condition, sort_column
 from apps.results.models.list_kinds import LIST_KINDS
-from apps.results.models.querysets import LARGE_RUN_FIELDS, badges, normalised_scores
+from apps.results.models.querysets import (
+    LARGE_RUN_FIELDS,
+    CountedKeys,
+    badges,
+    capped_count,
+    normalised_scores,
+)
 from apps.results.services.embargo import release_edition
 from apps.results.services.freshness import bump_data_version_on_commit
 from apps.results.services.review import rules_edition_on
@@ -94,6 +100,7 @@ def freeze_entries(edition: Edition, chunk_size: int = 1000) -> int:
                 EditionEntry(edition=edition, **dict(zip(copied, row, strict=True))) for row in chunk
             )
             frozen += len(chunk)
+        edition.record_entries()
         bump_data_version_on_commit()
     return frozen
 
@@ -108,9 +115,20 @@ def frozen_copies() -> dict[str, str]:
     }
 
 
+def edition_page_entries(edition: Edition, criteria: dict, sort: str | None) -> CountedKeys:
+    """The entries of an edition's page view (`edition_entries`), counted without reading them all: unfiltered,
+    by the edition's stored count; filtered, up to COUNT_CAP matches, as a live list's filters are counted."""
+    entries = edition_entries(edition, criteria, sort)
+    condition = criteria_condition(criteria, frozen=True)
+    if not condition:
+        return CountedKeys(entries, edition.entry_count)
+    return capped_count(entries, EditionEntry.objects.filter(edition=edition).filter(condition))
+
+
 def edition_entries(edition: Edition, criteria: dict | None = None, sort: str | None = None):
     """An edition's entries with the live lists' columns, filters and sort keys (`list_columns`, over the frozen
-    fields); badges are the run's current ones."""
+    fields); badges are the run's current ones. Sorted by a column the entries store, a page reads its rows in
+    order from the sort's index (migration 0041)."""
     entries = (
         EditionEntry.objects.filter(edition=edition)
         .select_related("run", "system")

@@ -125,6 +125,7 @@ def store_record(
                 published_entry(edition, rank, row, submissions.get(row["submission_id"]))
                 for rank, row in enumerate(ranked, start=1)
             )
+            edition.record_entries()
             entry_count += len(rows)
             for row in rows:
                 editions_of_submission[row["submission_id"]].add(where.edition_name)
@@ -291,7 +292,7 @@ def published_editions():
     """The published editions, newest release first, with their entry and linked-entry counts."""
     return (
         Edition.objects.filter(source=Edition.Source.PUBLISHED)
-        .annotate(entry_count=Count("entries"), linked_count=Count("entries", filter=Q(entries__run__isnull=False)))
+        .annotate(linked_count=Count("entries", filter=Q(entries__run__isnull=False)))
         .order_by("-released_on", "name", "list_kind")
     )
 

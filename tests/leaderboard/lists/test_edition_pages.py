@@ -5,6 +5,8 @@ import io
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.results.services.editions import freeze_edition
 from tests.factories import AnomalyFactory, RunFactory, StorageSystemFactory
@@ -68,8 +70,38 @@ def test_edition_pages_run_a_constant_number_of_queries(client, size, django_ass
     for index in range(size):
         AnomalyFactory(run=RunFactory(score_bw=index + 1))
     freeze_edition(f"E{size}", "io500")
-    # editions of the name, count, entries with their runs, badges, file-system suggestions
-    with django_assert_num_queries(5):
+    # editions of the name (with their count and file systems, stored when frozen), entries with their runs, badges
+    with django_assert_num_queries(3):
         assert client.get(f"/editions/E{size}/io500/").status_code == 200
     with django_assert_num_queries(1):
         assert client.get("/editions/").status_code == 200
+
+
+def entry_reads_without_a_limit(client, urls) -> list[str]:
+    """The SQL of the queries the pages at `urls` run on the edition entries without a LIMIT: each reads every
+    entry of an edition (a count, its file systems, a sort) however few the page shows."""
+    with CaptureQueriesContext(connection) as queries:
+        for url in urls:
+            assert client.get(url).status_code == 200, url
+    return [q["sql"] for q in queries if "results_editionentry" in q["sql"] and "LIMIT" not in q["sql"].upper()]
+
+
+def test_edition_pages_read_a_page_of_entries_never_all_of_them(client, isc19):
+    urls = [
+        "/editions/",
+        "/editions/ISC19/",
+        "/editions/ISC19/io500/?sort=-bw",
+        "/editions/ISC19/io500/?filesystem=lustre&sort=institution",
+        "/editions/ISC19/awards/",
+        "/api/v1/editions/",
+        "/api/v1/editions/ISC19/awards/",
+    ]
+    assert entry_reads_without_a_limit(client, urls) == []
+
+
+def test_an_edition_page_counts_its_entries_and_suggests_their_file_systems(client, isc19):
+    html = client.get("/editions/ISC19/io500/").content.decode()
+    assert "2 rows." in html
+    assert '<option value="IME"></option><option value="Lustre"></option>' in html
+    filtered = client.get("/editions/ISC19/io500/?filesystem=lustre").content.decode()
+    assert "1 row match the filters" in filtered

@@ -163,3 +163,15 @@ def test_an_edition_s_name_and_list_cannot_be_edited_in_the_admin(admin_client):
     assert page.status_code == 200
     assert 'name="name"' not in page.content.decode()
     assert 'name="list_kind"' not in page.content.decode()
+
+
+def test_an_edition_stores_its_entry_count_and_file_systems_when_frozen():
+    run(StorageSystemFactory(filesystem="Lustre"), 300)
+    run(StorageSystemFactory(filesystem="DAOS"), 200)
+    run(StorageSystemFactory(filesystem="Lustre"), 100)
+    edition = freeze_edition("ISC19", "io500")
+    stored = Edition.objects.get(pk=edition.pk)
+    assert stored.entry_count == 3
+    assert stored.filesystems == ["DAOS", "Lustre"]
+    run(StorageSystemFactory(filesystem="GPFS"), 400)  # after the freeze: the live list moves, the edition does not
+    assert Edition.objects.values_list("entry_count", "filesystems").get(pk=edition.pk) == (3, ["DAOS", "Lustre"])
