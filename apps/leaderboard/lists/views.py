@@ -6,7 +6,6 @@ apps.results. Every page runs a constant number of SQL queries whatever the numb
 
 from datetime import date
 
-from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
 
@@ -17,7 +16,7 @@ from apps.results.models import Edition, ListEntry, ListState
 from apps.results.models.list_kinds import LIST_KINDS, PRIMARY_LIST, SPLIT_EDITION, ListKind
 from apps.results.models.querysets import load_listed
 from apps.results.services.awards import edition_awards
-from apps.results.services.editions import edition_entries, edition_page_entries
+from apps.results.services.editions import edition_entries, edition_page_entries, load_entries
 from apps.web.page_cache import cache_page_until_data_changes
 from apps.web.rate_limits import ExportThrottle, rate_limited
 
@@ -123,7 +122,7 @@ def edition_list(request, name: str, kind: str | None = None):
     edition, siblings = _edition(name, kind)
     form = ListFilterForm(request.GET)
     entries = edition_page_entries(edition, form.criteria(), form.sort_key)
-    page = Paginator(entries, form.page_size).get_page(request.GET.get("page"))
+    page = KeyPaginator(entries, load_entries, form.page_size).get_page(request.GET.get("page"))
     info = LIST_KINDS[edition.list_kind]
     return render(
         request,
