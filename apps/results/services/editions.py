@@ -133,7 +133,7 @@ def edition_page_entries(edition: Edition, criteria: dict, sort: str | None) -> 
 def load_entries(pks) -> list[EditionEntry]:
     """The entries of ids `pks` in that order, as `edition_entries` gives them: two queries (rows, badges)."""
     pks = list(pks)
-    found = with_list_columns(EditionEntry.objects.filter(pk__in=pks)).in_bulk()
+    found = with_list_columns(EditionEntry.objects.filter(pk__in=pks).order_by()).in_bulk()
     return [found[pk] for pk in pks]
 
 
