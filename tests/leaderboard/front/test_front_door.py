@@ -7,8 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.leaderboard.systems import views as system_views
-from apps.results.models import CustomList
+from apps.results.models import CustomList, querysets
 from apps.results.models.list_kinds import AWARD_LISTS, LIST_KINDS
 from tests.factories import RunFactory, StorageSystemFactory, UserFactory
 
@@ -76,7 +75,7 @@ def test_the_systems_index_reads_a_bounded_number_of_systems_however_many_there_
     """Counting every system made /systems/ the one page whose cost grew with the data (a sequential scan of
     125,000 systems at a million runs): its count stops past the cap, as a list filter's does, searched or not,
     and every read of the system table is bounded by a LIMIT."""
-    monkeypatch.setattr(system_views, "COUNT_CAP", 3)
+    monkeypatch.setattr(querysets, "COUNT_CAP", 3)
     StorageSystemFactory.create_batch(5, institution__name="Lustre Lab")
     for query in ("", "lustre"):
         with CaptureQueriesContext(connection) as queries:

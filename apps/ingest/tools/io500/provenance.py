@@ -8,6 +8,7 @@ up to the ingested root. Plain Python: the modules of apps.ingest.parsers.lustre
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -84,24 +85,29 @@ def _merge_builds(explicit: LustreBuildInfo | None, described: LustreBuildInfo |
 
 
 def _nearby_files(result_dir: Path, root: Path):
-    """Scripts and inventories in the result directory and each folder above it, up to root.
-
-    Names are judged before anything is asked of the file system, through ``os.scandir``, whose entries know
-    whether they are files without a stat: every run walks up to the root, and the folders near an archive's root
-    hold every institution's or submission's folder (ten times the public corpus: 18 % of the whole ingest went
-    on sorting and stat-ing those for every run).
-    """
+    """Scripts and inventories in the result directory and each folder above it, up to root."""
     folder, root = result_dir.resolve(), root.resolve()
     while True:
-        with os.scandir(folder) as entries:
-            wanted = sorted((entry for entry in entries if _names_a_script(entry.name)), key=lambda e: e.name)
-        for entry in wanted:
-            if entry.is_file() and entry.stat().st_size <= MAX_SCRIPT_BYTES:
-                path = folder / entry.name
+        for name in _script_names(os.fspath(folder), folder.stat().st_mtime_ns):
+            path = folder / name
+            if path.is_file() and path.stat().st_size <= MAX_SCRIPT_BYTES:
                 yield path, path.read_text(encoding="utf-8", errors="replace")
         if folder == root or not folder.is_relative_to(root):
             return
         folder = folder.parent
+
+
+@functools.lru_cache(maxsize=256)
+def _script_names(folder: str, modified_ns: int) -> tuple[str, ...]:
+    """The names in `folder` that name a job script or an inventory, sorted, as of the folder's modification time.
+
+    Every run walks up to the tree's root, and the folders near an archive's root hold every institution's or
+    submission's folder: listed and stat-ed for each run, they were 18 % of ingesting ten times the public corpus.
+    A folder's listing is read once while it stays unchanged (adding or removing an entry changes its mtime), and
+    names are judged before anything is asked of the file system.
+    """
+    with os.scandir(folder) as entries:
+        return tuple(sorted(entry.name for entry in entries if _names_a_script(entry.name)))
 
 
 def _names_a_script(name: str) -> bool:

@@ -97,3 +97,16 @@ def test_scripts_in_the_result_folder_and_every_folder_above_it_up_to_the_root_a
         ("lustre_lru_size", "Site/inventory.yml"),
         ("osc.*.max_rpcs_in_flight", "archive-wide.sh"),
     }
+
+
+def test_a_script_added_to_a_folder_already_read_is_found_by_the_next_run(tmp_path):
+    """A worker reads many uploads: a folder's listing is not kept past a change to it."""
+    result_dir = tmp_path / "Site" / "system" / "run-1"
+    result_dir.mkdir(parents=True)
+    record = IO500RunRecord("Site/system/run-1", "capp")
+
+    assert collect_provenance(record, {}, result_dir, tmp_path).tunables == []
+    (tmp_path / "Site" / "tune.sh").write_text("lctl set_param osc.*.max_dirty_mb=2000\n")
+
+    found = collect_provenance(record, {}, result_dir, tmp_path).tunables
+    assert [(t.parameter, t.value, t.source_file) for t in found] == [("osc.*.max_dirty_mb", "2000", "Site/tune.sh")]
