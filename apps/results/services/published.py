@@ -280,11 +280,9 @@ def link_runs(run_ids: Iterable[int]) -> int:
 # -- reading, for pages and the API ------------------------------------------------------------------------------
 def published_lists(edition_name: str) -> list[Edition]:
     """A release's published lists in the registry's order of list kinds (the IO500 list first), each with its
-    entry count (`entry_count`): one query."""
+    stored entry count (`Edition.entry_count`): one query."""
     order = list(LIST_KINDS)
-    lists = Edition.objects.filter(source=Edition.Source.PUBLISHED, name=edition_name).annotate(
-        entry_count=Count("entries")
-    )
+    lists = Edition.objects.filter(source=Edition.Source.PUBLISHED, name=edition_name)
     return sorted(lists, key=lambda edition: order.index(edition.list_kind))
 
 
