@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
+from rig import servers
 from rig.client import require_loopback
 from rig.databases import drop_database
-from rig.processes import Service, child_env
+from rig.processes import Service, child_env, free_port
 
 
 def django_setup(database_url: str, redis_url: str | None = None) -> None:
@@ -22,6 +26,23 @@ def django_setup(database_url: str, redis_url: str | None = None) -> None:
     import django
 
     django.setup()
+
+
+@contextlib.contextmanager
+def django_on_private_redis(database_url: str, scratch_prefix: str) -> Iterator[tuple[Path, str]]:
+    """A scratch folder and a Redis of the benchmark's own logging into it, with Django set up in this process
+    against ``database_url`` and that Redis: yields (the folder, the Redis URL) for the servers the benchmark
+    starts; at the end (after the benchmark has stopped those) the Redis is stopped and the folder removed."""
+    scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix))
+    redis_port = free_port()
+    redis = servers.private_redis(redis_port, log_dir=scratch)
+    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    try:
+        django_setup(database_url, redis_url)
+        yield scratch, redis_url
+    finally:
+        redis.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @contextlib.contextmanager

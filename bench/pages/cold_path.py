@@ -398,39 +398,33 @@ class ColdRun:
 def measure_on_a_server(args: argparse.Namespace) -> ColdRun:
     """Seed the database if it lacks the runs, start a private Redis and gunicorn with the page cache off, time
     every page (or those ``--only`` matches) next to /healthz, then one upload; stop both."""
-    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-cold-"))
-    redis_port, port = processes.free_port(), processes.free_port()
-    redis = servers.private_redis(redis_port, log_dir=scratch)
-    redis_url = f"redis://127.0.0.1:{redis_port}/0"
-    in_process.django_setup(args.database_url, redis_url)
-    server = None
-    try:
-        prepared = prepare(args.database_url, args.runs)
-        autovacuum = databases.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
-        urls = [
-            (url, label)
-            for url, label in pages()
-            if not args.only or url == "/healthz" or any(fnmatch.fnmatchcase(url, pattern) for pattern in args.only)
-        ]
-        env = {
-            **prepared["env"],
-            "REDIS_URL": redis_url,
-            "IOBOARD_PAGE_CACHE_SECONDS": "0",
-            "STATIC_ROOT": str(scratch / "static"),
-        }
-        processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
-        server = servers.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=120)
-        base = f"http://127.0.0.1:{port}"
-        servers.wait_until_serving(base)
-        load_before = os.getloadavg()
-        timings = measure(base, urls, args.rounds, args.warmup)
-        load_after = os.getloadavg()
-        upload = None if args.only else one_upload(base)
-    finally:
-        if server:
-            server.stop()
-        redis.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
+    with in_process.django_on_private_redis(args.database_url, "ioboard-bench-cold-") as (scratch, redis_url):
+        port, server = processes.free_port(), None
+        try:
+            prepared = prepare(args.database_url, args.runs)
+            autovacuum = databases.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
+            urls = [
+                (url, label)
+                for url, label in pages()
+                if not args.only or url == "/healthz" or any(fnmatch.fnmatchcase(url, pattern) for pattern in args.only)
+            ]
+            env = {
+                **prepared["env"],
+                "REDIS_URL": redis_url,
+                "IOBOARD_PAGE_CACHE_SECONDS": "0",
+                "STATIC_ROOT": str(scratch / "static"),
+            }
+            processes.manage(["collectstatic", "--noinput", "-v", "0"], env=env, timeout=900)
+            server = servers.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=120)
+            base = f"http://127.0.0.1:{port}"
+            servers.wait_until_serving(base)
+            load_before = os.getloadavg()
+            timings = measure(base, urls, args.rounds, args.warmup)
+            load_after = os.getloadavg()
+            upload = None if args.only else one_upload(base)
+        finally:
+            if server:
+                server.stop()
     return ColdRun(timings, urls, prepared, autovacuum, load_before, load_after, upload)
 
 

@@ -28,12 +28,9 @@ import io
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from bench.harness import in_process, output
 from bench.pages.cold_path import custom_list, prepare
@@ -187,46 +184,41 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 def measure(args: argparse.Namespace) -> dict:
     """Prepare the database, start a private Redis and gunicorn, follow every export; stop both."""
-    scratch = Path(tempfile.mkdtemp(prefix="ioboard-bench-exports-"))
-    redis_port, port = processes.free_port(), processes.free_port()
-    redis = servers.private_redis(redis_port, log_dir=scratch)
-    redis_url = f"redis://127.0.0.1:{redis_port}/0"
-    in_process.django_setup(args.database_url, redis_url)
-    server = None
-    timeout = worker_timeout()
-    try:
-        prepared = prepare(args.database_url, args.runs)
-        custom_list()
-        frozen_seconds = freeze_edition_if_none(args.freeze_edition)
-        autovacuum = databases.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
-        from django.conf import settings
+    with in_process.django_on_private_redis(args.database_url, "ioboard-bench-exports-") as (scratch, redis_url):
+        port, server = processes.free_port(), None
+        timeout = worker_timeout()
+        try:
+            prepared = prepare(args.database_url, args.runs)
+            custom_list()
+            frozen_seconds = freeze_edition_if_none(args.freeze_edition)
+            autovacuum = databases.psql("SHOW autovacuum", database=args.database_url.rsplit("/", 1)[1], capture=True)
+            from django.conf import settings
 
-        from apps.results.models import Run
+            from apps.results.models import Run
 
-        env = {**prepared["env"], "REDIS_URL": redis_url, "IOBOARD_PAGE_CACHE_SECONDS": "0"}
-        server = servers.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=timeout)
-        base = f"http://127.0.0.1:{port}"
-        servers.wait_until_serving(base)
-        load_before = os.getloadavg()
-        exports = []
-        for label, path, expected in exports_to_follow():
-            for fmt in ("csv", "json"):
-                followed = follow(base, label, path, fmt, expected, timeout)
-                exports.append(followed)
-                print(
-                    f"{followed.url}: {len(followed.seconds)} pages, {followed.rows} rows of {followed.expected_rows}, "
-                    f"{sum(followed.seconds):.1f} s, slowest {max(followed.seconds):.2f} s, "
-                    + ("complete" if followed.complete else "INCOMPLETE"),
-                    flush=True,
-                )
-        load_after = os.getloadavg()
-        runs_total = Run.objects.count()
-        page_rows = settings.IOBOARD_EXPORT_PAGE_ROWS
-    finally:
-        if server:
-            server.stop()
-        redis.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
+            env = {**prepared["env"], "REDIS_URL": redis_url, "IOBOARD_PAGE_CACHE_SECONDS": "0"}
+            server = servers.gunicorn(port, env=env, log_dir=scratch, workers=args.workers, timeout=timeout)
+            base = f"http://127.0.0.1:{port}"
+            servers.wait_until_serving(base)
+            load_before = os.getloadavg()
+            exports = []
+            for label, path, expected in exports_to_follow():
+                for fmt in ("csv", "json"):
+                    followed = follow(base, label, path, fmt, expected, timeout)
+                    exports.append(followed)
+                    print(
+                        f"{followed.url}: {len(followed.seconds)} pages, "
+                        f"{followed.rows} rows of {followed.expected_rows}, "
+                        f"{sum(followed.seconds):.1f} s, slowest {max(followed.seconds):.2f} s, "
+                        + ("complete" if followed.complete else "INCOMPLETE"),
+                        flush=True,
+                    )
+            load_after = os.getloadavg()
+            runs_total = Run.objects.count()
+            page_rows = settings.IOBOARD_EXPORT_PAGE_ROWS
+        finally:
+            if server:
+                server.stop()
     slowest = max(max(export.seconds) for export in exports)
     return {
         "runs": runs_total,
