@@ -97,8 +97,11 @@ INTERRUPT_GRACE_SECONDS = 120
 def run_within(argv: list[str], limit: float) -> int | None:
     """Run a bench command in a process group of its own; its exit status, or None when it ran past ``limit``
     seconds. Then the group is interrupted (SIGINT: the bench's ``finally`` blocks stop the services it started
-    and drop its database), and killed if it has not ended within ``INTERRUPT_GRACE_SECONDS``."""
-    process = subprocess.Popen(argv, cwd=rig.REPO_ROOT, start_new_session=True)
+    and drop its database), and killed if it has not ended within ``INTERRUPT_GRACE_SECONDS``.
+
+    The command gets SIGINT's default action back: a report started in the background by a shell (`nohup ... &`)
+    inherits SIGINT ignored, and Python then never raises KeyboardInterrupt, so no ``finally`` would run."""
+    process = subprocess.Popen(argv, cwd=rig.REPO_ROOT, start_new_session=True, preexec_fn=interruptible)
     try:
         return process.wait(timeout=limit)
     except subprocess.TimeoutExpired:
@@ -107,6 +110,11 @@ def run_within(argv: list[str], limit: float) -> int | None:
     except BaseException:  # the report itself interrupted: its bench does not run on alone
         end_group(process)
         raise
+
+
+def interruptible() -> None:
+    """In the command's process, before it starts: SIGINT as the default, whatever the report inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def end_group(process: subprocess.Popen) -> None:

@@ -2,6 +2,7 @@
 
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -86,6 +87,22 @@ def test_a_command_past_its_time_limit_is_interrupted_so_that_it_cleans_up_and_r
     assert status is None
     assert cleaned.exists(), "its finally block ran: a bench stops its services and drops its database there"
     assert time.monotonic() - started < 60
+
+
+def test_a_report_started_in_the_background_still_interrupts_a_command_so_that_it_cleans_up(tmp_path):
+    """A shell starts a background job (`nohup ... &`) with SIGINT ignored, and the report's commands inherit that."""
+    cleaned = tmp_path / "cleaned"
+    stuck = f"import time, pathlib\ntry:\n    time.sleep(600)\nfinally:\n    pathlib.Path({str(cleaned)!r}).touch()"
+    started = time.monotonic()
+    inherited = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        status = run_within([sys.executable, "-c", stuck], limit=10)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+
+    assert status is None
+    assert cleaned.exists()
+    assert time.monotonic() - started < 60  # interrupted, not killed after the grace period nor slept out
 
 
 def test_a_rerun_keeps_the_hand_written_section_after_a_fresh_table():
