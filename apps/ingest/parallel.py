@@ -4,19 +4,25 @@ Why processes: a run's parsing and storing is Python work under one interpreter 
 core however many the host has; N processes use N.
 
 How: the parent opens each path (an archive is unpacked once, by the parent), surveys its result directories
-and deals them out, a system at a time (as the path names it, ``Institution/System/Filesystem/Year/submission-N``,
-or the command's options), largest first, to a pool of N processes forked from it. A system's submissions stay
-together and in the tree's order because what a system's first run writes is order-dependent: the first writer
-describes the system (storage vendor, server count), and of two runs scoring the same the first stored is its
-best; so the runs, the systems and the lists come out as one process makes them. Each process has a database
-connection of its own (the parent closes its connections before forking; Django opens one in the child on first
-use) and stores each share in a batch of its own
-(``runs.batch(atomic=False)``, one transaction per run, as the one-process ingest does) whose upkeep it hands back
+and groups them by system (as the path names it, ``Institution/System/Filesystem/Year/submission-N``, or the
+command's options). A system's submissions stay together and in the tree's order because what a system's first
+run writes is order-dependent: the first writer describes the system (storage vendor, server count), and of two
+runs scoring the same the first stored is its best; so the runs, the systems and the lists come out as one process
+makes them. The groups, largest first, are packed into shares of about a quarter of each process's part (at least
+one group, at most ``RUNS_PER_COMMIT`` runs unless one system has more) and dealt to a pool of N processes forked
+from the parent: several shares a process, so one that drew large systems does not leave the others idle, and few
+enough that each share's upkeep (its transaction brings its systems' list entries in line before it commits) is
+paid about as often as one process pays it. A share of one system a run would make every run pay that upkeep:
+the first form of this command did, and two processes took longer than one.
+
+Each process has a database connection of its own (the parent closes its connections before forking; Django opens
+one in the child on first use) and stores each share in a batch of its own (``runs.batch(atomic=False)``, one
+transaction per ``RUNS_PER_COMMIT`` runs, as the one-process ingest commits) whose upkeep it hands back
 (``Batch.hand_over``): the parent asks once for the lists' maintenance and the change detection of every run
 stored, as one process does at the end of its batch.
 
-A submission (a result directory, one run) is one idempotent unit: stored in its own transaction and found
-unchanged when met again, under the same identity whichever process stores it (its path below the tree's root).
+Those transactions are the idempotent units: each stores its submissions or nothing, and a submission met again
+is found unchanged, under the same identity whichever process stores it (its path below the tree's root).
 Processes storing runs of one system take turns on the system's row (``list_entries.sync_systems``); a unit that
 loses a deadlock to another process (two processes creating the same institution and system, entering runs of
 one system) is rolled back whole and stored once more.
@@ -31,6 +37,7 @@ import logging
 import multiprocessing
 from collections.abc import Iterable
 from functools import partial
+from itertools import islice
 from pathlib import Path
 
 from django.db import IntegrityError, OperationalError, connection, connections
@@ -40,6 +47,7 @@ from apps.ingest.core.common import archive_caps
 from apps.ingest.core.metadata import from_layout
 from apps.ingest.tools.io500.pipeline import (
     OVERRIDE_OPTIONS,
+    RUNS_PER_COMMIT,
     IngestSummary,
     ingest_result_dirs,
     survey_submissions,
@@ -52,6 +60,9 @@ logger = logging.getLogger(__name__)
 KIND = "io500"
 #: Times a unit is stored when it loses a lock to another process: once more, then it is reported failed.
 ATTEMPTS = 2
+#: Shares dealt to each process (module docstring): enough to even out the processes' loads, few enough that
+#: the shares' upkeep stays about what one process pays.
+SHARES_PER_WORKER = 4
 
 
 def why_one_process(options: dict) -> str:
@@ -77,7 +88,7 @@ def ingest_paths(paths: Iterable[Path], options: dict, *, workers: int) -> Inges
             try:
                 with open_input(path, **archive_caps()) as root:
                     result_dirs = survey_submissions(root, path, summary)
-                    shares = sorted(by_system(root, result_dirs, overrides), key=len, reverse=True)
+                    shares = shares_of(by_system(root, result_dirs, overrides), workers=workers)
                     store = partial(store_share, root, overrides=overrides, reprocess=reprocess)
                     for share_summary, share_upkeep in pool.imap(store, shares):
                         summary.merge(share_summary)
@@ -102,31 +113,51 @@ def by_system(root: Path, result_dirs: list[Path], overrides: dict) -> list[list
     return list(groups.values())
 
 
+def shares_of(groups: list[list[Path]], *, workers: int) -> list[list[Path]]:
+    """The systems' groups packed, largest first, into shares of at least ``share_size`` runs each (module
+    docstring); a group is never split."""
+    share_size = min(RUNS_PER_COMMIT, max(1, -(-sum(map(len, groups)) // (workers * SHARES_PER_WORKER))))
+    shares: list[list[Path]] = []
+    for group in sorted(groups, key=len, reverse=True):
+        if shares and len(shares[-1]) < share_size:
+            shares[-1].extend(group)
+        else:
+            shares.append(list(group))
+    return shares
+
+
 def store_share(
     root: Path, result_dirs: list[Path], *, overrides: dict, reprocess: bool
 ) -> tuple[IngestSummary, runs.Upkeep]:
-    """In a pool's process: store these submissions, each one unit, in one batch whose upkeep goes back."""
+    """In a pool's process: store these submissions, ``RUNS_PER_COMMIT`` a unit, in one batch whose upkeep goes
+    back."""
     summary = IngestSummary()
+    remaining = iter(result_dirs)
     with runs.batch(atomic=False) as batch:
-        for result_dir in result_dirs:
-            store_unit(root, result_dir, batch=batch, summary=summary, overrides=overrides, reprocess=reprocess)
+        while unit := list(islice(remaining, RUNS_PER_COMMIT)):
+            store_unit(root, unit, batch=batch, summary=summary, overrides=overrides, reprocess=reprocess)
         upkeep = batch.hand_over()
     return summary, upkeep
 
 
 def store_unit(
-    root: Path, result_dir: Path, *, batch: runs.Batch, summary: IngestSummary, overrides: dict, reprocess: bool
+    root: Path, unit: list[Path], *, batch: runs.Batch, summary: IngestSummary, overrides: dict, reprocess: bool
 ) -> None:
-    """One submission; stored once more when its transaction lost a lock to another process."""
+    """Submissions stored in one transaction; stored once more when it lost a lock to another process."""
     for attempt in range(1, ATTEMPTS + 1):
-        unit = IngestSummary()
+        unit_summary = IngestSummary()
         try:
-            ingest_result_dirs(root, [result_dir], batch=batch, summary=unit, overrides=overrides, reprocess=reprocess)
+            ingest_result_dirs(root, unit, batch=batch, summary=unit_summary, overrides=overrides, reprocess=reprocess)
         except (OperationalError, IntegrityError) as error:
-            logger.warning("%s: attempt %d lost to another process: %s", result_dir, attempt, error)
+            logger.warning(
+                "%s and %d more: attempt %d lost to another process: %s", unit[0], len(unit) - 1, attempt, error
+            )
             if attempt == ATTEMPTS:
-                where = result_dir.relative_to(root).as_posix()
-                summary.failed.append(f"{where}: could not be stored ({ATTEMPTS} attempts lost to other processes)")
+                summary.failed.extend(
+                    f"{result_dir.relative_to(root).as_posix()}: could not be stored "
+                    f"({ATTEMPTS} attempts lost to other processes)"
+                    for result_dir in unit
+                )
             continue
-        summary.merge(unit)
+        summary.merge(unit_summary)
         return

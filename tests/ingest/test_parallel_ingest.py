@@ -5,11 +5,14 @@ On PostgreSQL the command forks its processes for real; on SQLite (one writer) i
 
 import shutil
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from apps.ingest import parallel
+from apps.ingest.tools.io500.pipeline import RUNS_PER_COMMIT
 from apps.results.models import Institution, ListEntry, ListState, Run, StorageSystem
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services import runs
@@ -129,3 +132,37 @@ def test_on_sqlite_two_workers_say_they_ingest_in_one_process(tmp_path):
 
     assert "--workers 2: SQLite has one writer; ingesting in one process" in err
     assert counts_line(out).startswith("created 6,")
+
+
+def groups_of(*sizes: int) -> list[list[Path]]:
+    """Systems' groups of these sizes, each submission a path naming its group and its place in it."""
+    return [[Path(f"system-{group}/submission-{n}") for n in range(size)] for group, size in enumerate(sizes)]
+
+
+def test_shares_keep_each_systems_submissions_together_and_in_order():
+    groups = groups_of(3, 1, 7, 1, 1, 2, 5, 1)
+
+    shares = parallel.shares_of(groups, workers=2)
+
+    for group in groups:
+        holding = [share for share in shares if group[0] in share]
+        assert len(holding) == 1
+        at = holding[0].index(group[0])
+        assert holding[0][at : at + len(group)] == group
+    assert sorted(path for share in shares for path in share) == sorted(path for group in groups for path in group)
+
+
+def test_a_tree_of_one_run_systems_is_dealt_in_a_few_shares_a_process_not_a_share_a_run():
+    """Each share's transaction brings its systems' list entries in line: one share a run made two processes
+    slower than one (issue 39)."""
+    shares = parallel.shares_of(groups_of(*[1] * 139), workers=2)
+
+    assert 2 * 2 <= len(shares) <= 2 * parallel.SHARES_PER_WORKER + 1
+    assert max(map(len, shares)) - min(map(len, shares)) <= len(shares[0])
+
+
+def test_no_share_passes_a_commits_worth_of_runs_unless_one_system_has_more():
+    shares = parallel.shares_of(groups_of(120, *[1] * 600), workers=2)
+
+    assert len(shares[0]) == 120  # the largest system first, whole
+    assert all(len(share) <= RUNS_PER_COMMIT for share in shares[1:])
