@@ -18,8 +18,10 @@ the first form of this command did, and two processes took longer than one.
 Each process has a database connection of its own (the parent closes its connections before forking; Django opens
 one in the child on first use) and stores each share in a batch of its own (``runs.batch(atomic=False)``, one
 transaction per ``RUNS_PER_COMMIT`` runs, as the one-process ingest commits) whose upkeep it hands back
-(``Batch.hand_over``): the parent asks once for the lists' maintenance and the change detection of every run
-stored, as one process does at the end of its batch.
+(``Batch.hand_over``): the parent asks once for the lists' maintenance of every run stored, as one process does
+at the end of its batch. A share holds every submission of its systems, so the process that stored it asks for
+their change detection itself, when the share is stored: without a broker (Celery eager) the processes detect
+changes side by side, as they store; with one, the detections are enqueued from there.
 
 Those transactions are the idempotent units: each stores its submissions or nothing, and a submission met again
 is found unchanged, under the same identity whichever process stores it (its path below the tree's root).
@@ -53,6 +55,7 @@ from apps.ingest.tools.io500.pipeline import (
     survey_submissions,
 )
 from apps.results.services import runs
+from apps.results.services.changes.history import schedule_change_detection
 
 logger = logging.getLogger(__name__)
 
@@ -129,15 +132,16 @@ def shares_of(groups: list[list[Path]], *, workers: int) -> list[list[Path]]:
 def store_share(
     root: Path, result_dirs: list[Path], *, overrides: dict, reprocess: bool
 ) -> tuple[IngestSummary, runs.Upkeep]:
-    """In a pool's process: store these submissions, ``RUNS_PER_COMMIT`` a unit, in one batch whose upkeep goes
-    back."""
+    """In a pool's process: store these submissions, ``RUNS_PER_COMMIT`` a unit, in one batch; ask for their
+    systems' change detection; hand the lists' maintenance back (module docstring)."""
     summary = IngestSummary()
     remaining = iter(result_dirs)
     with runs.batch(atomic=False) as batch:
         while unit := list(islice(remaining, RUNS_PER_COMMIT)):
             store_unit(root, unit, batch=batch, summary=summary, overrides=overrides, reprocess=reprocess)
         upkeep = batch.hand_over()
-    return summary, upkeep
+    schedule_change_detection(upkeep.detections)
+    return summary, runs.Upkeep(lists_changed=upkeep.lists_changed)
 
 
 def store_unit(

@@ -13,7 +13,7 @@ from django.db import connection
 
 from apps.ingest import parallel
 from apps.ingest.tools.io500.pipeline import RUNS_PER_COMMIT
-from apps.results.models import Institution, ListEntry, ListState, Run, StorageSystem
+from apps.results.models import Change, Institution, ListEntry, ListState, Run, StorageSystem
 from apps.results.models.list_kinds import LIST_KINDS
 from apps.results.services import runs
 from tests.api.uploading import DEMO
@@ -34,7 +34,8 @@ def ingest(*args: str) -> tuple[str, str]:
 
 def stored() -> dict:
     """What a reader sees of the ingest, keyed by what does not depend on the order of the writes (a run's
-    identity, a system's names): the runs' scores and node counts, and every list's entries with their ranks."""
+    identity, a system's names): the runs' scores and node counts, every list's entries with their ranks, and the
+    changes detected in each system's history."""
     run_rows = {
         row[0]: row[1:]
         for row in Run.objects.values_list(
@@ -49,6 +50,9 @@ def stored() -> dict:
         "entries": entries,
         "systems": sorted(StorageSystem.objects.values_list("key", "storage_vendor", "server_count")),
         "institutions": sorted(Institution.objects.values_list("key", flat=True)),
+        "changes": sorted(
+            Change.objects.values_list("system__key", "metric", "kind", "run_before__identity", "run_after__identity")
+        ),
     }
 
 
@@ -74,7 +78,7 @@ def compare_with_one_process(tree) -> tuple[dict, dict]:
 
 
 @needs_postgresql
-def test_two_workers_store_the_runs_scores_node_counts_and_list_entries_one_process_stores(tmp_path):
+def test_two_workers_store_the_runs_scores_node_counts_and_list_entries_one_process_stores(tmp_path, celery_eager):
     tree = tmp_path / "tree"
     shutil.copytree(DEMO, tree / "demo")
     shutil.copytree(REPO_ROOT / "fixtures" / "demo-history", tree / "history")  # 24 runs of one system
@@ -82,12 +86,13 @@ def test_two_workers_store_the_runs_scores_node_counts_and_list_entries_one_proc
     one_process, two_workers = compare_with_one_process(tree)
 
     assert len(one_process["runs"]) == 30
+    assert one_process["changes"]  # the history's steps, found by either form
     assert two_workers == one_process
 
 
 @needs_postgresql
 @pytest.mark.corpus
-def test_two_workers_store_the_public_corpus_as_one_process_does():
+def test_two_workers_store_the_public_corpus_as_one_process_does(celery_eager):
     one_process, two_workers = compare_with_one_process(shared_path("io500-corpus"))
 
     assert one_process["runs"]
