@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC
 from itertools import islice
@@ -30,6 +31,7 @@ from apps.ingest.core.common import (
 )
 from apps.ingest.core.metadata import SidecarError, find_sidecar, from_layout, resolve_metadata
 from apps.ingest.core.pipeline import Pipeline
+from apps.ingest.core.read_ahead import read_ahead
 from apps.ingest.parsers.errors import ParseError, joined_problems
 from apps.ingest.parsers.secrets import scrub_tokens
 from apps.ingest.parsers.values import require_finite
@@ -172,6 +174,9 @@ def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: P
 #: Runs of a tree stored in one transaction, and brought in line (list entries, custom lists, the data version)
 #: once: the upkeep and the commit cost more than a run's rows, and fifty parsed runs are a few MiB.
 RUNS_PER_COMMIT = 50
+#: Runs parsed ahead of the one being stored (apps.ingest.core.read_ahead): enough to keep the parser busy while
+#: a transaction commits, a few MiB.
+READ_AHEAD_RUNS = 4
 
 
 def ingest_path(
@@ -230,12 +235,13 @@ def ingest_result_dirs(
     """Parse and store these result directories of the tree at ``root``, each run in a transaction of ``batch``;
     what happened to each goes to ``summary``. A run's identity is its path below ``root``, so any share of a
     tree's directories, in any process, stores the runs the whole tree does."""
-    done, items = 0, parse_io500_tree(root, result_dirs, overrides)
-    while chunk := list(islice(items, runs_per_commit)):
-        store_chunk(chunk, batch=batch, reprocess=reprocess, summary=summary)
-        done += len(chunk)
-        if progress:
-            progress(done, len(result_dirs))
+    done = 0
+    with closing(read_ahead(parse_io500_tree(root, result_dirs, overrides), depth=READ_AHEAD_RUNS)) as items:
+        while chunk := list(islice(items, runs_per_commit)):
+            store_chunk(chunk, batch=batch, reprocess=reprocess, summary=summary)
+            done += len(chunk)
+            if progress:
+                progress(done, len(result_dirs))
 
 
 def store_chunk(
