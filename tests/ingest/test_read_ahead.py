@@ -40,11 +40,11 @@ def test_an_error_of_the_source_is_raised_after_the_items_before_it():
         yield 2
         raise ValueError("bad run")
 
-    got = []
+    items = read_ahead(source(), depth=8)
+
+    assert [next(items), next(items)] == [1, 2]
     with pytest.raises(ValueError, match="bad run"):
-        for item in read_ahead(source(), depth=8):
-            got.append(item)
-    assert got == [1, 2]
+        next(items)
 
 
 def test_a_consumer_that_stops_early_stops_the_reader():
