@@ -148,6 +148,54 @@ row(
 )(_ingest_against_floor)
 
 
+def _parallel_against_one(result: dict) -> list[Figure]:
+    def each(key: str, workers: int) -> str:
+        return ", ".join(f"{t[key]:.1f}" for t in result["timings"] if t["workers"] == workers)
+
+    workers = result["workers"]
+    return [
+        Figure(
+            "one process: the command's wall s each (median); the ingest itself, median",
+            f"{each('wall_seconds', 1)} ({result['one_process_wall_seconds']:.1f}); "
+            f"{result['one_process_ingest_seconds']:.1f}",
+        ),
+        Figure(
+            f"--workers {workers}: the command's wall s each (median); the ingest itself, median",
+            f"{each('wall_seconds', workers)} ({result['parallel_wall_seconds']:.1f}); "
+            f"{result['parallel_ingest_seconds']:.1f}",
+        ),
+        Figure(f"--workers {workers} / one process, the command (target <= 0.67)", f"{result['ratio']:.2f}"),
+        Figure(
+            f"--workers {workers} / one process, the ingest itself (start-up left out)",
+            f"{result['ingest_ratio']:.2f}",
+        ),
+        Figure(
+            "CPU s each, one process | workers (every process of the command)",
+            f"{each('cpu_seconds', 1)} | {each('cpu_seconds', workers)}",
+        ),
+        Figure("the same counts from both forms", "yes" if result["same_counts"] else "NO"),
+    ]
+
+
+row(
+    "ingest_parallel",
+    title="`ingest --workers 2` against one process, the IO500 corpus, alternately, whole command timed",
+    benchmark="ingest_parallel",
+    small=("--repeat", "3"),
+    full=("--repeat", "5"),
+    needs=("postgres", "corpus"),
+)(_parallel_against_one)
+
+row(
+    "ingest_parallel_x10",
+    title="`ingest --workers 2` against one process, the generated tree ten times the corpus, alternately",
+    benchmark="ingest_parallel",
+    small=("--times", "10", "--repeat", "2"),
+    full=("--times", "10", "--repeat", "3"),
+    needs=("postgres", "corpus"),
+)(_parallel_against_one)
+
+
 @row(
     "mdtest_ingest",
     title="mdtest ingest of a generated DNE scaling series (`manage.py ingest --kind mdtest`, SQLite)",

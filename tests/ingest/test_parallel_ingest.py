@@ -3,6 +3,7 @@
 On PostgreSQL the command forks its processes for real; on SQLite (one writer) it says it runs in one.
 """
 
+import re
 import shutil
 from io import StringIO
 from pathlib import Path
@@ -68,11 +69,13 @@ def counts_line(out: str) -> str:
 
 
 def compare_with_one_process(tree) -> tuple[dict, dict]:
-    out, _ = ingest(str(tree))
+    out, err = ingest(str(tree))
+    assert re.search(r"^ingested in \d+\.\d\d s by 1 process$", err, re.MULTILINE), err
     one_process = stored()
     forget_everything()
     parallel_out, err = ingest(str(tree), "--workers", "2")
     assert "one process" not in err
+    assert re.search(r"^ingested in \d+\.\d\d s by 2 processes$", err, re.MULTILINE), err
     assert counts_line(parallel_out) == counts_line(out)
     return one_process, stored()
 
