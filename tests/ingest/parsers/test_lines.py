@@ -5,10 +5,11 @@ tests/ingest/tools/test_readers.py, the per-rank CSVs' in tests/ingest/tools/io5
 import pytest
 
 from apps.ingest.parsers.errors import ParseError
-from apps.ingest.parsers.lines import numbered_lines
+from apps.ingest.parsers.lines import capped, numbered_lines
 from apps.ingest.parsers.lustre.inventory import parse_ansible_inventory
 from apps.ingest.parsers.lustre.shell import logical_lines
 from apps.ingest.parsers.lustre.versions import parse_release_notes
+from apps.ingest.tools.io500.grammar import files
 from apps.ingest.tools.io500.grammar.files import iter_lines
 from apps.ingest.tools.ior.grammar import parse_ior_bytes
 from apps.ingest.tools.mdtest.grammar import parse_mdtest_bytes, read_mdtest_lenient
@@ -81,3 +82,28 @@ def test_release_notes_read_a_patch_line_cut_at_the_cap():
     notes = parse_release_notes("Applied patches:\n0123456789ab LU-1234 llite: " + OVER + "\n")
     # "0123456789ab LU-1234 llite: " is 28 characters of the cut line.
     assert [(patch.ticket, len(patch.summary)) for patch in notes.patches] == [("LU-1234", CAP - 28)]
+
+
+@pytest.mark.parametrize("block_bytes", [1, 2, 3, 5, 1024 * 1024])
+def test_io500_files_read_in_blocks_give_the_lines_of_a_line_by_line_read(tmp_path, monkeypatch, block_bytes):
+    """Blocks end after a line's end, so a character or a CRLF is never split between two of them; a damaged
+    UTF-8 sequence before a line end is one U+FFFD, and a last line without its end is still a line."""
+    monkeypatch.setattr(files, "READ_BLOCK_BYTES", block_bytes)
+    path = tmp_path / "mdtest.txt"
+    path.write_bytes(b"\xe2\x82\xac1\r\n\r\nbad \xe2\x82\nlone\rcr\r\r\nnul\x00\n\ntail\r")
+    assert list(iter_lines(path, "mdtest.txt")) == [
+        (1, "\u20ac1"),
+        (2, ""),
+        (3, "bad \ufffd"),
+        (4, "lone\rcr"),
+        (5, "nul\ufffd"),
+        (6, ""),
+        (7, "tail"),
+    ]
+
+
+def test_a_list_of_lines_is_capped_like_the_walk():
+    assert capped(["ok", "x" * CAP], strict=True) == ["ok", "x" * CAP]
+    assert [len(line) for line in capped(["ok", OVER], strict=False)] == [2, CAP]
+    with pytest.raises(ParseError, match=OVER_CAP):
+        capped(["ok", OVER], "log.txt", strict=True)

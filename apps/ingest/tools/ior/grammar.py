@@ -36,7 +36,7 @@ from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.errors import ParseError
-from apps.ingest.parsers.lines import capped_lines, numbered_lines
+from apps.ingest.parsers.lines import capped, numbered_lines
 from apps.ingest.parsers.values import PrintedNumber, printed_number
 from apps.results.judgements.anomalies.facts import TaskReordering
 
@@ -333,7 +333,7 @@ def parse_ior_bytes(data: bytes, path: str, *, strict: bool = True) -> IorLog:
     text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
     digest = hashlib.sha256(data).hexdigest()
     # Strict: a line over the cap fails the log, text or JSON, before any pattern reads it; lenient: it is cut.
-    lines = list(capped_lines(text.split("\n"), path, strict=strict))
+    lines = capped(text.split("\n"), path, strict=strict)
     json_start = _json_start(text)
     if json_start is not None:
         runs = _JsonReader(path, text[json_start:], strict, first_line=text.count("\n", 0, json_start) + 1).read()

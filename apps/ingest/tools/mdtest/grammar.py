@@ -44,7 +44,7 @@ from pathlib import Path
 
 from apps.ingest.parsers.command_line import parse_letter_options, split_command_line
 from apps.ingest.parsers.errors import ParseError, ProblemList
-from apps.ingest.parsers.lines import capped_lines
+from apps.ingest.parsers.lines import capped, capped_lines
 from apps.ingest.parsers.values import NOT_A_NUMBER, PrintedNumber
 
 RATE = "rate"
@@ -308,7 +308,7 @@ def parse_mdtest_bytes(data: bytes, path: str) -> MdtestLog:
     """Strict: every launch in full, or a ``ParseError`` naming the file and line."""
     text = data.decode("utf-8", errors="replace")
     reader = _LogReader(path, lenient=False)
-    launches = reader.read(list(capped_lines(text.split("\n"), path, strict=True)))
+    launches = reader.read(capped(text.split("\n"), path, strict=True))
     return MdtestLog(path=path, content_hash=hashlib.sha256(data).hexdigest(), launches=launches)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from apps.ingest.parsers.errors import ParseError
-from apps.ingest.parsers.lines import capped_lines
+from apps.ingest.parsers.lines import capped
 
 # mdtest phase suffix -> the CSV operation its score comes from
 MDTEST_CSV_OPERATION = {
@@ -85,7 +85,7 @@ def _rank(text: str, rel: str, line: int) -> int:
 def _rows(text: str, rel: str, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """The rows after the header, numbered from 2; a line over the cap, or one csv cannot read (an unclosed
     quote, a field over csv's own limit), is refused."""
-    reader = csv.DictReader(capped_lines(io.StringIO(text), rel, strict=True))
+    reader = csv.DictReader(capped(io.StringIO(text).readlines(), rel, strict=True))
     try:
         missing = [column for column in required if column not in (reader.fieldnames or [])]
         if missing:
@@ -131,7 +131,7 @@ def parse_mdtest_rank_csv(text: str, rel: str, phase: str, operation: str) -> Ra
 
 
 def parse_find_csv(text: str, rel: str) -> FindRanks:
-    lines = list(capped_lines(text.splitlines(), rel, strict=True))
+    lines = capped(text.splitlines(), rel, strict=True)
     header = FIND_HEADER.match(lines[0]) if lines else None
     if header is None:
         raise ParseError(rel, 1, "find.csv does not start with 'runtime: <s> rate: <ops/s>'")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from apps.ingest.parsers.errors import ParseError
 from apps.ingest.tools.io500.grammar.common import NUMBER, to_float
-from apps.ingest.tools.io500.grammar.files import iter_lines
+from apps.ingest.tools.io500.grammar.files import iter_lines, text_lines
 from apps.ingest.tools.ior.grammar import IorRun, parse_ior_file
 from apps.ingest.tools.mdtest.grammar import RATE, TIME, MdtestLaunch, read_mdtest_lenient
 
@@ -80,7 +80,7 @@ def parse_ior_output(path: Path, rel: str) -> IorRun | None:
 
 def parse_mdtest_output(path: Path, rel: str) -> MdtestOutput | None:
     """The first mdtest launch in a file, or None when the file holds no mdtest output."""
-    log = read_mdtest_lenient((line for _, line in iter_lines(path, rel)), rel)
+    log = read_mdtest_lenient(text_lines(path, rel), rel)
     if not log.launches:
         return None
     launch = log.launches[0]
