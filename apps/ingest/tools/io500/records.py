@@ -8,14 +8,15 @@ without touching the grammars.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # a type only: importing results here at run time would close a cycle through scoring
-    from apps.results.judgements.anomalies.facts import TaskReordering
-
+from apps.results.judgements.anomalies.facts import plain_data
 from apps.results.judgements.scoring import Score
+
+if TYPE_CHECKING:
+    from apps.results.judgements.anomalies.facts import TaskReordering
 
 
 @dataclass
@@ -138,8 +139,8 @@ class RunEvidence:
     phases ended; find's reference time). It measures nothing and is never stored as a phase."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields that say something, as JSON-friendly data."""
-        return {name: value for name, value in asdict(self).items() if value is not None}
+        """The fields that say something, as JSON-friendly data (``plain_data``: new containers, shared leaves)."""
+        return {name: value for name, value in plain_data(self).items() if value is not None}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunEvidence:
