@@ -8,6 +8,7 @@ archives packed next to the folders they duplicate. Everything here decodes with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,18 +120,22 @@ def looks_binary(sample: bytes) -> bool:
 
 
 def list_files(folder: Path) -> list[Path]:
-    """The regular, non-junk files directly inside ``folder``, sorted by name."""
+    """The regular, non-junk files directly inside ``folder``, sorted by name.
+
+    ``os.scandir``: the directory entries say which are files, so only a symbolic link is stat-ed (every run
+    lists its folder and each folder above it).
+    """
+    names = []
     try:
-        entries = list(folder.iterdir())
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if is_junk_name(entry.name):
+                    continue
+                try:
+                    if entry.is_file():
+                        names.append(entry.name)
+                except OSError:
+                    continue
     except OSError:
         return []
-    files = []
-    for entry in entries:
-        if is_junk_name(entry.name):
-            continue
-        try:
-            if entry.is_file():
-                files.append(entry)
-        except OSError:
-            continue
-    return sorted(files, key=lambda p: p.name)
+    return [folder / name for name in sorted(names)]
