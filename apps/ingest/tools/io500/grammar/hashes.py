@@ -25,6 +25,7 @@ are printed with ``%X`` (no zero padding).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -40,7 +41,11 @@ def io500_hash(text: str, seed: int = 0) -> int:
     return value
 
 
+@functools.lru_cache(maxsize=4096)
 def hash_key_value(key: str, value: str) -> int:
+    """``HKV(key, value)``. Kept for the pairs met again: a score hash is recomputed for every build's scope
+    (``SCORE_HASH_SCOPES``, as valid and invalid) over mostly the same phases, and most options of a config
+    hash are defaults every run prints; ``io500_hash`` is a Python loop over each byte."""
     return io500_hash(value, io500_hash(key))
 
 
