@@ -97,3 +97,15 @@ def test_a_find_csv_line_over_the_cap_is_refused_at_its_line():
     with pytest.raises(ParseError) as caught:
         parse_find_csv(text, "r/find.csv")
     assert str(caught.value) == "r/find.csv:3: line of 262148 characters is over the limit of 262144 characters"
+
+
+def test_an_ior_csv_reads_its_columns_by_name_skips_empty_rows_and_numbers_the_rows_it_reads():
+    text = "rank,access,throughput,runtime,runtime\n\n3,write,2e3,9,1.5\n4,write,x,2,2\n"
+
+    with pytest.raises(ParseError) as refused:
+        parse_ior_rank_csv(text, "ior-easy-write.csv", "ior_easy_write")
+
+    # Row 3 is the second row read (the empty line is skipped); "runtime" is its last column of the name.
+    assert str(refused.value) == "ior-easy-write.csv:3: not a number: 'x'"
+    table = parse_ior_rank_csv(text.replace(",x,", ",7,"), "ior-easy-write.csv", "ior_easy_write")
+    assert [(s.rank, s.runtime, s.throughput) for s in table.samples] == [(3, 1.5, 2000.0), (4, 2.0, 7.0)]

@@ -68,43 +68,67 @@ class FindRanks:
     source_file: str
 
 
-def _number(text: str, rel: str, line: int) -> float:
+def _present(cell: str | None, rel: str, line: int) -> str:
+    """A cell of the row; one a short row lacks (None, ``_rows``) fails as an internal parser error
+    (``result_set.GRAMMAR_BUGS``), as reading ``csv.DictReader``'s None for it did."""
+    if cell is None:
+        raise LookupError(f"{rel}:{line}: the row is shorter than its header")
+    return cell
+
+
+def _number(text: str | None, rel: str, line: int) -> float:
+    text = _present(text, rel, line)
     try:
         return float(text.strip().rstrip("s"))
     except ValueError:
         raise ParseError(rel, line, f"not a number: {text!r}") from None
 
 
-def _rank(text: str, rel: str, line: int) -> int:
+def _rank(text: str | None, rel: str, line: int) -> int:
+    text = _present(text, rel, line)
     try:
         return int(text.strip())
     except ValueError:
         raise ParseError(rel, line, f"not a rank number: {text!r}") from None
 
 
-def _rows(text: str, rel: str, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """The rows after the header, numbered from 2; a line over the cap, or one csv cannot read (an unclosed
-    quote, a field over csv's own limit), is refused."""
-    reader = csv.DictReader(capped(io.StringIO(text).readlines(), rel, strict=True))
+def _sample(cells: list[str | None], rel: str, line: int) -> RankSample:
+    """A rank's (rank, runtime, throughput or rate) cells, read in that order."""
+    rank, runtime, throughput = cells
+    return RankSample(
+        rank=_rank(rank, rel, line), runtime=_number(runtime, rel, line), throughput=_number(throughput, rel, line)
+    )
+
+
+def _rows(text: str, rel: str, required: tuple[str, ...]) -> list[tuple[int, list[str | None]]]:
+    """The cells of the ``required`` columns in each row after the header, numbered from 2 (empty rows skipped, as
+    ``csv.DictReader`` does); a cell a short row lacks is None. A line over the cap, or one csv cannot read (an
+    unclosed quote, a field over csv's own limit), is refused.
+
+    Only the columns asked for are picked out: a row of an mdtest CSV has 24 cells, and a dict of them all for
+    every rank cost more than reading the file. A column named twice is read from its last place, as a dict of
+    the row would hold it.
+    """
+    reader = csv.reader(capped(io.StringIO(text).readlines(), rel, strict=True))
     try:
-        missing = [column for column in required if column not in (reader.fieldnames or [])]
+        header = next(reader, None) or []
+        missing = [column for column in required if column not in header]
         if missing:
             raise ParseError(rel, 1, f"per-rank CSV without column(s) {', '.join(missing)}")
-        return [(number, row) for number, row in enumerate(reader, start=2)]
+        place = {name: index for index, name in enumerate(header)}
+        columns = [place[column] for column in required]
+        return [
+            (number, [row[index] if index < len(row) else None for index in columns])
+            for number, row in enumerate(filter(None, reader), start=2)
+        ]
     except csv.Error as error:
-        # The csv reader's own count: DictReader's line_num is only updated after a row is read whole.
-        raise ParseError(rel, reader.reader.line_num, f"not a CSV row: {error}") from None
+        raise ParseError(rel, reader.line_num, f"not a CSV row: {error}") from None
 
 
 def parse_ior_rank_csv(text: str, rel: str, phase: str) -> RankTable:
     """IOR's per-rank CSV: ``runtime`` (without open/close) and ``throughput`` of every rank."""
     samples = [
-        RankSample(
-            rank=_rank(row["rank"], rel, line),
-            runtime=_number(row["runtime"], rel, line),
-            throughput=_number(row["throughput"], rel, line),
-        )
-        for line, row in _rows(text, rel, ("access", "rank", "runtime", "throughput"))
+        _sample(cells, rel, line) for line, (_, *cells) in _rows(text, rel, ("access", "rank", "runtime", "throughput"))
     ]
     if not samples:
         raise ParseError(rel, None, "per-rank CSV without a rank row")
@@ -115,16 +139,11 @@ def parse_mdtest_rank_csv(text: str, rel: str, phase: str, operation: str) -> Ra
     """mdtest's per-rank CSV: ``time-<operation>`` and ``rate-<operation>`` of every rank (``all`` skipped)."""
     time_column, rate_column = f"time-{operation}", f"rate-{operation}"
     samples = []
-    for line, row in _rows(text, rel, ("rank", time_column, rate_column)):
-        if row["rank"].strip() == "all" or not (row[time_column] or "").strip():
+    for line, cells in _rows(text, rel, ("rank", time_column, rate_column)):
+        rank, runtime, _ = cells
+        if _present(rank, rel, line).strip() == "all" or not (runtime or "").strip():
             continue
-        samples.append(
-            RankSample(
-                rank=_rank(row["rank"], rel, line),
-                runtime=_number(row[time_column], rel, line),
-                throughput=_number(row[rate_column], rel, line),
-            )
-        )
+        samples.append(_sample(cells, rel, line))
     if not samples:
         raise ParseError(rel, None, f"per-rank CSV without a rank row for {operation}")
     return RankTable(phase=phase, tool="mdtest", samples=samples, source_file=rel)
