@@ -35,6 +35,7 @@ Two modes, one grammar:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable
@@ -324,8 +325,11 @@ def read_mdtest_lenient(lines: Iterable[str], path: str) -> MdtestLog:
     return MdtestLog(path=path, content_hash="", launches=launches, problems=reader.problems)
 
 
+@functools.lru_cache(maxsize=256)
 def operation_name(label: str) -> str:
-    """``File create (stonewall)`` -> ``file_creation_stonewall``; ``Directory stat`` -> ``directory_stat``."""
+    """``File create (stonewall)`` -> ``file_creation_stonewall``; ``Directory stat`` -> ``directory_stat``.
+
+    Kept for the labels met again: the grammar's labels are a few dozen, printed in every table of every file."""
     stonewall = "(stonewall)" in label
     words = label.replace("(stonewall)", "").lower().split()
     words = [{"create": "creation", "remove": "removal"}.get(word, word) for word in words]
@@ -544,6 +548,10 @@ class _LogReader:
         """Consume a line while a SUMMARY table is open; False hands it back once the table has ended."""
         table = self.table
         assert table is not None  # called only while a table is open
+        # Rows first, the most frequent lines: a row never reads as a blank line, a header or a rule.
+        if match := _ROW.match(line):
+            self._add_row(table, match, number)
+            return True
         if not line.strip():
             if table.rows:
                 self._close_table(number)
@@ -552,9 +560,6 @@ class _LogReader:
             table.per_rank_columns = "per Rank" in line
             return True
         if _TABLE_RULE.match(line):
-            return True
-        if match := _ROW.match(line):
-            self._add_row(table, match, number)
             return True
         if _ROW_LIKE.match(line):
             self._problem(number, f"malformed SUMMARY row: {line.strip()[:120]!r}")
