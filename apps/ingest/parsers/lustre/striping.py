@@ -98,9 +98,16 @@ class StripingInfo:
 
 
 def parse_striping(text: str, source_file: str = "") -> list[StripingInfo]:
-    """Every ``lfs setstripe`` / ``setdirstripe`` / ``mkdir`` command that was not commented out."""
+    """Every ``lfs setstripe`` / ``setdirstripe`` / ``mkdir`` command that was not commented out.
+
+    Only lines that name ``lfs`` can hold one (``LFS_COMMAND``): the others are not read further, and a text
+    without the word is not split into lines at all."""
     layouts: list[StripingInfo] = []
+    if "lfs" not in text:
+        return layouts
     for number, raw_line in logical_lines(text):
+        if "lfs" not in raw_line:
+            continue
         line = without_shell_comment(raw_line)
         for match in LFS_COMMAND.finditer(line):
             command = command_tail(line, match.start())

@@ -92,9 +92,15 @@ def parse_tunables(text: str, source_file: str = "") -> list[TunableInfo]:
 
     Commented-out lines are skipped (io500.sh templates are full of ``#lctl ...`` examples that
     were never run); several ``param=value`` pairs on one command give several tunables.
+    Only lines that name ``lctl`` can hold one (``LCTL_COMMAND``): the others are not read further, and a
+    text without the word is not split into lines at all (most scripts and every run's folders above it).
     """
     tunables: list[TunableInfo] = []
+    if "lctl" not in text:
+        return tunables
     for number, raw_line in logical_lines(text):
+        if "lctl" not in raw_line:
+            continue
         line = without_shell_comment(raw_line)
         for match in LCTL_COMMAND.finditer(line):
             command = command_tail(line, match.start())
