@@ -234,7 +234,7 @@ def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
         prefix = os.path.relpath(folder, files.folder).replace(os.sep, "/")
         for path in list_files(folder):
             key = storable(path.name if prefix == "." else f"{prefix}/{path.name}")
-            if key in record.raw_files or not 0 < file_size(path) <= MAX_RAW_FILE_BYTES:
+            if key in record.raw_files:
                 continue
             data = _config_like(path)
             if data is not None:
@@ -242,7 +242,9 @@ def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
 
 
 def _config_like(path: Path) -> bytes | None:
-    """The bytes of a configuration or job file, None for results, raw outputs and binaries."""
+    """The bytes of a configuration or job file of at most ``MAX_RAW_FILE_BYTES``, None for results, raw outputs,
+    binaries and empty or larger files. Judged by the name first: most files of a result folder are raw outputs,
+    never stat-ed or read."""
     name = path.name
     named = bool(CONFIG_FILE.search(name)) or is_find_source(name)
     if not named and "." in name and not name.lower().endswith(".txt"):
@@ -250,6 +252,8 @@ def _config_like(path: Path) -> bytes | None:
     if not is_find_source(name) and name.lower().startswith(
         ("result", "io-500-summary", "ior", "mdtest", "find", "mdworkbench")
     ):
+        return None
+    if not 0 < file_size(path) <= MAX_RAW_FILE_BYTES:
         return None
     try:
         data = path.read_bytes()

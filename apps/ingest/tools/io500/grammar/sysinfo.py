@@ -35,6 +35,8 @@ def shell_value(raw: str) -> str:
 def iter_assignments(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str, str]]:
     """(line, name, value) for every ``io500_*=`` assignment that is not a trace or a comment."""
     for number, line in lines:
+        if "io500_" not in line:  # every assignment names its io500_ variable (ASSIGNMENT): the line is no assignment
+            continue
         stripped = line.lstrip()
         if stripped.startswith(("#", "+")):
             continue
