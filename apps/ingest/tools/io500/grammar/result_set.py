@@ -153,8 +153,9 @@ def _parse(root: Path, result_dir: Path) -> IO500RunRecord:
     _write_phase_evidence(record)
     if era.reads_raw_outputs:
         attach_raw_outputs(files, record, command_from_raw=era.commands_from_raw_outputs)
-    _info_and_config(record, files)
-    _raw_files(record, files)
+    nearby = _nearby_files(files)
+    _info_and_config(record, files, nearby)
+    _raw_files(record, files, nearby)
     record.content_hash = content_hash(list(files.files.values()))
     record.metadata = _metadata(record, root, result_dir)
     _compare_summary_copies(record, files)
@@ -188,11 +189,19 @@ def _write_phase_evidence(record: IO500RunRecord) -> None:
     }
 
 
-def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
+def _nearby_files(files: ResultSetFiles) -> list[tuple[Path, list[Path]]]:
+    """The result folder and each folder above it up to its submission folder, nearest first, with their files
+    (``list_files``): listed once for the readers of info and of raw files."""
+    return [(files.folder, list(files.files.values()))] + [
+        (folder, list_files(folder)) for folder in folders_above(files.folder, files.root)
+    ]
+
+
+def _info_and_config(record: IO500RunRecord, files: ResultSetFiles, nearby: list[tuple[Path, list[Path]]]) -> None:
     """io500_info_* from every source, farthest and least specific first so nearer ones win."""
     sources: list[Path] = []
-    for folder in reversed([files.folder, *folders_above(files.folder, files.root)]):
-        names = {p.name: p for p in list_files(folder)}
+    for _, listed in reversed(nearby):
+        names = {p.name: p for p in listed}
         sources += [
             names[n]
             for n in sorted(names)
@@ -229,10 +238,10 @@ def _info_and_config(record: IO500RunRecord, files: ResultSetFiles) -> None:
         record.evidence.declared_client_nodes = {"value": declared[0], "source": f"io500_info_{declared[1]}"}
 
 
-def _raw_files(record: IO500RunRecord, files: ResultSetFiles) -> None:
-    for folder in [files.folder, *folders_above(files.folder, files.root)]:
+def _raw_files(record: IO500RunRecord, files: ResultSetFiles, nearby: list[tuple[Path, list[Path]]]) -> None:
+    for folder, listed in nearby:
         prefix = os.path.relpath(folder, files.folder).replace(os.sep, "/")
-        for path in list_files(folder):
+        for path in listed:
             key = storable(path.name if prefix == "." else f"{prefix}/{path.name}")
             if key in record.raw_files:
                 continue
