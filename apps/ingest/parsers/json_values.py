@@ -12,10 +12,16 @@ def json_safe(value: Any) -> Any:
     Non-finite floats (``inf``/``nan`` printed in damaged files) become ``"inf"``/``"nan"``: JSON has
     no such numbers and PostgreSQL's jsonb rejects them. Tuples become lists; dates, Decimals and
     any other object become ``str(value)``. Dicts and lists are converted item by item.
+
+    Strings, integers and None, most of a run's values, are let through on their exact type first, one look-up
+    instead of a chain of ``isinstance`` tests; their subclasses take the general test below.
     """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
-    if value is None or isinstance(value, str | int):
+    if isinstance(value, str | int):
         return value
     if isinstance(value, dict):
         return {key: json_safe(item) for key, item in value.items()}
