@@ -33,9 +33,10 @@ import django
 django.setup()
 from apps.ingest.tools.io500 import pipeline as services
 original = services.store_children
-def stall(run, parsed):
-    original(run, parsed)
-    Path(os.environ["FAULT_MARKER"]).write_text(str(run.pk))
+def stall(stored):
+    stored = list(stored)
+    original(stored)
+    Path(os.environ["FAULT_MARKER"]).write_text(str(stored[0][0].pk))
     time.sleep(300)
 services.store_children = stall
 from celery.__main__ import main

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import DataError
 
 from apps.ingest.tools.io500 import pipeline
 from apps.ingest.tools.io500.pipeline import ingest_path
@@ -131,15 +130,18 @@ def test_a_run_the_database_refuses_in_a_batch_leaves_neither_its_system_nor_its
     tree, celery_eager, monkeypatch
 ):
     """The batch's systems are found or created together, before its runs: those only a refused run named go
-    with it, as they would have been rolled back with it one run per transaction."""
-    store_children = pipeline.store_children
+    with it, as they would have been rolled back with it one run per transaction. The runs are stored together
+    first, so the refusal comes from the rows of all of them: the refused run still fails alone, the others are
+    stored whole."""
+    children = pipeline.children
 
     def refusing_inst_c(run, parsed):
+        rows = children(run, parsed)
         if parsed.record.source_path.startswith("Inst C/"):
-            raise DataError("value too long")
-        store_children(run, parsed)
+            rows[0][0].source_line = -1  # a phase's line number the database's check refuses
+        return rows
 
-    monkeypatch.setattr(pipeline, "store_children", refusing_inst_c)
+    monkeypatch.setattr(pipeline, "children", refusing_inst_c)
 
     summary = ingest_path(tree, runs_per_commit=50)
 
@@ -151,3 +153,7 @@ def test_a_run_the_database_refuses_in_a_batch_leaves_neither_its_system_nor_its
     assert "Inst C" not in Institution.objects.values_list("name", flat=True)
     assert not StorageSystem.objects.filter(runs__isnull=True).exists(), "a system with no run"
     assert not Institution.objects.filter(systems__isnull=True).exists(), "an institution with no system"
+    stored = Run.objects.all()
+    assert all(run.phases.exists() for run in stored), "the others' phases"
+    assert Anomaly.objects.filter(run__in=stored).exists(), "the others' findings"
+    assert not PhaseResult.objects.filter(source_line__lt=0).exists()

@@ -30,6 +30,14 @@ def same_result(run: Run) -> Q:
     return same
 
 
+def is_same_result(run: Run, other: Run) -> bool:
+    """`same_result`, of a run already read (`other`): the test many runs' duplicates share one query for."""
+    if other.content_hash == run.content_hash:
+        return True
+    scores = (run.score_total, run.score_bw, run.score_md)
+    return None not in scores and min(scores) > 0 and (other.score_total, other.score_bw, other.score_md) == scores
+
+
 def counted_duplicates(run: Run):
     """The stored runs of the same result that `run`'s `duplicate_result` finding names.
 
@@ -43,13 +51,30 @@ def counted_duplicates(run: Run):
     return others.filter(Q(review_status=ReviewStatus.ACCEPTED) | Q(pk__in=Run.objects.of_owner_of(run).values("pk")))
 
 
+#: What a `duplicate_result` finding says of each other copy, and what `is_same_result` compares.
+DUPLICATE_COLUMNS = (
+    "pk",
+    "submission_id",
+    "source_path",
+    "system__name",
+    "system__institution__name",
+    "content_hash",
+    "score_total",
+    "score_bw",
+    "score_md",
+    "review_status",
+    "upload_id",
+)
+
+
 def duplicate_context(run: Run, ceilings: dict[int, Stack | None] | None = None) -> RuleContext:
     """`ceilings`: the operator's stacks by system, read once for many runs (`Stack.operator_ceilings`)."""
-    others = (
-        counted_duplicates(run)
-        .select_related("system__institution")
-        .only("pk", "submission_id", "source_path", "system__name", "system__institution__name")
-    )
+    others = counted_duplicates(run).select_related("system__institution").only(*DUPLICATE_COLUMNS)
+    return rule_context(run, others, ceilings)
+
+
+def rule_context(run: Run, others: Iterable[Run], ceilings: dict[int, Stack | None] | None) -> RuleContext:
+    """The run's context for the rules, with `others`, the copies that count against it (`counted_duplicates`)."""
     if ceilings is not None and run.upload_id is None and run.system_id in ceilings:
         stack = ceilings[run.system_id]
     else:
@@ -92,19 +117,60 @@ def check_run_anomalies(
         return []
     with batch.transaction():
         context = duplicate_context(run, ceilings)
-        findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
         if not first_check:
             run.anomalies.all().delete()
-        rows = Anomaly.objects.bulk_create(
-            Anomaly(
-                run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message, evidence=f.evidence
-            )
-            for f in findings
-        )
+        rows = Anomaly.objects.bulk_create(findings_of(run, context))
         batch.set_verdicts(run, rows)
         if include_duplicates:
             batch.recheck_copies_of([run.pk], recheck_copies)
     return rows
+
+
+def findings_of(run: Run, context: RuleContext) -> list[Anomaly]:
+    """The rules' findings on the run, as its (unsaved) anomalies."""
+    findings = evaluate_all(RunFacts.from_dict(run.facts), settings.IOBOARD_ANOMALY_THRESHOLDS, context)
+    return [
+        Anomaly(run=run, rule=f.rule, severity=f.severity, phase=f.phase or "", message=f.message, evidence=f.evidence)
+        for f in findings
+    ]
+
+
+def check_new_runs(
+    created: Iterable[Run], *, batch: "runs.Batch", ceilings: dict[int, Stack | None] | None = None
+) -> None:
+    """`check_run_anomalies` of the operator's runs just created together (a bulk ingest's chunk): their copies
+    read in one query, their findings stored in one insert and their verdicts in one update, not a few queries
+    per run. Each run's copies are the stored runs of its result, the others of the chunk among them: one by one,
+    those stored after it would name it when checked, and its own findings would be checked again before the
+    commit (`recheck_copies`), so it ends with the same findings."""
+    checked = [run for run in created if run.kind == Run.Kind.IO500 and run.facts]
+    if not checked:
+        return
+    if any(run.upload_id is not None for run in checked):
+        raise ValueError("check_new_runs counts the copies of the operator's runs only (counted_duplicates)")
+    with batch.transaction():
+        candidates = Q(pk__in=[])
+        for run in checked:
+            candidates |= same_result(run)
+        stored = list(Run.objects.filter(candidates).select_related("system__institution").only(*DUPLICATE_COLUMNS))
+        findings = []
+        for run in checked:
+            others = [
+                other
+                for other in stored
+                if other.pk != run.pk and is_same_result(run, other) and counts_against_operator(run, other)
+            ]
+            findings.append((run, findings_of(run, rule_context(run, others, ceilings))))
+        Anomaly.objects.bulk_create([row for _, rows in findings for row in rows])
+        batch.set_verdicts_all(findings)
+        batch.recheck_copies_of([run.pk for run in checked], recheck_copies)
+
+
+def counts_against_operator(run: Run, other: Run) -> bool:
+    """`counted_duplicates` of the operator's run (no upload), of a copy already read."""
+    return run.review_status != ReviewStatus.ACCEPTED or other.review_status == ReviewStatus.ACCEPTED or (
+        other.upload_id is None
+    )
 
 
 def recheck_copies(batch: "runs.Batch", run_ids: set[int]) -> None:

@@ -178,14 +178,29 @@ class Batch:
     def store(self, **fields) -> Run:
         """A new run with these columns (its children are the caller's, in the same batch); private until
         released when its upload is (apps.results.models.visibility)."""
-        upload = fields.get("upload")
-        fields.setdefault("embargoed", bool(upload and upload.embargoed))
         with self.transaction(), run_writes_open():
-            run = Run.objects.create(**fields)
-            self._created_runs.add(run.pk)
-            self._note_run(run, created=True)
-            self._published_runs.add(run.pk)
+            run = Run.objects.create(**self._new_run_fields(fields))
+            self._note_created(run)
         return run
+
+    def store_all(self, rows: Iterable[dict]) -> list[Run]:
+        """`store` of many new runs (each a dict of columns) in one insert: a bulk ingest's chunk. The caller
+        makes it a step of its own when one refused run is to fail alone (it is all or nothing)."""
+        with self.transaction(), run_writes_open():
+            created = Run.objects.bulk_create([Run(**self._new_run_fields(fields)) for fields in rows])
+            for run in created:
+                self._note_created(run)
+        return created
+
+    @staticmethod
+    def _new_run_fields(fields: dict) -> dict:
+        upload = fields.get("upload")
+        return {"embargoed": bool(upload and upload.embargoed), **fields}
+
+    def _note_created(self, run: Run) -> None:
+        self._created_runs.add(run.pk)
+        self._note_run(run, created=True)
+        self._published_runs.add(run.pk)
 
     def rewrite(self, run: Run, fields: dict) -> Run:
         """A stored run read again from its files: its children go (the caller stores the new ones in the same
@@ -216,6 +231,16 @@ class Batch:
             run.save(update_fields=Run.VERDICT_FIELDS)
             self._note_run(run)
         return run
+
+    def set_verdicts_all(self, findings: Iterable[tuple[Run, list[Anomaly]]]) -> None:
+        """`set_verdicts` of many runs, each with all its anomalies just stored, in one update."""
+        findings = list(findings)
+        with self.transaction(), run_writes_open():
+            for run, anomalies in findings:
+                run.derive_verdicts(anomalies)
+            Run.objects.bulk_update([run for run, _ in findings], Run.VERDICT_FIELDS)
+            for run, _ in findings:
+                self._note_run(run)
 
     def edit_anomalies(self, run: Run, *, saved: Iterable[Anomaly] = (), deleted: Iterable[Anomaly] = ()) -> Run:
         """Save and delete anomalies of a run by hand (the admin), then derive its verdicts again from what is

@@ -59,7 +59,7 @@ from apps.results.models import (
 )
 from apps.results.models.systems import Created
 from apps.results.services import runs
-from apps.results.services.anomaly_checks import check_run_anomalies
+from apps.results.services.anomaly_checks import check_new_runs, check_run_anomalies
 from apps.results.services.ownership import may_reprocess, owner_name, same_account, system_claim
 
 logger = logging.getLogger(__name__)
@@ -263,7 +263,15 @@ def store_chunk(
         systems, created = resolve_systems(parsed)
         ceilings = Stack.operator_ceilings(system.pk for system in systems.values())
         failures = len(summary.failed)
+        created_together = store_new_runs(
+            [item for item in parsed if item.identity not in stored], batch=batch, systems=systems, ceilings=ceilings
+        )
         for item in parsed:
+            if item.identity in created_together:
+                run = created_together[item.identity]
+                summary.created.append(run.pk)
+                batch.detect_changes([run.pk])
+                continue
             try:
                 with batch.step():
                     run, outcome = _store_parsed_run(
@@ -295,6 +303,27 @@ def store_chunk(
                 batch.detect_changes([run.pk])
         if len(summary.failed) > failures:
             forget_unused(created)
+
+
+def store_new_runs(
+    items: list[ParsedRun], *, batch: runs.Batch, systems: dict[tuple, StorageSystem], ceilings: dict[int, Stack | None]
+) -> dict[str, Run]:
+    """Create the operator's new runs of a chunk together, in one step: one insert per table (the runs, each kind
+    of child, the anomalies) and one update (the verdicts) instead of a few per run. Returns them by identity; {}
+    when the database refused any of it, after rolling back the step: the caller then stores each run in a step of
+    its own (`_store_parsed_run`), where a refused run fails alone as it always did."""
+    if not items or len({item.identity for item in items}) < len(items):
+        return {}
+    try:
+        with batch.step():
+            created = batch.store_all(creation_fields(item, None, *described_fields(item, None, systems)) for item in items)
+            store_children(zip(created, items, strict=True))
+            check_new_runs(created, batch=batch, ceilings=ceilings)
+    except (DataError, IntegrityError):
+        systems.clear()  # one of them may have been created, or described, in the step rolled back
+        logger.info("%d runs stored together were refused: each is stored alone", len(items), exc_info=True)
+        return {}
+    return {item.identity: run for item, run in zip(items, created, strict=True)}
 
 
 def system_names(parsed: ParsedRun) -> tuple[str, str, str]:
@@ -438,14 +467,7 @@ def _store_parsed_run(
         return existing, "unchanged" if upload is None or same_account(upload, existing.upload) else FOREIGN
     if existing and not may_reprocess(upload, existing.upload):
         return existing, FOREIGN
-    fields = run_fields(parsed, systems)
-    claim = system_claim(fields["system"], upload)
-    if not claim:  # who claims another owner's system does not describe it either
-        fields["system"].fill_blanks(
-            by=upload,
-            storage_vendor=parsed.metadata.get("storage_vendor", ""),
-            server_count=_as_int(parsed.metadata.get("server_count")),
-        )
+    fields, claim = described_fields(parsed, upload, systems)
     if taking_over:
         # The operator holds these files (the public archive): an account that uploaded them first does not
         # keep the run. It is read again from the operator's files and is the operator's, accepted as reviewed,
@@ -457,15 +479,41 @@ def _store_parsed_run(
             fields.update(review_status=ReviewStatus.SUBMITTED, system_claim=claim)
         run, outcome = batch.rewrite(existing, fields), "updated"
     else:
-        # A new upload is a submission the committee has yet to review, unless its uploader may publish
-        # without review and it claims no other owner's system; published archives ingested from the
-        # command line were reviewed.
-        status = ReviewStatus.SUBMITTED if upload and (upload.needs_review or claim) else ReviewStatus.ACCEPTED
-        run = batch.store(identity=identity, upload=upload, review_status=status, system_claim=claim, **fields)
-        outcome = "created"
-    store_children(run, parsed)
+        run, outcome = batch.store(**creation_fields(parsed, upload, fields, claim)), "created"
+    store_children([(run, parsed)])
     check_run_anomalies(run, batch=batch, first_check=outcome == "created", ceilings=ceilings)
     return run, outcome
+
+
+def described_fields(
+    parsed: ParsedRun, upload: Upload | None, systems: dict[tuple, StorageSystem] | None
+) -> tuple[dict, str]:
+    """The run's columns (`run_fields`) and the claim its writer makes on their system (`system_claim`), the
+    system described by the writer unless it claims another owner's."""
+    fields = run_fields(parsed, systems)
+    claim = system_claim(fields["system"], upload)
+    if not claim:  # who claims another owner's system does not describe it either
+        fields["system"].fill_blanks(
+            by=upload,
+            storage_vendor=parsed.metadata.get("storage_vendor", ""),
+            server_count=_as_int(parsed.metadata.get("server_count")),
+        )
+    return fields, claim
+
+
+def creation_fields(parsed: ParsedRun, upload: Upload | None, fields: dict, claim: str) -> dict:
+    """The columns of a new run: its `described_fields` with its identity, writer and review status."""
+    # A new upload is a submission the committee has yet to review, unless its uploader may publish
+    # without review and it claims no other owner's system; published archives ingested from the
+    # command line were reviewed.
+    status = ReviewStatus.SUBMITTED if upload and (upload.needs_review or claim) else ReviewStatus.ACCEPTED
+    return {
+        "identity": parsed.identity,
+        "upload": upload,
+        "review_status": status,
+        "system_claim": claim,
+        **fields,
+    }
 
 
 def run_fields(parsed: ParsedRun, systems: dict[tuple, StorageSystem] | None = None) -> dict:
@@ -562,7 +610,20 @@ def files_not_kept(left_out: list[str]) -> dict:
     return {"files": left_out[:NAMED_FILES_NOT_KEPT], "count": len(left_out), "budget": budget}
 
 
-def store_children(run: Run, parsed: ParsedRun) -> None:
+def store_children(stored: Iterable[tuple[Run, ParsedRun]]) -> None:
+    """The children of these runs (phases, files, rank statistics, tunables, stripings), one insert per table
+    whatever the number of runs."""
+    tables: dict[type, list] = {}
+    for run, parsed in stored:
+        for rows in children(run, parsed):
+            if rows:
+                tables.setdefault(type(rows[0]), []).extend(rows)
+    for model, rows in tables.items():
+        model.objects.bulk_create(rows)
+
+
+def children(run: Run, parsed: ParsedRun) -> tuple[list, ...]:
+    """The run's unsaved children, one list per table."""
     record, provenance = parsed.record, parsed.provenance
     seen, phases = set(), []
     for position, phase in enumerate(record.phases):
@@ -587,13 +648,11 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
                 details=phase.details,
             )
         )
-    PhaseResult.objects.bulk_create(phases)
-    RunFile.objects.bulk_create(
+    files = [
         RunFile(run=run, name=fit(RunFile, "name", name), content=content)
         for name, content in kept_files(record.raw_files)[0].items()
-    )
-    PhaseRankStats.objects.bulk_create(rank_stats_rows(run, record.rank_tables))
-    Tunable.objects.bulk_create(
+    ]
+    tunables = [
         Tunable(
             run=run,
             parameter=fit(Tunable, "parameter", t.parameter),
@@ -603,8 +662,8 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
             source_line=t.source_line,
         )
         for t in provenance.tunables
-    )
-    Striping.objects.bulk_create(
+    ]
+    stripings = [
         Striping(
             run=run,
             path_role=fit(Striping, "path_role", s.path_role or s.path),
@@ -618,7 +677,8 @@ def store_children(run: Run, parsed: ParsedRun) -> None:
             source_line=s.source_line,
         )
         for s in provenance.stripings
-    )
+    ]
+    return phases, files, rank_stats_rows(run, record.rank_tables), tunables, stripings
 
 
 def rank_stats_rows(run: Run, tables: dict) -> list[PhaseRankStats]:
