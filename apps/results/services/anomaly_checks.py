@@ -175,7 +175,8 @@ def counts_against_operator(run: Run, other: Run) -> bool:
 
 def recheck_copies(batch: "runs.Batch", run_ids: set[int]) -> None:
     """Check again the stored copies of these runs (each run but itself), each once, in the batch."""
-    checked = list(Run.objects.filter(pk__in=run_ids))
+    # What `same_result` reads, not the runs' facts and files: a bulk ingest's chunk asks for all its runs.
+    checked = list(Run.objects.filter(pk__in=run_ids).only("pk", "content_hash", "score_total", "score_bw", "score_md"))
     if not checked:
         return
     copies = Q(pk__in=[])
