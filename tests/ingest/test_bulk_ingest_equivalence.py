@@ -112,9 +112,16 @@ def ingested(tree: Path, runs_per_commit: int) -> dict[str, list]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_tree_ingested_in_one_batch_stores_what_one_run_per_transaction_stores(tree, celery_eager):
+@pytest.mark.parametrize(
+    "runs_per_commit",
+    [
+        pytest.param(50, id="one batch: the copy and the run it copies stored together"),
+        pytest.param(4, id="two batches: the copy finds the run it copies stored by the batch before"),
+    ],
+)
+def test_a_tree_ingested_in_one_batch_stores_what_one_run_per_transaction_stores(tree, celery_eager, runs_per_commit):
     one_by_one = ingested(tree, runs_per_commit=1)
-    in_batches = ingested(tree, runs_per_commit=50)
+    in_batches = ingested(tree, runs_per_commit=runs_per_commit)
 
     assert len(one_by_one["runs"]) == len(TREE)
     assert len({row[1:3] for row in one_by_one["runs"]}) >= 3, "several systems, one with several runs"

@@ -178,29 +178,14 @@ class Batch:
     def store(self, **fields) -> Run:
         """A new run with these columns (its children are the caller's, in the same batch); private until
         released when its upload is (apps.results.models.visibility)."""
-        with self.transaction(), run_writes_open():
-            run = Run.objects.create(**self._new_run_fields(fields))
-            self._note_created(run)
-        return run
-
-    def store_all(self, rows: Iterable[dict]) -> list[Run]:
-        """`store` of many new runs (each a dict of columns) in one insert: a bulk ingest's chunk. The caller
-        makes it a step of its own when one refused run is to fail alone (it is all or nothing)."""
-        with self.transaction(), run_writes_open():
-            created = Run.objects.bulk_create([Run(**self._new_run_fields(fields)) for fields in rows])
-            for run in created:
-                self._note_created(run)
-        return created
-
-    @staticmethod
-    def _new_run_fields(fields: dict) -> dict:
         upload = fields.get("upload")
-        return {"embargoed": bool(upload and upload.embargoed), **fields}
-
-    def _note_created(self, run: Run) -> None:
-        self._created_runs.add(run.pk)
-        self._note_run(run, created=True)
-        self._published_runs.add(run.pk)
+        fields.setdefault("embargoed", bool(upload and upload.embargoed))
+        with self.transaction(), run_writes_open():
+            run = Run.objects.create(**fields)
+            self._created_runs.add(run.pk)
+            self._note_run(run, created=True)
+            self._published_runs.add(run.pk)
+        return run
 
     def rewrite(self, run: Run, fields: dict) -> Run:
         """A stored run read again from its files: its children go (the caller stores the new ones in the same
