@@ -168,8 +168,10 @@ def check_new_runs(
 
 def counts_against_operator(run: Run, other: Run) -> bool:
     """`counted_duplicates` of the operator's run (no upload), of a copy already read."""
-    return run.review_status != ReviewStatus.ACCEPTED or other.review_status == ReviewStatus.ACCEPTED or (
-        other.upload_id is None
+    return (
+        run.review_status != ReviewStatus.ACCEPTED
+        or other.review_status == ReviewStatus.ACCEPTED
+        or other.upload_id is None
     )
 
 

@@ -317,7 +317,9 @@ def store_new_runs(
     try:
         with batch.step():
             # The runs one insert each: their big JSON columns cost more quoted into one insert's arrays.
-            created = [batch.store(**creation_fields(item, None, *described_fields(item, None, systems))) for item in items]
+            created = [
+                batch.store(**creation_fields(item, None, *described_fields(item, None, systems))) for item in items
+            ]
             store_children(zip(created, items, strict=True))
             check_new_runs(created, batch=batch, ceilings=ceilings)
     except (DataError, IntegrityError):
