@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC
+from functools import cached_property
 from itertools import islice
 from pathlib import Path
 
@@ -117,6 +118,11 @@ class ParsedRun:
     @property
     def identity(self) -> str:
         return Run.make_identity(self.record.content_hash, self.record.source_path)
+
+    @cached_property
+    def kept_files(self) -> tuple[dict[str, str], list[str]]:
+        """`kept_files` of the record, scrubbed once for the run's facts and its rows."""
+        return kept_files(self.record.raw_files)
 
 
 def parse_io500_tree(
@@ -533,7 +539,7 @@ def run_fields(parsed: ParsedRun, systems: dict[tuple, StorageSystem] | None = N
     if timestamp and timestamp.tzinfo is None:
         timestamp = timestamp.replace(tzinfo=UTC)
     facts = facts_from_record(record, metadata)
-    facts.files_not_kept = files_not_kept(kept_files(record.raw_files)[1])
+    facts.files_not_kept = files_not_kept(parsed.kept_files[1])
     # Explicit metadata (an option, a sidecar, an upload field) wins; else the count the evidence supports best,
     # which is the tools' count whenever the evidence agrees (apps.results.judgements.anomalies.node_counts).
     client_nodes = _as_int(metadata.get("client_nodes")) or resolved_client_nodes(facts, record.client_nodes)
@@ -653,7 +659,7 @@ def children(run: Run, parsed: ParsedRun) -> tuple[list, ...]:
         )
     files = [
         RunFile(run=run, name=fit(RunFile, "name", name), content=content)
-        for name, content in kept_files(record.raw_files)[0].items()
+        for name, content in parsed.kept_files[0].items()
     ]
     tunables = [
         Tunable(
