@@ -126,6 +126,8 @@ def test_a_tree_ingested_in_one_batch_stores_what_one_run_per_transaction_stores
     assert len(one_by_one["runs"]) == len(TREE)
     assert len({row[1:3] for row in one_by_one["runs"]}) >= 3, "several systems, one with several runs"
     assert any(rule == "duplicate_result" for _, rule, *_ in one_by_one["anomalies"]), "the copy is a finding"
+    copies = {path.split("/")[0] for path, rule, *_ in in_batches["anomalies"] if rule == "duplicate_result"}
+    assert copies == {"Inst A", "Inst C"}, "the copy and the run it copies name each other"
     assert one_by_one["entries"], "list entries to compare"
     assert one_by_one["custom"], "custom-list entries to compare"
     for part in one_by_one:

@@ -317,8 +317,9 @@ def store_new_runs(
     """Create the operator's new runs of a chunk together, in one step: one insert per table of children (each
     kind, the anomalies) and one update (the verdicts) instead of a few per run. Returns them by identity; {}
     when the database refused any of it, after rolling back the step: the caller then stores each run in a step of
-    its own (`_store_parsed_run`), where a refused run fails alone as it always did."""
-    if not items or len({item.identity for item in items}) < len(items):
+    its own (`_store_parsed_run`), where a refused run fails alone as it always did. A lone run gains nothing
+    from it and is stored that way too."""
+    if len(items) < 2 or len({item.identity for item in items}) < len(items):
         return {}
     try:
         with batch.step():
