@@ -4,16 +4,19 @@ Why processes: a run's parsing and storing is Python work under one interpreter 
 core however many the host has; N processes use N.
 
 How: the parent opens each path (an archive is unpacked once, by the parent), surveys its result directories
-and groups them by system (as the path names it, ``Institution/System/Filesystem/Year/submission-N``, or the
-command's options). A system's submissions stay together and in the tree's order because what a system's first
-run writes is order-dependent: the first writer describes the system (storage vendor, server count), and of two
-runs scoring the same the first stored is its best; so the runs, the systems and the lists come out as one process
-makes them. The groups, largest first, are packed into shares of about a quarter of each process's part (at least
-one group, at most ``RUNS_PER_COMMIT`` runs unless one system has more) and dealt to a pool of N processes forked
-from the parent: several shares a process, so one that drew large systems does not leave the others idle, and few
-enough that each share's upkeep (its transaction brings its systems' list entries in line before it commits) is
-paid about as often as one process pays it. A share of one system a run would make every run pay that upkeep:
-the first form of this command did, and two processes took longer than one.
+and groups them by institution (as the path names it, ``Institution/System/Filesystem/Year/submission-N``, or
+the command's options; under the one institution ``--institution`` names, by system). A system's submissions stay
+together and in the tree's order because what a system's first run writes is order-dependent: the first writer
+describes the system (storage vendor, server count), and of two runs scoring the same the first stored is its
+best; so the runs, the systems and the lists come out as one process makes them. An institution's stay together
+too because its row is created by the first transaction that meets it: a second process meeting it before that
+commits waits for it (the unique key), and on the corpus those waits were a third of the processes' time. The
+groups, largest first, are packed into shares of about a quarter of each process's part (at least one group, at
+most ``RUNS_PER_COMMIT`` runs unless one group has more) and dealt to a pool of N processes forked from the
+parent: several shares a process, so one that drew large groups does not leave the others idle, and few enough
+that each share's upkeep (its transaction brings its systems' list entries in line before it commits) is paid
+about as often as one process pays it. A share of one system a run would make every run pay that upkeep: the
+first form of this command did, and two processes took longer than one.
 
 Each process has a database connection of its own (the parent closes its connections before forking; Django opens
 one in the child on first use) and stores each share in a batch of its own (``runs.batch(atomic=False)``, one
@@ -91,7 +94,7 @@ def ingest_paths(paths: Iterable[Path], options: dict, *, workers: int) -> Inges
             try:
                 with open_input(path, **archive_caps()) as root:
                     result_dirs = survey_submissions(root, path, summary)
-                    shares = shares_of(by_system(root, result_dirs, overrides), workers=workers)
+                    shares = shares_of(by_institution(root, result_dirs, overrides), workers=workers)
                     store = partial(store_share, root, overrides=overrides, reprocess=reprocess)
                     for share_summary, share_upkeep in pool.imap(store, shares):
                         summary.merge(share_summary)
@@ -104,20 +107,24 @@ def ingest_paths(paths: Iterable[Path], options: dict, *, workers: int) -> Inges
     return summary
 
 
-def by_system(root: Path, result_dirs: list[Path], overrides: dict) -> list[list[Path]]:
-    """The result directories grouped by the system the command's options or their path name, in tree order; a
-    path that names none is grouped by its first folder below the root."""
+def by_institution(root: Path, result_dirs: list[Path], overrides: dict) -> list[list[Path]]:
+    """The result directories grouped by the institution their path names, in tree order, or by system under the
+    institution the command's options name; a path that names no system is grouped by its first folder below the
+    root."""
     groups: dict[tuple, list[Path]] = {}
     for result_dir in result_dirs:
         layout = from_layout(result_dir, root)
         names = tuple(overrides.get(name) or layout.get(name) for name in ("institution", "system", "filesystem"))
-        key = names if all(names) else ("", result_dir.relative_to(root).parts[0])
+        if not all(names):
+            key: tuple = ("", result_dir.relative_to(root).parts[0])
+        else:
+            key = names if overrides.get("institution") else names[:1]
         groups.setdefault(key, []).append(result_dir)
     return list(groups.values())
 
 
 def shares_of(groups: list[list[Path]], *, workers: int) -> list[list[Path]]:
-    """The systems' groups packed, largest first, into shares of at least ``share_size`` runs each (module
+    """The groups (`by_institution`) packed, largest first, into shares of at least ``share_size`` runs each (module
     docstring); a group is never split."""
     share_size = min(RUNS_PER_COMMIT, max(1, -(-sum(map(len, groups)) // (workers * SHARES_PER_WORKER))))
     shares: list[list[Path]] = []

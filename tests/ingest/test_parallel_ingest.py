@@ -174,3 +174,30 @@ def test_no_share_passes_a_commits_worth_of_runs_unless_one_system_has_more():
 
     assert len(shares[0]) == 120  # the largest system first, whole
     assert all(len(share) <= RUNS_PER_COMMIT for share in shares[1:])
+
+
+def test_an_institutions_submissions_are_one_group_so_no_two_processes_create_its_row_at_once(tmp_path):
+    """The first transaction that meets an institution creates its row; another process meeting it before that
+    commits waits for it."""
+    paths = [
+        tmp_path / "Site A" / "Alpha" / "Lustre" / "2024" / "submission-1",
+        tmp_path / "Site B" / "Gamma" / "Lustre" / "2024" / "submission-2",
+        tmp_path / "Site A" / "Beta" / "Lustre" / "2025" / "submission-3",
+        tmp_path / "Site A" / "Alpha" / "Lustre" / "2025" / "submission-4",
+    ]
+
+    groups = parallel.by_institution(tmp_path, paths, overrides={})
+
+    assert sorted(groups) == sorted([[paths[0], paths[2], paths[3]], [paths[1]]])
+
+
+def test_under_the_institution_the_command_names_the_groups_are_the_systems(tmp_path):
+    paths = [
+        tmp_path / "Site A" / "Alpha" / "Lustre" / "2024" / "submission-1",
+        tmp_path / "Site A" / "Beta" / "Lustre" / "2025" / "submission-2",
+        tmp_path / "Site A" / "Alpha" / "Lustre" / "2025" / "submission-3",
+    ]
+
+    groups = parallel.by_institution(tmp_path, paths, overrides={"institution": "One Lab"})
+
+    assert sorted(groups) == sorted([[paths[0], paths[2]], [paths[1]]])

@@ -180,9 +180,10 @@ def reproducibility_answers(overrides: dict | None, sidecar: dict, result_dir: P
 #: Runs of a tree stored in one transaction, and brought in line (list entries, custom lists, the data version)
 #: once: the upkeep and the commit cost more than a run's rows, and fifty parsed runs are a few MiB.
 RUNS_PER_COMMIT = 50
-#: Runs parsed ahead of the one being stored (apps.ingest.core.read_ahead): enough to keep the parser busy while
-#: a transaction commits, a few MiB.
-READ_AHEAD_RUNS = 4
+#: Runs parsed ahead of the ones being stored (apps.ingest.core.read_ahead): a transaction's worth, so the next
+#: chunk is parsed while this one is stored (with fewer, the parser waits for room while a chunk is stored and the
+#: storing waits for the parser to fill the next one); a few MiB more.
+READ_AHEAD_RUNS = RUNS_PER_COMMIT
 
 
 def ingest_path(
