@@ -14,6 +14,7 @@ from django.db import connection
 
 from apps.results.models import EditionEntry
 from apps.results.models.list_columns import SORT_KEYS
+from apps.results.services import editions
 from apps.results.services.awards import CATEGORIES, award_order
 from apps.results.services.editions import edition_page_entries, freeze_edition
 from tests.factories import RunFactory
@@ -64,3 +65,19 @@ def test_an_edition_page_in_rank_order_is_read_from_an_index(edition):
 def test_an_award_reads_its_winner_from_an_index(edition, field):
     ranked = EditionEntry.objects.filter(edition=edition, rank__isnull=False, **{f"{field}__isnull": False})
     assert _sorts(ranked.order_by(*award_order(field))[:1]) == []
+
+
+def test_freezing_a_large_edition_gathers_the_statistics_its_pages_are_planned_on(monkeypatch):
+    """With none, PostgreSQL guesses a few dozen rows an edition and sorts a 125,000-entry edition for each page
+    instead of reading its first fifty from an index (at 1M runs: 77 ms against 0.7 ms)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("planner statistics are PostgreSQL's")
+    monkeypatch.setattr(editions, "BULK_RUNS", 4)  # a bulk write of four entries, so the spec needs few runs
+    for _ in range(5):
+        RunFactory(phases=False)
+
+    frozen = freeze_edition("ISC20", "historic")
+
+    plan = json.loads(EditionEntry.objects.filter(edition=frozen).explain(format="json"))[0]["Plan"]
+    assert frozen.entry_count == 5
+    assert plan["Plan Rows"] == 5
