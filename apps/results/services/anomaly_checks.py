@@ -24,18 +24,23 @@ def same_result(run: Run) -> Q:
     published result could be filed again under another name unnoticed. Three recomputed floats equal to
     the last bit are one execution (positive ones: zeros are what every broken run scores)."""
     same = Q(content_hash=run.content_hash)
-    scores = (run.score_total, run.score_bw, run.score_md)
-    if None not in scores and min(scores) > 0:
-        same |= Q(score_total=run.score_total, score_bw=run.score_bw, score_md=run.score_md)
+    if scores := identifying_scores(run):
+        same |= Q(score_total=scores[0], score_bw=scores[1], score_md=scores[2])
     return same
 
 
 def is_same_result(run: Run, other: Run) -> bool:
     """`same_result`, of a run already read (`other`): the test many runs' duplicates share one query for."""
-    if other.content_hash == run.content_hash:
-        return True
+    scores = identifying_scores(run)
+    return other.content_hash == run.content_hash or (
+        scores is not None and (other.score_total, other.score_bw, other.score_md) == scores
+    )
+
+
+def identifying_scores(run: Run) -> tuple[float, float, float] | None:
+    """The run's three scores when they tell its execution apart (`same_result`): all positive, else None."""
     scores = (run.score_total, run.score_bw, run.score_md)
-    return None not in scores and min(scores) > 0 and (other.score_total, other.score_bw, other.score_md) == scores
+    return scores if None not in scores and min(scores) > 0 else None
 
 
 def counted_duplicates(run: Run):
