@@ -124,8 +124,8 @@ def by_institution(root: Path, result_dirs: list[Path], overrides: dict) -> list
 
 
 def shares_of(groups: list[list[Path]], *, workers: int) -> list[list[Path]]:
-    """The groups (`by_institution`) packed, largest first, into shares of at least ``share_size`` runs each (module
-    docstring); a group is never split."""
+    """The groups (`by_institution`) packed, largest first, into shares that each take groups until they hold
+    about a quarter of a process's part (module docstring); a group is never split, the last share may be smaller."""
     share_size = min(RUNS_PER_COMMIT, max(1, -(-sum(map(len, groups)) // (workers * SHARES_PER_WORKER))))
     shares: list[list[Path]] = []
     for group in sorted(groups, key=len, reverse=True):
